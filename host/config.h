@@ -1,0 +1,57 @@
+/*
+ * Settings: defaults, then the user's config file
+ * (${XDG_CONFIG_HOME:-~/.config}/browser-bridge/config.json), then the
+ * command line. Chrome passes no options, so the file is how a user
+ * changes a host that Chrome starts.
+ */
+#ifndef CONFIG_H
+#define CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "log.h"
+
+#define CONFIG_DEFAULT_PORT		9333
+#define CONFIG_DEFAULT_MAX_BODY		(4u * 1024 * 1024)
+#define CONFIG_DEFAULT_MAX_HEADERS	(16u * 1024)
+#define CONFIG_DEFAULT_MAX_SESSIONS	256
+#define CONFIG_DEFAULT_SESSION_IDLE_MS	(30 * 60 * 1000)
+#define CONFIG_DEFAULT_KEEPALIVE_MS	15000
+
+enum config_command {
+	CONFIG_COMMAND_SERVE,	/* the host: native messaging + MCP server */
+	CONFIG_COMMAND_TOKEN,	/* print the bearer token */
+	CONFIG_COMMAND_VERSION,
+	CONFIG_COMMAND_HELP,
+};
+
+struct config {
+	enum config_command	 command;
+	int			 port;		/* 0: any free port */
+	bool			 auth;
+	enum log_level		 log_level;
+	char			*log_file;
+	size_t			 max_frame;
+	size_t			 max_body;
+	size_t			 max_headers;
+	size_t			 max_sessions;
+	size_t			 tools_page_size;	/* 0: all in one page */
+	int			 session_idle_ms;
+	int			 keepalive_ms;
+	int			 hello_grace_ms;
+	int			 http_timeout_s;
+	char			*extension_origin;	/* argv[1] from Chrome */
+	char			*config_dir;
+	char			*token_file;
+};
+
+void	 config_defaults(struct config *config);
+int	 config_load(struct config *config, int argc, char **argv,
+	    char **cause);
+void	 config_clear(struct config *config);
+char	*config_dir_path(char **cause);
+int	 config_ensure_private_dir(const char *path, char **cause);
+const char *config_usage(void);
+
+#endif
