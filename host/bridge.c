@@ -1,1 +1,339 @@
-/* placeholder: being written */
+/* The container: builds every part, wires them together, runs the loop. */
+#include "bridge.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "errors.h"
+#include "http-server.h"
+#include "log.h"
+#include "mcp.h"
+#include "rpc.h"
+#include "runtime-file.h"
+#include "session.h"
+#include "sse.h"
+#include "token.h"
+#include "tools.h"
+#include "xmalloc.h"
+
+/* How long replies may flush after the extension leaves, before exit. */
+#define BRIDGE_EXIT_FLUSH_MS	100
+
+/* Returns a monotonic clock in milliseconds. */
+uint64_t
+bridge_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Returns the MCP endpoint URL. */
+char *
+bridge_mcp_url(const struct bridge *bridge)
+{
+	return xasprintf("http://127.0.0.1:%u/mcp", bridge->port);
+}
+
+/* Returns the host's status: what /health, host_status and doctor show. */
+json_t *
+bridge_status(struct bridge *bridge)
+{
+	const json_t	*hello = rpc_extension_hello(bridge->rpc);
+	char		*url = bridge_mcp_url(bridge);
+	json_t		*status;
+
+	status = json_pack("{s:s,s:b,s:i,s:s,s:I,s:I,s:I,s:i,s:b}",
+	    "version", PACKAGE_VERSION,
+	    "extension_connected", rpc_is_connected(bridge->rpc),
+	    "port", bridge->port, "mcp_url", url,
+	    "sessions", (json_int_t)session_store_count(bridge->sessions),
+	    "pending_calls", (json_int_t)rpc_pending_count(bridge->rpc),
+	    "uptime_ms", (json_int_t)(bridge_now_ms() - bridge->started_ms),
+	    "pid", (int)getpid(), "auth", bridge->token != NULL);
+	if (json_is_string(json_object_get(hello, "version")))
+		json_object_set(status, "extension_version",
+		    json_object_get(hello, "version"));
+	if (bridge->port_note != NULL)
+		json_object_set_new(status, "port_note",
+		    json_string(bridge->port_note));
+	free(url);
+	return status;
+}
+
+/* Writes one message to the extension. */
+static int
+bridge_send(const json_t *message, void *arg)
+{
+	struct bridge	*bridge = arg;
+
+	if (bridge->channel == NULL)
+		return -1;
+	return channel_send(bridge->channel, message);
+}
+
+/* The fields of the welcome, given the extension's hello. */
+static json_t *
+bridge_welcome(const json_t *hello, void *arg)
+{
+	struct bridge	*bridge = arg;
+	char		*url = bridge_mcp_url(bridge);
+	json_t		*welcome;
+
+	welcome = json_pack("{s:s,s:s,s:i,s:b}", "version", PACKAGE_VERSION,
+	    "mcp_url", url, "port", bridge->port, "auth",
+	    bridge->token != NULL);
+	if (bridge->port_note != NULL)
+		json_object_set_new(welcome, "port_note",
+		    json_string(bridge->port_note));
+	free(url);
+	return welcome;
+}
+
+/* The extension said hello: tools and resources are usable now. */
+static void
+bridge_connected(void *arg)
+{
+	struct bridge	*bridge = arg;
+	const json_t	*hello = rpc_extension_hello(bridge->rpc);
+
+	log_info(bridge->log, "extension connected (version %s)",
+	    json_string_value(json_object_get(hello, "version")) != NULL ?
+	    json_string_value(json_object_get(hello, "version")) : "unknown");
+	mcp_broadcast(bridge->mcp, "notifications/tools/list_changed");
+	mcp_broadcast(bridge->mcp, "notifications/resources/list_changed");
+}
+
+/* The extension left. */
+static void
+bridge_disconnected(void *arg)
+{
+	struct bridge	*bridge = arg;
+
+	log_info(bridge->log, "extension disconnected");
+	mcp_broadcast(bridge->mcp, "notifications/tools/list_changed");
+	mcp_broadcast(bridge->mcp, "notifications/resources/list_changed");
+}
+
+/* Answers the extension's own requests to the host. */
+static json_t *
+bridge_host_request(const char *method, const json_t *params, void *arg,
+    const char **error_code, char **error_message)
+{
+	struct bridge	*bridge = arg;
+
+	if (strcmp(method, "status") == 0)
+		return bridge_status(bridge);
+	*error_code = ERR_UNKNOWN_METHOD;
+	*error_message = xasprintf("The host has no method \"%s\"; update the "
+	    "host and the extension to the same release.", method);
+	return NULL;
+}
+
+/* An event from the extension (tab navigated, ...): nothing uses it yet. */
+static void
+bridge_event(const json_t *event, void *arg)
+{
+	struct bridge	*bridge = arg;
+
+	log_debug(bridge->log, "extension event %s",
+	    json_string_value(json_object_get(event, "event")));
+}
+
+/* Passes a channel message to the RPC layer. */
+static void
+bridge_channel_message(json_t *message, void *arg)
+{
+	struct bridge	*bridge = arg;
+
+	rpc_receive(bridge->rpc, message);
+}
+
+/* Ends the loop once pending replies had a moment to flush. */
+static void
+bridge_exit_timer(evutil_socket_t fd, short events, void *arg)
+{
+	struct bridge	*bridge = arg;
+
+	event_base_loopexit(bridge->base, NULL);
+}
+
+/* Starts a clean exit: fail pending calls, close streams, then stop. */
+static void
+bridge_begin_exit(struct bridge *bridge, const char *why)
+{
+	struct timeval	tv = { 0, BRIDGE_EXIT_FLUSH_MS * 1000 };
+
+	if (bridge->exiting)
+		return;
+	bridge->exiting = true;
+	log_info(bridge->log, "%s; exiting", why);
+	rpc_channel_closed(bridge->rpc);
+	http_server_end_streams(bridge->http);
+	bridge->exit_timer = evtimer_new(bridge->base, bridge_exit_timer,
+	    bridge);
+	evtimer_add(bridge->exit_timer, &tv);
+}
+
+/* The browser closed the channel (EOF): the host's work is over. */
+static void
+bridge_channel_closed(void *arg)
+{
+	bridge_begin_exit(arg, "the browser closed the native-messaging channel");
+}
+
+/* SIGINT or SIGTERM. */
+static void
+bridge_signal(evutil_socket_t sig, short events, void *arg)
+{
+	bridge_begin_exit(arg, sig == SIGINT ? "interrupted" : "terminated");
+}
+
+/* A session is going away: release its calls and its stream. */
+static void
+bridge_session_end(struct session *session, void *arg)
+{
+	struct bridge		*bridge = arg;
+	struct sse_stream	*stream = session->stream;
+
+	log_info(bridge->log, "MCP session %.8s ended", session->id);
+	mcp_session_ended(bridge->mcp, session);
+	session->stream = NULL;
+	if (stream != NULL)
+		sse_stream_end(stream);
+}
+
+/* Writes the runtime file that tells other tools where the host is. */
+static void
+bridge_write_runtime_file(struct bridge *bridge)
+{
+	char	*cause = NULL, *url;
+	json_t	*contents;
+
+	bridge->runtime_file = runtime_file_path(&cause);
+	if (bridge->runtime_file == NULL) {
+		log_warn(bridge->log, "no runtime file: %s", cause);
+		free(cause);
+		return;
+	}
+	url = bridge_mcp_url(bridge);
+	contents = json_pack("{s:i,s:i,s:s,s:s,s:I}", "pid", (int)getpid(),
+	    "port", bridge->port, "version", PACKAGE_VERSION, "url", url,
+	    "started", (json_int_t)time(NULL));
+	if (runtime_file_write(bridge->runtime_file, contents, &cause) != 0) {
+		log_warn(bridge->log, "%s", cause);
+		free(cause);
+	}
+	json_decref(contents);
+	free(url);
+}
+
+/* Builds the host: every part, wired, listening. Steals config. */
+struct bridge *
+bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
+{
+	struct bridge		*bridge = xcalloc(1, sizeof *bridge);
+	struct rpc_callbacks	 callbacks = {
+		.send = bridge_send,
+		.welcome = bridge_welcome,
+		.connected = bridge_connected,
+		.disconnected = bridge_disconnected,
+		.host_request = bridge_host_request,
+		.event = bridge_event,
+		.arg = bridge,
+	};
+	char			*url;
+
+	bridge->config = *config;
+	memset(config, 0, sizeof *config);
+	bridge->started_ms = bridge_now_ms();
+	config = &bridge->config;
+
+	if ((bridge->log = log_open(config->log_level, config->log_file,
+	    cause)) == NULL)
+		goto fail;
+	log_route_libevent(bridge->log);
+	if ((bridge->tools = tool_registry_new(cause)) == NULL)
+		goto fail;
+	if (config->auth) {
+		if (config_ensure_private_dir(config->config_dir, cause) != 0 ||
+		    (bridge->token = token_load_or_create(config->token_file,
+		    cause)) == NULL)
+			goto fail;
+	} else
+		log_warn(bridge->log, "authentication is off: any local "
+		    "process can drive the browser");
+
+	bridge->base = event_base_new();
+	bridge->sessions = session_store_new(config->max_sessions,
+	    (uint64_t)config->session_idle_ms, bridge_session_end, bridge);
+	bridge->mcp = mcp_new(bridge);
+	bridge->rpc = rpc_new(bridge->base, bridge->log,
+	    config->hello_grace_ms, &callbacks);
+	if ((bridge->http = http_server_new(bridge, cause)) == NULL)
+		goto fail;
+	bridge->channel = channel_new(bridge->base, in_fd, out_fd,
+	    config->max_frame, bridge->log, bridge_channel_message,
+	    bridge_channel_closed, bridge);
+
+	bridge->signal_int = evsignal_new(bridge->base, SIGINT, bridge_signal,
+	    bridge);
+	bridge->signal_term = evsignal_new(bridge->base, SIGTERM,
+	    bridge_signal, bridge);
+	evsignal_add(bridge->signal_int, NULL);
+	evsignal_add(bridge->signal_term, NULL);
+
+	bridge_write_runtime_file(bridge);
+	url = bridge_mcp_url(bridge);
+	log_info(bridge->log, "browser-bridge %s serving MCP at %s (pid %ld)",
+	    PACKAGE_VERSION, url, (long)getpid());
+	free(url);
+	return bridge;
+
+fail:
+	bridge_free(bridge);
+	return NULL;
+}
+
+/* Runs the event loop until the browser leaves or a signal arrives. */
+int
+bridge_run(struct bridge *bridge)
+{
+	return event_base_dispatch(bridge->base) == -1 ? -1 : 0;
+}
+
+/* Tears everything down in the reverse order of bridge_new. */
+void
+bridge_free(struct bridge *bridge)
+{
+	if (bridge == NULL)
+		return;
+	if (bridge->runtime_file != NULL)
+		runtime_file_remove(bridge->runtime_file, (long)getpid());
+	if (bridge->signal_int != NULL)
+		event_free(bridge->signal_int);
+	if (bridge->signal_term != NULL)
+		event_free(bridge->signal_term);
+	if (bridge->exit_timer != NULL)
+		event_free(bridge->exit_timer);
+	http_server_free(bridge->http);
+	session_store_free(bridge->sessions);
+	channel_free(bridge->channel);
+	bridge->channel = NULL;
+	rpc_free(bridge->rpc);
+	mcp_free(bridge->mcp);
+	if (bridge->base != NULL)
+		event_base_free(bridge->base);
+	tool_registry_free(bridge->tools);
+	free(bridge->token);
+	free(bridge->runtime_file);
+	free(bridge->port_note);
+	log_close(bridge->log);
+	config_clear(&bridge->config);
+	free(bridge);
+}

@@ -1,1 +1,360 @@
-/* placeholder: being written */
+/* Streamable HTTP transport: one endpoint, /mcp. */
+#include "http-mcp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+
+#include "bridge.h"
+#include "errors.h"
+#include "http-server.h"
+#include "log.h"
+#include "mcp.h"
+#include "session.h"
+#include "sse.h"
+#include "xmalloc.h"
+
+struct http_exchange;
+
+/* One request of a POST whose answer is awaited. */
+struct http_exchange_slot {
+	struct http_exchange	*exchange;
+	struct mcp_call		*call;		/* NULL once answered */
+};
+
+/*
+ * One POST being answered: as a single JSON reply once every request in it
+ * has its response, or as an SSE stream when progress was asked for.
+ */
+struct http_exchange {
+	struct bridge			*bridge;
+	struct evhttp_request		*req;
+	struct sse_stream		*stream;	/* SSE mode, else NULL */
+	json_t				*responses;	/* JSON mode */
+	bool				 batch;
+	size_t				 outstanding;
+	size_t				 slot_count;
+	struct http_exchange_slot	 slots[];
+};
+
+/* Returns whether the Accept header allows a media type. */
+static bool
+http_mcp_accepts(struct evhttp_request *req, const char *type)
+{
+	const char	*accept = http_header(req, "Accept");
+
+	return accept == NULL || strstr(accept, type) != NULL ||
+	    strstr(accept, "*/*") != NULL;
+}
+
+/* Frees an exchange whose HTTP reply is done. */
+static void
+http_exchange_free(struct http_exchange *exchange)
+{
+	json_decref(exchange->responses);
+	free(exchange);
+}
+
+/* Every request has its answer: send the reply and free the exchange. */
+static void
+http_exchange_finish(struct http_exchange *exchange)
+{
+	struct evhttp_request		*req = exchange->req;
+	struct evhttp_connection	*evcon;
+	json_t				*body = NULL;
+
+	if (exchange->stream != NULL) {
+		sse_stream_end(exchange->stream);
+		http_exchange_free(exchange);
+		return;
+	}
+	evcon = evhttp_request_get_connection(req);
+	if (evcon != NULL)
+		evhttp_connection_set_closecb(evcon, NULL, NULL);
+	if (json_array_size(exchange->responses) > 0) {
+		body = exchange->batch ? json_incref(exchange->responses) :
+		    json_incref(json_array_get(exchange->responses, 0));
+		http_reply_json(req, 200, "OK", body);
+	} else
+		http_reply_json(req, 202, "Accepted", NULL);
+	http_exchange_free(exchange);
+}
+
+/* Receives a response or progress for one request of the POST. */
+static void
+http_exchange_emit(json_t *message, bool final, void *arg)
+{
+	struct http_exchange_slot	*slot = arg;
+	struct http_exchange		*exchange = slot->exchange;
+
+	if (message != NULL) {
+		if (exchange->stream != NULL)
+			sse_stream_message(exchange->stream, "message", message);
+		else if (final)
+			json_array_append(exchange->responses, message);
+		json_decref(message);
+	}
+	if (!final)
+		return;
+	slot->call = NULL;
+	if (--exchange->outstanding == 0)
+		http_exchange_finish(exchange);
+}
+
+/* The client went away before its answers: cancel what is in flight. */
+static void
+http_exchange_abandon(struct http_exchange *exchange)
+{
+	size_t	i;
+
+	for (i = 0; i < exchange->slot_count; i++) {
+		if (exchange->slots[i].call != NULL)
+			mcp_call_abandon(exchange->bridge->mcp,
+			    exchange->slots[i].call);
+	}
+}
+
+/* Close callback for a POST waiting in JSON mode. */
+static void
+http_exchange_closed(struct evhttp_connection *evcon, void *arg)
+{
+	struct http_exchange	*exchange = arg;
+
+	http_exchange_abandon(exchange);
+	/* A detached request is ours to free; an attached one is libevent's. */
+	if (evhttp_request_get_connection(exchange->req) == NULL)
+		evhttp_send_reply_end(exchange->req);
+	http_exchange_free(exchange);
+}
+
+/* Close callback for a POST answered as an SSE stream. */
+static void
+http_exchange_stream_closed(struct sse_stream *stream, void *arg)
+{
+	struct http_exchange	*exchange = arg;
+
+	http_exchange_abandon(exchange);
+	http_exchange_free(exchange);
+}
+
+/* Returns whether any message in the POST asked for progress. */
+static bool
+http_mcp_wants_stream(struct evhttp_request *req, json_t *messages)
+{
+	size_t	 i;
+	json_t	*m;
+
+	if (!http_mcp_accepts(req, "text/event-stream"))
+		return false;
+	json_array_foreach(messages, i, m) {
+		if (mcp_wants_progress(m))
+			return true;
+	}
+	return false;
+}
+
+/* Dispatches every message of a POST and answers when all are done. */
+static void
+http_mcp_dispatch(struct bridge *bridge, struct evhttp_request *req,
+    struct session *session, json_t *messages, bool batch)
+{
+	struct http_exchange	*exchange;
+	struct mcp_call		*call;
+	size_t			 i, n = json_array_size(messages);
+
+	exchange = xcalloc(1, sizeof *exchange + n * sizeof *exchange->slots);
+	exchange->bridge = bridge;
+	exchange->req = req;
+	exchange->batch = batch;
+	exchange->responses = json_array();
+	exchange->slot_count = n;
+	exchange->outstanding = n + 1;	/* held until the loop ends */
+	if (http_mcp_wants_stream(req, messages)) {
+		exchange->stream = sse_stream_start(
+		    http_server_streams(bridge->http), req,
+		    http_exchange_stream_closed, exchange);
+	}
+	for (i = 0; i < n; i++) {
+		exchange->slots[i].exchange = exchange;
+		switch (mcp_handle(bridge->mcp, session,
+		    json_array_get(messages, i), http_exchange_emit,
+		    &exchange->slots[i], &call)) {
+		case MCP_PENDING:
+			exchange->slots[i].call = call;
+			break;
+		case MCP_NO_REPLY:
+			exchange->outstanding--;
+			break;
+		case MCP_REPLIED:
+			break;	/* emit counted it down */
+		}
+	}
+	if (--exchange->outstanding == 0)
+		http_exchange_finish(exchange);
+	else if (exchange->stream == NULL) {
+		evhttp_connection_set_closecb(evhttp_request_get_connection(req),
+		    http_exchange_closed, exchange);
+	}
+}
+
+/* Finds the session a request names; on failure replies 400 or 404. */
+static struct session *
+http_mcp_session(struct bridge *bridge, struct evhttp_request *req)
+{
+	const char	*id = http_header(req, "Mcp-Session-Id");
+	struct session	*session;
+
+	if (id == NULL) {
+		http_reply_error(req, 400, "Bad Request",
+		    JSONRPC_INVALID_REQUEST, "Bad Request: Mcp-Session-Id "
+		    "header is required; send initialize first");
+		return NULL;
+	}
+	session = session_store_find(bridge->sessions, id, bridge_now_ms());
+	if (session == NULL || session->transport != SESSION_STREAMABLE) {
+		http_reply_error(req, 404, "Not Found", JSONRPC_INVALID_REQUEST,
+		    "Session not found (ended or expired): initialize again");
+		return NULL;
+	}
+	return session;
+}
+
+/* Checks the MCP-Protocol-Version header; replies 400 when unsupported. */
+static int
+http_mcp_check_version(struct evhttp_request *req)
+{
+	const char	*version = http_header(req, "MCP-Protocol-Version");
+	char		*message;
+
+	if (version == NULL || mcp_version_supported(version))
+		return 0;
+	message = xasprintf("Unsupported MCP-Protocol-Version %s: this "
+	    "server speaks 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05",
+	    version);
+	http_reply_error(req, 400, "Bad Request", JSONRPC_INVALID_REQUEST,
+	    message);
+	free(message);
+	return -1;
+}
+
+/* POST /mcp: one message, or a batch under 2025-03-26. */
+static void
+http_mcp_post(struct bridge *bridge, struct evhttp_request *req)
+{
+	struct session	*session;
+	json_t		*body, *messages;
+	bool		 batch;
+
+	if (!http_mcp_accepts(req, "application/json") &&
+	    !http_mcp_accepts(req, "text/event-stream")) {
+		http_reply_error(req, 406, "Not Acceptable",
+		    JSONRPC_INVALID_REQUEST, "Accept must include "
+		    "application/json and text/event-stream");
+		return;
+	}
+	if (http_body_json(req, &body) != 0)
+		return;
+	batch = json_is_array(body);
+	if (!batch && mcp_is_initialize(body)) {
+		session = session_store_create(bridge->sessions,
+		    SESSION_STREAMABLE, bridge_now_ms());
+		if (session == NULL) {
+			http_reply_error(req, 503, "Service Unavailable",
+			    JSONRPC_INTERNAL_ERROR, "Too many MCP sessions "
+			    "are busy; close some clients and retry");
+			json_decref(body);
+			return;
+		}
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Mcp-Session-Id", session->id);
+		log_info(bridge->log, "MCP session %.8s started", session->id);
+	} else if ((session = http_mcp_session(bridge, req)) == NULL ||
+	    http_mcp_check_version(req) != 0) {
+		json_decref(body);
+		return;
+	}
+	if (batch && (strcmp(session->protocol_version, "2025-03-26") != 0 ||
+	    json_array_size(body) == 0)) {
+		http_reply_error(req, 400, "Bad Request",
+		    JSONRPC_INVALID_REQUEST, json_array_size(body) == 0 ?
+		    "Invalid request: empty batch" : "Invalid request: "
+		    "batches are only allowed under protocol 2025-03-26");
+		json_decref(body);
+		return;
+	}
+	messages = batch ? json_incref(body) : json_pack("[O]", body);
+	http_mcp_dispatch(bridge, req, session, messages, batch);
+	json_decref(messages);
+	json_decref(body);
+}
+
+/* The client closed its GET stream. */
+static void
+http_mcp_stream_closed(struct sse_stream *stream, void *arg)
+{
+	struct session	*session = arg;
+
+	if (session->stream == stream)
+		session->stream = NULL;
+}
+
+/* GET /mcp: the stream for notifications that belong to no request. */
+static void
+http_mcp_get(struct bridge *bridge, struct evhttp_request *req)
+{
+	struct session	*session;
+
+	if (!http_mcp_accepts(req, "text/event-stream")) {
+		http_reply_error(req, 406, "Not Acceptable",
+		    JSONRPC_INVALID_REQUEST,
+		    "Accept must include text/event-stream");
+		return;
+	}
+	if ((session = http_mcp_session(bridge, req)) == NULL ||
+	    http_mcp_check_version(req) != 0)
+		return;
+	if (session->stream != NULL)
+		sse_stream_end(session->stream);	/* a reconnect wins */
+	session->stream = sse_stream_start(http_server_streams(bridge->http),
+	    req, http_mcp_stream_closed, session);
+	sse_stream_comment(session->stream, "stream open");
+}
+
+/* DELETE /mcp: the client ends its session. */
+static void
+http_mcp_delete(struct bridge *bridge, struct evhttp_request *req)
+{
+	struct session	*session;
+
+	if ((session = http_mcp_session(bridge, req)) == NULL)
+		return;
+	log_info(bridge->log, "MCP session %.8s ended by the client",
+	    session->id);
+	session_store_remove(bridge->sessions, session);
+	http_reply_json(req, 200, "OK", NULL);
+}
+
+/* Routes /mcp by method. */
+void
+http_mcp_handle(struct bridge *bridge, struct evhttp_request *req)
+{
+	switch (evhttp_request_get_command(req)) {
+	case EVHTTP_REQ_POST:
+		http_mcp_post(bridge, req);
+		break;
+	case EVHTTP_REQ_GET:
+		http_mcp_get(bridge, req);
+		break;
+	case EVHTTP_REQ_DELETE:
+		http_mcp_delete(bridge, req);
+		break;
+	default:
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Allow", "GET, POST, DELETE");
+		http_reply_error(req, 405, "Method Not Allowed",
+		    JSONRPC_INVALID_REQUEST, "Use POST, GET or DELETE on /mcp");
+		break;
+	}
+}

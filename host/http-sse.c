@@ -1,1 +1,105 @@
-/* placeholder: being written */
+/* Legacy HTTP+SSE transport: GET /sse and POST /messages?sessionId=. */
+#include "http-sse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "bridge.h"
+#include "errors.h"
+#include "http-server.h"
+#include "log.h"
+#include "mcp.h"
+#include "session.h"
+#include "sse.h"
+#include "xmalloc.h"
+
+/* Sends a response or notification down the session's stream. */
+static void
+http_sse_emit(json_t *message, bool final, void *arg)
+{
+	struct session	*session = arg;
+
+	if (message == NULL)
+		return;
+	if (session->stream != NULL)
+		sse_stream_message(session->stream, "message", message);
+	json_decref(message);
+}
+
+/* The client closed its stream: the session ends with it. */
+static void
+http_sse_closed(struct sse_stream *stream, void *arg)
+{
+	struct session	*session = arg;
+
+	session->stream = NULL;
+	session_store_remove(session->store, session);
+}
+
+/* GET /sse: a new session whose first event names the POST endpoint. */
+void
+http_sse_open(struct bridge *bridge, struct evhttp_request *req)
+{
+	struct session	*session;
+	char		*endpoint;
+
+	session = session_store_create(bridge->sessions, SESSION_LEGACY_SSE,
+	    bridge_now_ms());
+	if (session == NULL) {
+		http_reply_error(req, 503, "Service Unavailable",
+		    JSONRPC_INTERNAL_ERROR, "Too many MCP sessions are busy; "
+		    "close some clients and retry");
+		return;
+	}
+	snprintf(session->protocol_version, sizeof session->protocol_version,
+	    "2024-11-05");
+	session->stream = sse_stream_start(http_server_streams(bridge->http),
+	    req, http_sse_closed, session);
+	endpoint = xasprintf("/messages?sessionId=%s", session->id);
+	sse_stream_event(session->stream, "endpoint", endpoint);
+	free(endpoint);
+	log_info(bridge->log, "legacy SSE session %.8s started", session->id);
+}
+
+/* POST /messages: dispatch; every answer goes back on the stream. */
+void
+http_sse_post(struct bridge *bridge, struct evhttp_request *req)
+{
+	struct evkeyvalq	 query;
+	struct session		*session;
+	struct mcp_call		*call;
+	const char		*id;
+	json_t			*body, *messages, *m;
+	size_t			 i;
+
+	TAILQ_INIT(&query);
+	evhttp_parse_query(evhttp_request_get_uri(req), &query);
+	id = evhttp_find_header(&query, "sessionId");
+	if (id == NULL) {
+		http_reply_error(req, 400, "Bad Request",
+		    JSONRPC_INVALID_REQUEST, "sessionId is missing: POST to the "
+		    "endpoint the /sse stream named");
+		goto out;
+	}
+	session = session_store_find(bridge->sessions, id, bridge_now_ms());
+	if (session == NULL || session->transport != SESSION_LEGACY_SSE) {
+		http_reply_error(req, 404, "Not Found", JSONRPC_INVALID_REQUEST,
+		    "Session not found (ended or expired): open /sse again");
+		goto out;
+	}
+	if (http_body_json(req, &body) != 0)
+		goto out;
+	messages = json_is_array(body) ? json_incref(body) :
+	    json_pack("[O]", body);
+	json_array_foreach(messages, i, m)
+		mcp_handle(bridge->mcp, session, m, http_sse_emit, session,
+		    &call);
+	json_decref(messages);
+	json_decref(body);
+	http_reply_json(req, 202, "Accepted", NULL);
+out:
+	evhttp_clear_headers(&query);
+}

@@ -1,1 +1,15 @@
-/* placeholder: being written */
+/*
+ * The legacy HTTP+SSE transport (MCP 2024-11-05): GET /sse opens a stream
+ * that first names the endpoint to POST to; every reply travels back on
+ * that stream as an "event: message".
+ */
+#ifndef HTTP_SSE_H
+#define HTTP_SSE_H
+
+struct bridge;
+struct evhttp_request;
+
+void	http_sse_open(struct bridge *bridge, struct evhttp_request *req);
+void	http_sse_post(struct bridge *bridge, struct evhttp_request *req);
+
+#endif

@@ -1,1 +1,556 @@
-/* placeholder: being written */
+/* MCP methods: initialize, tools, resources, prompts, logging, cancel. */
+#include "mcp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge.h"
+#include "errors.h"
+#include "jsonrpc.h"
+#include "log.h"
+#include "resources.h"
+#include "rpc.h"
+#include "session.h"
+#include "sse.h"
+#include "tools.h"
+#include "xmalloc.h"
+
+static const char *const mcp_versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
+};
+
+static const char mcp_instructions[] =
+    "Drives the user's own browser. Read the page with get_browser_state, "
+    "then act on elements by their ref. Refs go stale when the page "
+    "changes: read the state again.";
+
+struct mcp {
+	struct bridge	*bridge;
+};
+
+enum mcp_call_kind {
+	MCP_CALL_TOOL,
+	MCP_CALL_RESOURCE,
+};
+
+/* A request waiting for the extension. */
+struct mcp_call {
+	struct mcp		*mcp;
+	struct session		*session;
+	enum mcp_call_kind	 kind;
+	json_t			*request_id;
+	uint64_t		 rpc_id;
+	json_t			*progress_token;	/* NULL: no progress */
+	double			 last_progress;
+	mcp_emit_cb		 emit;
+	void			*arg;
+	TAILQ_ENTRY(mcp_call)	 entry;
+};
+
+/* A request method's handler: returns the result, or NULL after *error. */
+typedef json_t *(*mcp_method_fn)(struct mcp *, struct session *,
+		    const json_t *request, const json_t *params,
+		    mcp_emit_cb, void *, struct mcp_call **, json_t **error);
+
+/* Makes the MCP server. */
+struct mcp *
+mcp_new(struct bridge *bridge)
+{
+	struct mcp	*mcp = xcalloc(1, sizeof *mcp);
+
+	mcp->bridge = bridge;
+	return mcp;
+}
+
+/* Frees the MCP server; sessions must have ended first. */
+void
+mcp_free(struct mcp *mcp)
+{
+	free(mcp);
+}
+
+/* Returns whether this host speaks an MCP protocol version. */
+bool
+mcp_version_supported(const char *version)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof mcp_versions / sizeof *mcp_versions; i++) {
+		if (strcmp(version, mcp_versions[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Returns whether a request asked for progress notifications. */
+bool
+mcp_wants_progress(const json_t *message)
+{
+	const json_t	*meta;
+
+	meta = json_object_get(json_object_get(message, "params"), "_meta");
+	return json_object_get(meta, "progressToken") != NULL;
+}
+
+/* Returns whether a message is an initialize request. */
+bool
+mcp_is_initialize(const json_t *message)
+{
+	const char	*method;
+
+	method = json_string_value(json_object_get(message, "method"));
+	return method != NULL && strcmp(method, "initialize") == 0 &&
+	    json_object_get(message, "id") != NULL;
+}
+
+/* Builds a -32602 error. */
+static json_t *
+mcp_invalid_params(const json_t *request, const char *message)
+{
+	return jsonrpc_error(json_object_get(request, "id"),
+	    JSONRPC_INVALID_PARAMS, message, NULL);
+}
+
+/* initialize: negotiates the version and describes the server. */
+static json_t *
+mcp_initialize(struct mcp *mcp, struct session *session, const json_t *request,
+    const json_t *params, mcp_emit_cb emit, void *arg, struct mcp_call **call,
+    json_t **error)
+{
+	const char	*asked, *version;
+
+	asked = json_string_value(json_object_get(params, "protocolVersion"));
+	if (asked == NULL) {
+		*error = mcp_invalid_params(request,
+		    "initialize needs params.protocolVersion (a string)");
+		return NULL;
+	}
+	version = mcp_version_supported(asked) ? asked : MCP_LATEST_VERSION;
+	snprintf(session->protocol_version, sizeof session->protocol_version,
+	    "%s", version);
+	return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b},s:{s:b},s:{}},"
+	    "s:{s:s,s:s,s:s},s:s}",
+	    "protocolVersion", version,
+	    "capabilities",
+	    "tools", "listChanged", 1,
+	    "resources", "listChanged", 1, "subscribe", 0,
+	    "prompts", "listChanged", 0,
+	    "logging",
+	    "serverInfo", "name", "browser-bridge", "title", "Browser Bridge",
+	    "version", PACKAGE_VERSION,
+	    "instructions", mcp_instructions);
+}
+
+/* ping: answers with an empty result. */
+static json_t *
+mcp_ping(struct mcp *mcp, struct session *session, const json_t *request,
+    const json_t *params, mcp_emit_cb emit, void *arg, struct mcp_call **call,
+    json_t **error)
+{
+	return json_object();
+}
+
+/* tools/list: one page of the catalogue. */
+static json_t *
+mcp_tools_list(struct mcp *mcp, struct session *session, const json_t *request,
+    const json_t *params, mcp_emit_cb emit, void *arg, struct mcp_call **call,
+    json_t **error)
+{
+	const json_t	*cursor = json_object_get(params, "cursor");
+	json_t		*result;
+	char		*cause = NULL;
+
+	if (cursor != NULL && !json_is_string(cursor)) {
+		*error = mcp_invalid_params(request, "cursor must be a string");
+		return NULL;
+	}
+	result = tool_registry_list(mcp->bridge->tools,
+	    json_string_value(cursor), mcp->bridge->config.tools_page_size,
+	    &cause);
+	if (result == NULL) {
+		*error = mcp_invalid_params(request, cause);
+		free(cause);
+	}
+	return result;
+}
+
+/* Builds a tool result that reports an error with its stable code. */
+static json_t *
+mcp_tool_error(const char *code, const char *message)
+{
+	char	*text = xasprintf("%s: %s", code, message);
+	json_t	*result;
+
+	result = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text",
+	    "text", text, "isError", 1);
+	free(text);
+	return result;
+}
+
+/* Turns what the extension returned into a CallToolResult. */
+static json_t *
+mcp_tool_result(const json_t *result)
+{
+	char	*text;
+	json_t	*wrapped;
+
+	if (json_is_array(json_object_get(result, "content")))
+		return json_deep_copy(result);
+	text = json_dumps(result, JSON_COMPACT|JSON_ENCODE_ANY);
+	wrapped = json_pack("{s:[{s:s,s:s}]}", "content", "type", "text",
+	    "text", text != NULL ? text : "null");
+	if (json_is_object(result))
+		json_object_set(wrapped, "structuredContent", (json_t *)result);
+	free(text);
+	return wrapped;
+}
+
+/* Detaches a finished call from its session and frees it. */
+static void
+mcp_call_free(struct mcp_call *call)
+{
+	TAILQ_REMOVE(&call->session->calls, call, entry);
+	call->session->call_count--;
+	json_decref(call->request_id);
+	json_decref(call->progress_token);
+	free(call);
+}
+
+/* The extension answered a call: send the response and forget the call. */
+static void
+mcp_call_done(const json_t *result, const char *error_code,
+    const char *error_message, void *arg)
+{
+	struct mcp_call	*call = arg;
+	json_t		*reply;
+
+	if (call->kind == MCP_CALL_TOOL) {
+		reply = jsonrpc_result(call->request_id, error_code != NULL ?
+		    mcp_tool_error(error_code, error_message) :
+		    mcp_tool_result(result));
+	} else if (error_code != NULL) {
+		char *text = xasprintf("%s: %s", error_code, error_message);
+
+		reply = jsonrpc_error(call->request_id, JSONRPC_INTERNAL_ERROR,
+		    text, json_pack("{s:s}", "code", error_code));
+		free(text);
+	} else if (json_is_array(json_object_get(result, "contents")))
+		reply = jsonrpc_result(call->request_id, json_deep_copy(result));
+	else {
+		reply = jsonrpc_error(call->request_id, JSONRPC_INTERNAL_ERROR,
+		    "The extension returned a resource without contents",
+		    NULL);
+	}
+	call->emit(reply, true, call->arg);
+	mcp_call_free(call);
+}
+
+/* Passes extension progress on as notifications/progress, if asked for. */
+static void
+mcp_call_progress(const json_t *progress, void *arg)
+{
+	struct mcp_call	*call = arg;
+	const json_t	*value = json_object_get(progress, "progress");
+	json_t		*params;
+
+	if (call->progress_token == NULL || !json_is_number(value) ||
+	    json_number_value(value) <= call->last_progress)
+		return;	/* progress must increase */
+	call->last_progress = json_number_value(value);
+	params = json_pack("{s:O,s:O}", "progressToken", call->progress_token,
+	    "progress", value);
+	if (json_is_number(json_object_get(progress, "total")))
+		json_object_set(params, "total",
+		    json_object_get(progress, "total"));
+	if (json_is_string(json_object_get(progress, "message")))
+		json_object_set(params, "message",
+		    json_object_get(progress, "message"));
+	call->emit(jsonrpc_notification("notifications/progress", params),
+	    false, call->arg);
+}
+
+/* Forwards a request to the extension and records it as pending. */
+static struct mcp_call *
+mcp_forward(struct mcp *mcp, struct session *session, const json_t *request,
+    enum mcp_call_kind kind, const char *method, json_t *args, int timeout_ms,
+    mcp_emit_cb emit, void *arg)
+{
+	struct mcp_call	*call = xcalloc(1, sizeof *call);
+	const json_t	*meta;
+
+	call->mcp = mcp;
+	call->session = session;
+	call->kind = kind;
+	call->request_id = json_incref(json_object_get(request, "id"));
+	meta = json_object_get(json_object_get(request, "params"), "_meta");
+	call->progress_token = json_incref(json_object_get(meta,
+	    "progressToken"));
+	call->emit = emit;
+	call->arg = arg;
+	TAILQ_INSERT_TAIL(&session->calls, call, entry);
+	session->call_count++;
+	call->rpc_id = rpc_call(mcp->bridge->rpc, method, args, timeout_ms,
+	    mcp_call_done, mcp_call_progress, call);
+	return call;
+}
+
+/* tools/call: checks the arguments, then runs the tool. */
+static json_t *
+mcp_tools_call(struct mcp *mcp, struct session *session, const json_t *request,
+    const json_t *params, mcp_emit_cb emit, void *arg, struct mcp_call **call,
+    json_t **error)
+{
+	const char		*name;
+	const struct tool	*tool;
+	const json_t		*args;
+	json_t			*result, *empty = NULL;
+	char			*cause = NULL, *message;
+
+	name = json_string_value(json_object_get(params, "name"));
+	if (name == NULL) {
+		*error = mcp_invalid_params(request,
+		    "tools/call needs params.name (a string)");
+		return NULL;
+	}
+	if ((tool = tool_registry_find(mcp->bridge->tools, name)) == NULL) {
+		message = xasprintf("Unknown tool: %s. Call tools/list for the "
+		    "tools this server has.", name);
+		*error = mcp_invalid_params(request, message);
+		free(message);
+		return NULL;
+	}
+	args = json_object_get(params, "arguments");
+	if (args != NULL && !json_is_object(args)) {
+		*error = mcp_invalid_params(request,
+		    "params.arguments must be an object");
+		return NULL;
+	}
+	if (args == NULL)
+		args = empty = json_object();
+	if (tool_check_arguments(tool, args, &cause) != 0) {
+		result = mcp_tool_error(ERR_INVALID_ARGUMENT, cause);
+		free(cause);
+	} else if (tool->entry->handler != NULL)
+		result = tool->entry->handler(mcp->bridge, args);
+	else {
+		*call = mcp_forward(mcp, session, request, MCP_CALL_TOOL,
+		    tool->entry->method, json_deep_copy(args),
+		    tool_timeout_ms(tool, args), emit, arg);
+		result = NULL;
+	}
+	json_decref(empty);
+	return result;
+}
+
+/* resources/list: the fixed resource table. */
+static json_t *
+mcp_resources_list(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	return resources_list();
+}
+
+/* resources/templates/list: there are none. */
+static json_t *
+mcp_resources_templates(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	return json_pack("{s:[]}", "resourceTemplates");
+}
+
+/* resources/read: asks the extension for fresh data. */
+static json_t *
+mcp_resources_read(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	const char	*uri = json_string_value(json_object_get(params, "uri"));
+	char		*message;
+
+	if (uri == NULL) {
+		*error = mcp_invalid_params(request,
+		    "resources/read needs params.uri (a string)");
+		return NULL;
+	}
+	if (!resources_known(uri)) {
+		message = xasprintf("Resource not found: %s. Call "
+		    "resources/list for the resources this server has.", uri);
+		*error = jsonrpc_error(json_object_get(request, "id"),
+		    MCP_RESOURCE_NOT_FOUND, message,
+		    json_pack("{s:s}", "uri", uri));
+		free(message);
+		return NULL;
+	}
+	*call = mcp_forward(mcp, session, request, MCP_CALL_RESOURCE,
+	    "read_resource", json_pack("{s:s}", "uri", uri), 0, emit, arg);
+	return NULL;
+}
+
+/* prompts/list: there are none. */
+static json_t *
+mcp_prompts_list(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	return json_pack("{s:[]}", "prompts");
+}
+
+/* logging/setLevel: the most detailed level this session wants. */
+static json_t *
+mcp_logging_set_level(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	static const struct {
+		const char	*name;
+		enum log_level	 level;
+	} levels[] = {
+		{ "debug", LOG_LEVEL_DEBUG }, { "info", LOG_LEVEL_INFO },
+		{ "notice", LOG_LEVEL_INFO }, { "warning", LOG_LEVEL_WARN },
+		{ "error", LOG_LEVEL_ERROR }, { "critical", LOG_LEVEL_ERROR },
+		{ "alert", LOG_LEVEL_ERROR }, { "emergency", LOG_LEVEL_ERROR },
+	};
+	const char	*name = json_string_value(json_object_get(params, "level"));
+	size_t		 i;
+
+	for (i = 0; name != NULL && i < sizeof levels / sizeof *levels; i++) {
+		if (strcmp(name, levels[i].name) == 0) {
+			session->log_level = levels[i].level;
+			return json_object();
+		}
+	}
+	*error = mcp_invalid_params(request, "level must be one of debug, "
+	    "info, notice, warning, error, critical, alert, emergency");
+	return NULL;
+}
+
+static const struct {
+	const char	*name;
+	mcp_method_fn	 fn;
+} mcp_methods[] = {
+	{ "initialize", mcp_initialize },
+	{ "ping", mcp_ping },
+	{ "tools/list", mcp_tools_list },
+	{ "tools/call", mcp_tools_call },
+	{ "resources/list", mcp_resources_list },
+	{ "resources/templates/list", mcp_resources_templates },
+	{ "resources/read", mcp_resources_read },
+	{ "prompts/list", mcp_prompts_list },
+	{ "logging/setLevel", mcp_logging_set_level },
+};
+
+/* notifications/cancelled: stop the call; it gets no response. */
+static void
+mcp_cancelled(struct mcp *mcp, struct session *session, const json_t *params)
+{
+	const json_t	*id = json_object_get(params, "requestId");
+	struct mcp_call	*call;
+
+	if (id == NULL)
+		return;
+	TAILQ_FOREACH(call, &session->calls, entry) {
+		if (json_equal(call->request_id, id))
+			break;
+	}
+	if (call == NULL)
+		return;	/* finished already, or never existed */
+	log_debug(mcp->bridge->log, "session %.8s cancelled a call",
+	    session->id);
+	call->emit(NULL, true, call->arg);
+	mcp_call_abandon(mcp, call);
+}
+
+/* Handles a client notification. */
+static void
+mcp_notification(struct mcp *mcp, struct session *session, const char *method,
+    const json_t *params)
+{
+	if (strcmp(method, "notifications/initialized") == 0)
+		session->initialized = true;
+	else if (strcmp(method, "notifications/cancelled") == 0)
+		mcp_cancelled(mcp, session, params);
+}
+
+/* Handles one JSON-RPC message from a session's client. */
+enum mcp_outcome
+mcp_handle(struct mcp *mcp, struct session *session, const json_t *message,
+    mcp_emit_cb emit, void *arg, struct mcp_call **call)
+{
+	const char	*method, *cause = NULL;
+	const json_t	*id, *params;
+	json_t		*result, *error = NULL;
+	char		*text;
+	size_t		 i;
+
+	*call = NULL;
+	switch (jsonrpc_classify(message, &method, &id, &cause)) {
+	case JSONRPC_INVALID:
+		text = xasprintf("Invalid request: %s", cause);
+		emit(jsonrpc_error(id, JSONRPC_INVALID_REQUEST, text, NULL),
+		    true, arg);
+		free(text);
+		return MCP_REPLIED;
+	case JSONRPC_RESPONSE:
+		return MCP_NO_REPLY;	/* this server sends no requests */
+	case JSONRPC_NOTIFICATION:
+		mcp_notification(mcp, session, method,
+		    json_object_get(message, "params"));
+		return MCP_NO_REPLY;
+	case JSONRPC_REQUEST:
+		break;
+	}
+	params = json_object_get(message, "params");
+	for (i = 0; i < sizeof mcp_methods / sizeof *mcp_methods; i++) {
+		if (strcmp(method, mcp_methods[i].name) == 0)
+			break;
+	}
+	if (i == sizeof mcp_methods / sizeof *mcp_methods) {
+		text = xasprintf("Method not found: %s", method);
+		emit(jsonrpc_error(id, JSONRPC_METHOD_NOT_FOUND, text, NULL),
+		    true, arg);
+		free(text);
+		return MCP_REPLIED;
+	}
+	result = mcp_methods[i].fn(mcp, session, message, params, emit, arg,
+	    call, &error);
+	if (*call != NULL)
+		return MCP_PENDING;
+	emit(result != NULL ? jsonrpc_result(id, result) : error, true, arg);
+	return MCP_REPLIED;
+}
+
+/* The caller of a pending call is gone: cancel it, never emit again. */
+void
+mcp_call_abandon(struct mcp *mcp, struct mcp_call *call)
+{
+	rpc_cancel(mcp->bridge->rpc, call->rpc_id, "cancelled");
+	mcp_call_free(call);
+}
+
+/* A session ended: abandon its pending calls. */
+void
+mcp_session_ended(struct mcp *mcp, struct session *session)
+{
+	struct mcp_call	*call;
+
+	while ((call = TAILQ_FIRST(&session->calls)) != NULL) {
+		call->emit(NULL, true, call->arg);
+		mcp_call_abandon(mcp, call);
+	}
+}
+
+/* Sends a parameterless notification to every session with a stream. */
+void
+mcp_broadcast(struct mcp *mcp, const char *method)
+{
+	struct session	*s, *tmp;
+	json_t		*note = jsonrpc_notification(method, NULL);
+
+	SESSION_STORE_FOREACH(s, mcp->bridge->sessions, tmp) {
+		if (s->stream != NULL)
+			sse_stream_message(s->stream, "message", note);
+	}
+	json_decref(note);
+}

@@ -1,1 +1,52 @@
-/* placeholder: being written */
+/* The resource table: browser tabs, the current page state, its DOM state. */
+#include "resources.h"
+
+#include <stddef.h>
+#include <string.h>
+
+struct resource_entry {
+	const char	*uri;
+	const char	*name;
+	const char	*description;
+	const char	*mime_type;
+};
+
+static const struct resource_entry resources[] = {
+	{ "browser://tabs", "tabs",
+	  "Open tabs: id, title, URL, which is active.", "application/json" },
+	{ "browser://current/state", "current-state",
+	  "The active tab's page state: URL, title, scroll, interactive "
+	  "elements with refs.", "text/plain" },
+	{ "browser://dom/state", "dom-state",
+	  "The active tab's full element list as structured JSON.",
+	  "application/json" },
+};
+
+/* Returns the resources/list result. */
+json_t *
+resources_list(void)
+{
+	json_t	*list = json_array();
+	size_t	 i;
+
+	for (i = 0; i < sizeof resources / sizeof *resources; i++) {
+		json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:s}",
+		    "uri", resources[i].uri, "name", resources[i].name,
+		    "description", resources[i].description,
+		    "mimeType", resources[i].mime_type));
+	}
+	return json_pack("{s:o}", "resources", list);
+}
+
+/* Returns whether uri names one of the resources. */
+bool
+resources_known(const char *uri)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof resources / sizeof *resources; i++) {
+		if (strcmp(uri, resources[i].uri) == 0)
+			return true;
+	}
+	return false;
+}

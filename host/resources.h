@@ -1,1 +1,15 @@
-/* placeholder: being written */
+/*
+ * The MCP resources the host offers. Each is read through the extension's
+ * "read_resource" method, so the data is always fresh.
+ */
+#ifndef RESOURCES_H
+#define RESOURCES_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+json_t	*resources_list(void);
+bool	 resources_known(const char *uri);
+
+#endif

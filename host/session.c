@@ -1,1 +1,159 @@
-/* placeholder: being written */
+/* The session store: create, find, expire and cap MCP sessions. */
+#include "session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "random.h"
+#include "xmalloc.h"
+
+struct session_store {
+	TAILQ_HEAD(, session)	 sessions;	/* least recently used first */
+	size_t			 count;
+	size_t			 max_sessions;
+	uint64_t		 idle_ms;
+	session_end_cb		 on_end;
+	void			*arg;
+};
+
+/* Makes an empty store. */
+struct session_store *
+session_store_new(size_t max_sessions, uint64_t idle_ms, session_end_cb on_end,
+    void *arg)
+{
+	struct session_store	*store = xcalloc(1, sizeof *store);
+
+	TAILQ_INIT(&store->sessions);
+	store->max_sessions = max_sessions;
+	store->idle_ms = idle_ms;
+	store->on_end = on_end;
+	store->arg = arg;
+	return store;
+}
+
+/* Ends and frees every session, then the store. */
+void
+session_store_free(struct session_store *store)
+{
+	struct session	*s;
+
+	if (store == NULL)
+		return;
+	while ((s = TAILQ_FIRST(&store->sessions)) != NULL)
+		session_store_remove(store, s);
+	free(store);
+}
+
+/* Returns true when nothing holds a session: no stream, no call in flight. */
+bool
+session_is_idle(const struct session *session)
+{
+	return session->stream == NULL && session->call_count == 0;
+}
+
+/* Ends the least recently used idle session to make room; false if none. */
+static bool
+session_store_evict(struct session_store *store)
+{
+	struct session	*s;
+
+	TAILQ_FOREACH(s, &store->sessions, entry) {
+		if (session_is_idle(s)) {
+			session_store_remove(store, s);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Creates a session with a fresh random id; NULL when the store is full. */
+struct session *
+session_store_create(struct session_store *store,
+    enum session_transport transport, uint64_t now_ms)
+{
+	struct session	*s;
+
+	session_store_expire(store, now_ms);
+	if (store->count >= store->max_sessions && !session_store_evict(store))
+		return NULL;
+	s = xcalloc(1, sizeof *s);
+	if (random_hex(s->id, SESSION_ID_BYTES) != 0) {
+		free(s);
+		return NULL;
+	}
+	s->store = store;
+	s->transport = transport;
+	s->log_level = LOG_LEVEL_INFO;
+	s->last_active_ms = now_ms;
+	TAILQ_INIT(&s->calls);
+	TAILQ_INSERT_TAIL(&store->sessions, s, entry);
+	store->count++;
+	return s;
+}
+
+/* Finds a session by id and marks it used; NULL if unknown or ended. */
+struct session *
+session_store_find(struct session_store *store, const char *id, uint64_t now_ms)
+{
+	struct session	*s;
+
+	if (id == NULL || strlen(id) != SESSION_ID_LENGTH)
+		return NULL;
+	TAILQ_FOREACH(s, &store->sessions, entry) {
+		if (memcmp(s->id, id, SESSION_ID_LENGTH) == 0)
+			break;
+	}
+	if (s == NULL)
+		return NULL;
+	if (session_is_idle(s) && now_ms - s->last_active_ms > store->idle_ms) {
+		session_store_remove(store, s);
+		return NULL;
+	}
+	s->last_active_ms = now_ms;
+	TAILQ_REMOVE(&store->sessions, s, entry);
+	TAILQ_INSERT_TAIL(&store->sessions, s, entry);
+	return s;
+}
+
+/* Ends a session: the owner's callback releases what it holds, then free. */
+void
+session_store_remove(struct session_store *store, struct session *session)
+{
+	TAILQ_REMOVE(&store->sessions, session, entry);
+	store->count--;
+	if (store->on_end != NULL)
+		store->on_end(session, store->arg);
+	free(session);
+}
+
+/* Ends idle sessions unused for longer than the idle limit; returns how many. */
+size_t
+session_store_expire(struct session_store *store, uint64_t now_ms)
+{
+	struct session	*s, *tmp;
+	size_t		 n = 0;
+
+	TAILQ_FOREACH_SAFE(s, &store->sessions, entry, tmp) {
+		if (now_ms - s->last_active_ms <= store->idle_ms)
+			break;	/* the rest were used more recently */
+		if (session_is_idle(s)) {
+			session_store_remove(store, s);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Returns how many sessions exist. */
+size_t
+session_store_count(const struct session_store *store)
+{
+	return store->count;
+}
+
+/* Returns the least recently used session, for iteration. */
+struct session *
+session_store_first(struct session_store *store)
+{
+	return TAILQ_FIRST(&store->sessions);
+}

@@ -1,1 +1,67 @@
-/* placeholder: being written */
+/*
+ * MCP sessions: one per client that initialized, over Streamable HTTP or
+ * the legacy HTTP+SSE transport. The store caps how many exist and expires
+ * idle ones, so a client that never sends DELETE cannot exhaust memory.
+ */
+#ifndef SESSION_H
+#define SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "queue.h"
+
+#define SESSION_ID_BYTES	16
+#define SESSION_ID_LENGTH	(2 * SESSION_ID_BYTES)
+
+enum session_transport {
+	SESSION_STREAMABLE,	/* POST/GET/DELETE on /mcp */
+	SESSION_LEGACY_SSE,	/* GET /sse + POST /messages */
+};
+
+struct mcp_call;
+struct session_store;
+struct sse_stream;
+
+struct session {
+	char			 id[SESSION_ID_LENGTH + 1];
+	enum session_transport	 transport;
+	char			 protocol_version[16];
+	bool			 initialized;	/* notifications/initialized seen */
+	enum log_level		 log_level;	/* logging/setLevel */
+	uint64_t		 last_active_ms;
+	/* The server-to-client stream: GET /mcp, or the /sse stream. */
+	struct sse_stream	*stream;
+	struct session_store	*store;		/* the store that owns it */
+	/* Tool and resource calls still waiting for the extension. */
+	TAILQ_HEAD(, mcp_call)	 calls;
+	size_t			 call_count;
+	TAILQ_ENTRY(session)	 entry;		/* least recently used first */
+};
+
+/* Called for a session the store is about to free (expiry, eviction). */
+typedef void (*session_end_cb)(struct session *session, void *arg);
+
+
+struct session_store	*session_store_new(size_t max_sessions, uint64_t idle_ms,
+			    session_end_cb on_end, void *arg);
+void			 session_store_free(struct session_store *store);
+struct session		*session_store_create(struct session_store *store,
+			    enum session_transport transport, uint64_t now_ms);
+struct session		*session_store_find(struct session_store *store,
+			    const char *id, uint64_t now_ms);
+void			 session_store_remove(struct session_store *store,
+			    struct session *session);
+size_t			 session_store_expire(struct session_store *store,
+			    uint64_t now_ms);
+size_t			 session_store_count(const struct session_store *store);
+bool			 session_is_idle(const struct session *session);
+
+#define SESSION_STORE_FOREACH(s, store, tmp)				\
+	for ((s) = session_store_first(store);				\
+	    (s) && ((tmp) = TAILQ_NEXT((s), entry), 1); (s) = (tmp))
+struct session		*session_store_first(struct session_store *store);
+
+#endif
