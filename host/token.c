@@ -1,1 +1,332 @@
-/* placeholder: being written */
+/* The bearer token: made once with a CSPRNG and kept in a private file. */
+#include "token.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "random.h"
+#include "xmalloc.h"
+
+#define TOKEN_MAX_LENGTH	256
+#define TOKEN_CREATE_TRIES	3
+
+enum token_read_result {
+	TOKEN_READ_OK,
+	TOKEN_READ_MISSING,	/* no file yet: make one */
+	TOKEN_READ_FAILED,	/* *cause says what is wrong and how to fix it */
+};
+
+/* Says whether c may appear in a token: printable ASCII other than space. */
+static bool
+token_char_valid(unsigned char c)
+{
+	return c > 0x20 && c < 0x7f;
+}
+
+/* Says whether c is whitespace that may trail the token in its file. */
+static bool
+token_char_trailing(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Returns the directory part of path as a new string. */
+static char *
+token_dirname(const char *path)
+{
+	const char	*slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+/* Creates dir and any missing parents, each new one with mode 0700. */
+static int
+token_make_dirs(const char *dir, char **cause)
+{
+	struct stat	 sb;
+	char		*copy, *p, saved;
+
+	if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return 0;
+	copy = xstrdup(dir);
+	for (p = copy + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		saved = *p;
+		*p = '\0';
+		if (mkdir(copy, 0700) == -1 && errno != EEXIST) {
+			*cause = xasprintf("cannot create directory %s: %s",
+			    copy, strerror(errno));
+			free(copy);
+			return -1;
+		}
+		if (saved == '\0')
+			break;
+		*p = saved;
+	}
+	free(copy);
+	if (stat(dir, &sb) == -1 || !S_ISDIR(sb.st_mode)) {
+		*cause = xasprintf("%s is not a directory; move it away so the "
+		    "token can be stored there", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* Flushes a directory so a rename or link in it survives a crash. */
+static void
+token_sync_dir(const char *dir)
+{
+	int	fd;
+
+	fd = open(dir, O_RDONLY|O_DIRECTORY|O_CLOEXEC);
+	if (fd != -1) {
+		(void)fsync(fd);
+		close(fd);
+	}
+}
+
+/* Reads an existing token file, refusing one others could read or change. */
+static enum token_read_result
+token_read(const char *path, char **token, char **cause)
+{
+	struct stat	 sb;
+	char		 buf[TOKEN_MAX_LENGTH + 64];
+	size_t		 len = 0, i;
+	ssize_t		 n;
+	int		 fd;
+
+	fd = open(path, O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_NOCTTY|O_CLOEXEC);
+	if (fd == -1) {
+		if (errno == ENOENT)
+			return TOKEN_READ_MISSING;
+		if (errno == ELOOP) {
+			*cause = xasprintf("token file %s is a symbolic link; "
+			    "delete it and a new one is made", path);
+		} else {
+			*cause = xasprintf("cannot open token file %s: %s",
+			    path, strerror(errno));
+		}
+		return TOKEN_READ_FAILED;
+	}
+	if (fstat(fd, &sb) == -1) {
+		*cause = xasprintf("cannot stat token file %s: %s", path,
+		    strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		*cause = xasprintf("token file %s is not a regular file; "
+		    "delete it and a new one is made", path);
+		goto fail;
+	}
+	if (sb.st_uid != geteuid()) {
+		*cause = xasprintf("token file %s is owned by uid %lu, not by "
+		    "you (uid %lu); delete it and a new one is made", path,
+		    (unsigned long)sb.st_uid, (unsigned long)geteuid());
+		goto fail;
+	}
+	if ((sb.st_mode & (S_IRWXG|S_IRWXO)) != 0) {
+		*cause = xasprintf("token file %s is open to other users "
+		    "(mode %03o); run: chmod 600 %s", path,
+		    (unsigned)(sb.st_mode & 0777), path);
+		goto fail;
+	}
+
+	while (len < sizeof buf) {
+		n = read(fd, buf + len, sizeof buf - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			*cause = xasprintf("cannot read token file %s: %s",
+			    path, strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+
+	if (len == sizeof buf)
+		goto malformed;
+	while (len > 0 && token_char_trailing((unsigned char)buf[len - 1]))
+		len--;
+	if (len < TOKEN_HEX_LENGTH || len > TOKEN_MAX_LENGTH)
+		goto malformed;
+	for (i = 0; i < len; i++) {
+		if (!token_char_valid((unsigned char)buf[i]))
+			goto malformed;
+	}
+	*token = xstrndup(buf, len);
+	return TOKEN_READ_OK;
+
+malformed:
+	*cause = xasprintf("token file %s is malformed (it must hold %d to %d "
+	    "printable characters without spaces); delete it and a new one is "
+	    "made", path, TOKEN_HEX_LENGTH, TOKEN_MAX_LENGTH);
+	return TOKEN_READ_FAILED;
+
+fail:
+	close(fd);
+	return TOKEN_READ_FAILED;
+}
+
+/* Writes all of buf to fd. */
+static int
+token_write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t	n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Makes a new token file: the token goes into a temporary file, then link(2)
+ * puts it at path only if nothing is there yet, so two hosts starting at
+ * once agree on one token. Returns 0 when made, 1 when another process made
+ * the file first (read that one), -1 on error.
+ */
+static int
+token_create(const char *path, char **token, char **cause)
+{
+	char	 text[TOKEN_HEX_LENGTH + 2];
+	char	*dir, *tmp;
+	int	 fd, result = -1;
+
+	dir = token_dirname(path);
+	if (token_make_dirs(dir, cause) == -1) {
+		free(dir);
+		return -1;
+	}
+	if (random_hex(text, TOKEN_HEX_LENGTH / 2) == -1) {
+		*cause = xasprintf("cannot make a random token: %s",
+		    strerror(errno));
+		free(dir);
+		return -1;
+	}
+	text[TOKEN_HEX_LENGTH] = '\n';
+	text[TOKEN_HEX_LENGTH + 1] = '\0';
+
+	/* mkostemp opens with O_CREAT|O_EXCL and mode 0600. */
+	tmp = xasprintf("%s.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd == -1) {
+		*cause = xasprintf("cannot create token file in %s: %s", dir,
+		    strerror(errno));
+		goto out;
+	}
+	if (token_write_all(fd, text, TOKEN_HEX_LENGTH + 1) == -1 ||
+	    fsync(fd) == -1) {
+		*cause = xasprintf("cannot write token file %s: %s", tmp,
+		    strerror(errno));
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	if (close(fd) == -1) {
+		*cause = xasprintf("cannot write token file %s: %s", tmp,
+		    strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+
+	if (link(tmp, path) == 0)
+		result = 0;
+	else if (errno == EEXIST)
+		result = 1;
+	else if (errno == EPERM || errno == ENOTSUP || errno == ENOSYS ||
+	    errno == EMLINK) {
+		/* No hard links here: rename, unless the file appeared. */
+		if (access(path, F_OK) == 0)
+			result = 1;
+		else if (rename(tmp, path) == 0)
+			result = 0;
+	}
+	if (result == -1) {
+		*cause = xasprintf("cannot create token file %s: %s", path,
+		    strerror(errno));
+	}
+	unlink(tmp);
+	if (result == 0) {
+		token_sync_dir(dir);
+		*token = xstrndup(text, TOKEN_HEX_LENGTH);
+	}
+
+out:
+	free(tmp);
+	free(dir);
+	return result;
+}
+
+/* Returns the token stored at path, making the file first if it is missing. */
+char *
+token_load_or_create(const char *path, char **cause)
+{
+	char	*token = NULL;
+	int	 tries;
+
+	for (tries = 0; tries < TOKEN_CREATE_TRIES; tries++) {
+		switch (token_read(path, &token, cause)) {
+		case TOKEN_READ_OK:
+			return token;
+		case TOKEN_READ_FAILED:
+			return NULL;
+		case TOKEN_READ_MISSING:
+			break;
+		}
+		switch (token_create(path, &token, cause)) {
+		case 0:
+			return token;
+		case -1:
+			return NULL;
+		}
+		/* Another process made the file first: read its token. */
+	}
+	*cause = xasprintf("token file %s keeps appearing and disappearing; "
+	    "stop whatever else is changing it and try again", path);
+	return NULL;
+}
+
+/*
+ * Compares a token in time that depends only on the lengths, not on where
+ * the first difference is.
+ */
+bool
+token_equal(const char *expected, const char *given, size_t given_len)
+{
+	volatile unsigned char	 diff;
+	size_t			 expected_len, longest, i;
+	unsigned char		 a, b;
+
+	if (expected == NULL || given == NULL)
+		return false;
+	expected_len = strlen(expected);
+	longest = expected_len > given_len ? expected_len : given_len;
+	diff = expected_len != given_len;
+	for (i = 0; i < longest; i++) {
+		a = i < expected_len ? (unsigned char)expected[i] : 0;
+		b = i < given_len ? (unsigned char)given[i] : 0;
+		diff |= a ^ b;
+	}
+	return diff == 0;
+}

@@ -1,1 +1,1031 @@
-int main(void) { return 77; } /* placeholder: being written */
+/* Tests for the security pieces: random, token, HTTP guard, runtime file. */
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <jansson.h>
+
+#include "check-helpers.h"
+#include "http-guard.h"
+#include "random.h"
+#include "runtime-file.h"
+#include "token.h"
+#include "xmalloc.h"
+
+#define nitems(a)	(sizeof (a) / sizeof (a)[0])
+
+/* A fresh private directory per test, removed by the fixture. */
+static char	*test_dir;
+
+/* Removes one entry of the test directory tree. */
+static int
+test_remove_entry(const char *path, const struct stat *sb, int flag,
+    struct FTW *ftw)
+{
+	(void)remove(path);
+	return 0;
+}
+
+/* Makes the per-test directory. */
+static void
+test_dir_setup(void)
+{
+	const char	*base = getenv("TMPDIR");
+
+	if (base == NULL || *base == '\0')
+		base = "/tmp";
+	test_dir = xasprintf("%s/check-security-XXXXXX", base);
+	ck_assert_ptr_nonnull(mkdtemp(test_dir));
+}
+
+/* Removes the per-test directory and everything in it. */
+static void
+test_dir_teardown(void)
+{
+	(void)nftw(test_dir, test_remove_entry, 16, FTW_DEPTH|FTW_PHYS);
+	free(test_dir);
+	test_dir = NULL;
+}
+
+/* Returns a path inside the test directory. */
+static char *
+test_path(const char *name)
+{
+	return xasprintf("%s/%s", test_dir, name);
+}
+
+/* Writes text to a new file with the given mode. */
+static void
+test_write_file(const char *path, const char *text, size_t len, mode_t mode)
+{
+	int	fd;
+
+	fd = open(path, O_WRONLY|O_CREAT|O_TRUNC, 0600);
+	ck_assert_msg(fd != -1, "open %s: %s", path, strerror(errno));
+	ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	ck_assert_int_eq(close(fd), 0);
+}
+
+/* Reads a whole small file into a new string. */
+static char *
+test_read_file(const char *path)
+{
+	char	 buf[4096];
+	ssize_t	 n;
+	int	 fd;
+
+	fd = open(path, O_RDONLY);
+	ck_assert_msg(fd != -1, "open %s: %s", path, strerror(errno));
+	n = read(fd, buf, sizeof buf - 1);
+	ck_assert_int_ge(n, 0);
+	close(fd);
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+/* Returns the permission bits of path. */
+static unsigned
+test_mode(const char *path)
+{
+	struct stat	sb;
+
+	ck_assert_msg(lstat(path, &sb) == 0, "stat %s: %s", path,
+	    strerror(errno));
+	return (unsigned)(sb.st_mode & 07777);
+}
+
+/* Counts the entries of a directory other than . and .. */
+static int
+test_count_entries(const char *path)
+{
+	DIR		*dir;
+	struct dirent	*entry;
+	int		 count = 0;
+
+	dir = opendir(path);
+	ck_assert_ptr_nonnull(dir);
+	while ((entry = readdir(dir)) != NULL) {
+		if (strcmp(entry->d_name, ".") != 0 &&
+		    strcmp(entry->d_name, "..") != 0)
+			count++;
+	}
+	closedir(dir);
+	return count;
+}
+
+/* Says whether s holds only lowercase hex digits. */
+static int
+test_is_lower_hex(const char *s)
+{
+	return s[strspn(s, "0123456789abcdef")] == '\0';
+}
+
+/* ------------------------------------------------------------ random */
+
+START_TEST(test_random_hex_length_and_charset)
+{
+	static const size_t	 sizes[] = { 0, 1, 16, 32, 64, 100 };
+	char			 buf[2 * 100 + 2];
+	size_t			 i, n;
+
+	for (i = 0; i < nitems(sizes); i++) {
+		n = sizes[i];
+		memset(buf, 'X', sizeof buf);
+		ck_assert_int_eq(random_hex(buf, n), 0);
+		ck_assert_uint_eq(strlen(buf), 2 * n);
+		ck_assert_msg(test_is_lower_hex(buf), "not lowercase hex: %s",
+		    buf);
+		ck_assert_msg(buf[2 * n + 1] == 'X',
+		    "random_hex(%zu) wrote past its NUL", n);
+	}
+}
+END_TEST
+
+START_TEST(test_random_hex_two_calls_differ)
+{
+	char	a[65], b[65];
+
+	ck_assert_int_eq(random_hex(a, 32), 0);
+	ck_assert_int_eq(random_hex(b, 32), 0);
+	ck_assert_str_ne(a, b);
+}
+END_TEST
+
+START_TEST(test_random_hex_uses_every_digit)
+{
+	char	buf[2 * 2048 + 1];
+	int	 i;
+
+	ck_assert_int_eq(random_hex(buf, 2048), 0);
+	for (i = 0; i < 16; i++) {
+		ck_assert_msg(strchr(buf, "0123456789abcdef"[i]) != NULL,
+		    "digit %c never appears in 4096 random hex digits",
+		    "0123456789abcdef"[i]);
+	}
+}
+END_TEST
+
+START_TEST(test_random_bytes_fills_large_buffer)
+{
+	size_t		 len = 1024 * 1024, zeros = 0, i;
+	unsigned char	*buf = xcalloc(1, len);
+
+	ck_assert_int_eq(random_bytes(buf, len), 0);
+	for (i = 0; i < len; i++)
+		zeros += buf[i] == 0;
+	/* About len/256 = 4096 zero bytes are expected. */
+	ck_assert_msg(zeros > 3000 && zeros < 5200, "%zu zero bytes in 1 MiB",
+	    zeros);
+	ck_assert_msg(buf[len - 1] != 0 || buf[len - 2] != 0 ||
+	    buf[len - 3] != 0, "the end of the buffer was not filled");
+	free(buf);
+}
+END_TEST
+
+/* ------------------------------------------------------------- token */
+
+#define TEST_TOKEN_64 \
+	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+START_TEST(test_token_created_private)
+{
+	char	*dir = test_path("config/browser-bridge");
+	char	*parent = test_path("config");
+	char	*path = test_path("config/browser-bridge/token");
+	char	*token, *cause = NULL, *text, *expected;
+
+	token = token_load_or_create(path, &cause);
+	ck_assert_msg(token != NULL, "token_load_or_create: %s", cause);
+	ck_assert_uint_eq(strlen(token), TOKEN_HEX_LENGTH);
+	ck_assert_msg(test_is_lower_hex(token), "token not hex: %s", token);
+
+	ck_assert_uint_eq(test_mode(path), 0600);
+	ck_assert_uint_eq(test_mode(dir), 0700);
+	ck_assert_uint_eq(test_mode(parent), 0700);
+	text = test_read_file(path);
+	expected = xasprintf("%s\n", token);
+	ck_assert_str_eq(text, expected);
+	ck_assert_int_eq(test_count_entries(dir), 1);	/* no temp file left */
+
+	free(expected);
+	free(text);
+	free(token);
+	free(path);
+	free(parent);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_token_read_back_on_second_call)
+{
+	char	*path = test_path("token");
+	char	*first, *second, *cause = NULL;
+
+	first = token_load_or_create(path, &cause);
+	ck_assert_msg(first != NULL, "first call: %s", cause);
+	second = token_load_or_create(path, &cause);
+	ck_assert_msg(second != NULL, "second call: %s", cause);
+	ck_assert_str_eq(first, second);
+
+	free(second);
+	free(first);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_token_two_files_differ)
+{
+	char	*path_a = test_path("a"), *path_b = test_path("b");
+	char	*a, *b, *cause = NULL;
+
+	a = token_load_or_create(path_a, &cause);
+	b = token_load_or_create(path_b, &cause);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_str_ne(a, b);
+
+	free(b);
+	free(a);
+	free(path_b);
+	free(path_a);
+}
+END_TEST
+
+START_TEST(test_token_refuses_open_modes)
+{
+	static const mode_t	 modes[] = { 0640, 0604, 0620, 0660, 0644 };
+	char			*path = test_path("token");
+	char			*cause, *text, *fix;
+	size_t			 i;
+
+	fix = xasprintf("chmod 600 %s", path);
+	for (i = 0; i < nitems(modes); i++) {
+		test_write_file(path, TEST_TOKEN_64 "\n",
+		    strlen(TEST_TOKEN_64 "\n"), modes[i]);
+		cause = NULL;
+		ck_assert_msg(token_load_or_create(path, &cause) == NULL,
+		    "mode %03o accepted", (unsigned)modes[i]);
+		ck_assert_ptr_nonnull(cause);
+		ck_assert_msg(strstr(cause, fix) != NULL,
+		    "cause does not say how to fix mode %03o: %s",
+		    (unsigned)modes[i], cause);
+		free(cause);
+		/* The refused file is left alone. */
+		ck_assert_uint_eq(test_mode(path), modes[i]);
+		text = test_read_file(path);
+		ck_assert_str_eq(text, TEST_TOKEN_64 "\n");
+		free(text);
+	}
+	free(fix);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_token_refuses_symlink)
+{
+	char	*target = test_path("elsewhere");
+	char	*path = test_path("token");
+	char	*cause = NULL, *text;
+
+	test_write_file(target, TEST_TOKEN_64 "\n", strlen(TEST_TOKEN_64 "\n"),
+	    0600);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_ptr_null(token_load_or_create(path, &cause));
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_msg(strstr(cause, "symbolic link") != NULL, "cause: %s",
+	    cause);
+	text = test_read_file(target);
+	ck_assert_str_eq(text, TEST_TOKEN_64 "\n");
+
+	free(text);
+	free(cause);
+	free(path);
+	free(target);
+}
+END_TEST
+
+START_TEST(test_token_refuses_dangling_symlink)
+{
+	char		*target = test_path("planted");
+	char		*path = test_path("token");
+	char		*cause = NULL;
+	struct stat	 sb;
+
+	/* A dangling link must not make the host write through it. */
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_ptr_null(token_load_or_create(path, &cause));
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_int_eq(stat(target, &sb), -1);
+
+	free(cause);
+	free(path);
+	free(target);
+}
+END_TEST
+
+START_TEST(test_token_refuses_malformed)
+{
+	static const char	*contents[] = {
+		"",
+		"\n",
+		"short\n",
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n",
+		"0123456789abcdef0123456789abcdef 123456789abcdef0123456789abcdef\n",
+		"0123456789abcdef0123456789abcdef\001123456789abcdef0123456789abcdef\n",
+		"0123456789abcdef0123456789abcdef\303\2513456789abcdef0123456789abcdef\n",
+		" 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n",
+	};
+	char			*path = test_path("token");
+	char			*cause, *text;
+	size_t			 i;
+
+	for (i = 0; i < nitems(contents); i++) {
+		test_write_file(path, contents[i], strlen(contents[i]), 0600);
+		cause = NULL;
+		ck_assert_msg(token_load_or_create(path, &cause) == NULL,
+		    "accepted malformed token file: \"%s\"", contents[i]);
+		ck_assert_msg(cause != NULL && strstr(cause, "malformed") &&
+		    strstr(cause, path), "cause: %s", cause);
+		free(cause);
+		text = test_read_file(path);
+		ck_assert_str_eq(text, contents[i]);
+		free(text);
+	}
+	free(path);
+}
+END_TEST
+
+START_TEST(test_token_refuses_too_long)
+{
+	static const size_t	 lengths[] = { 257, 400, 3000 };
+	char			*path = test_path("token");
+	char			*cause, *text;
+	size_t			 i;
+
+	for (i = 0; i < nitems(lengths); i++) {
+		text = xmalloc(lengths[i]);
+		memset(text, 'a', lengths[i]);
+		test_write_file(path, text, lengths[i], 0600);
+		free(text);
+		cause = NULL;
+		ck_assert_msg(token_load_or_create(path, &cause) == NULL,
+		    "accepted a %zu-character token", lengths[i]);
+		ck_assert_msg(cause != NULL && strstr(cause, "malformed"),
+		    "cause: %s", cause);
+		free(cause);
+	}
+	free(path);
+}
+END_TEST
+
+START_TEST(test_token_accepts_user_token_with_trailing_whitespace)
+{
+	char	*path = test_path("token");
+	char	*token, *cause = NULL, *longest;
+	char	 user[] = "Some-User_Chosen.Token~!#$%&*+/=?^`{|}0123456789ABCDEFGHIJKLMNOPQRSTUV";
+
+	ck_assert_uint_ge(strlen(user), TOKEN_HEX_LENGTH);
+	longest = xasprintf("%s \t\r\n\n", user);
+	test_write_file(path, longest, strlen(longest), 0600);
+	free(longest);
+	token = token_load_or_create(path, &cause);
+	ck_assert_msg(token != NULL, "refused: %s", cause);
+	ck_assert_str_eq(token, user);
+	free(token);
+
+	/* Exactly 256 characters is the longest accepted. */
+	longest = xmalloc(257);
+	memset(longest, 'Z', 256);
+	longest[256] = '\0';
+	test_write_file(path, longest, 256, 0600);
+	token = token_load_or_create(path, &cause);
+	ck_assert_msg(token != NULL, "refused 256 characters: %s", cause);
+	ck_assert_str_eq(token, longest);
+	free(token);
+
+	/* A read-only file is fine too. */
+	test_write_file(path, TEST_TOKEN_64, strlen(TEST_TOKEN_64), 0400);
+	token = token_load_or_create(path, &cause);
+	ck_assert_msg(token != NULL, "refused mode 0400: %s", cause);
+	ck_assert_str_eq(token, TEST_TOKEN_64);
+	free(token);
+
+	free(longest);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_token_refuses_non_regular_files)
+{
+	char	*path = test_path("token");
+	char	*cause = NULL;
+
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_ptr_null(token_load_or_create(path, &cause));
+	ck_assert_msg(cause != NULL && strstr(cause, "not a regular file"),
+	    "directory: %s", cause);
+	free(cause);
+	ck_assert_int_eq(rmdir(path), 0);
+
+	/* A FIFO must be refused, not block the host forever. */
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	cause = NULL;
+	ck_assert_ptr_null(token_load_or_create(path, &cause));
+	ck_assert_msg(cause != NULL && strstr(cause, "not a regular file"),
+	    "fifo: %s", cause);
+	free(cause);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_token_refuses_other_owner)
+{
+	char	*path, *cause = NULL;
+
+	if (geteuid() == 0) {
+		path = test_path("token");
+		test_write_file(path, TEST_TOKEN_64 "\n",
+		    strlen(TEST_TOKEN_64 "\n"), 0600);
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	} else {
+		/* A file owned by root is not ours. */
+		path = xstrdup("/etc/passwd");
+	}
+	ck_assert_ptr_null(token_load_or_create(path, &cause));
+	ck_assert_msg(cause != NULL && strstr(cause, "owned by"), "cause: %s",
+	    cause);
+	free(cause);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_token_concurrent_creators_agree)
+{
+	enum { CREATORS = 8 };
+	char	*path = test_path("config/token");
+	char	 tokens[CREATORS][TOKEN_HEX_LENGTH + 1], *text, *cause;
+	char	*token;
+	pid_t	 pids[CREATORS];
+	int	 gate[2], results[2], status, i;
+	char	 c;
+
+	ck_assert_int_eq(pipe(gate), 0);
+	ck_assert_int_eq(pipe(results), 0);
+	for (i = 0; i < CREATORS; i++) {
+		pids[i] = fork();
+		ck_assert_int_ne(pids[i], -1);
+		if (pids[i] != 0)
+			continue;
+		close(gate[1]);
+		(void)!read(gate[0], &c, 1);	/* wait for the gate to open */
+		cause = NULL;
+		token = token_load_or_create(path, &cause);
+		status = token != NULL && strlen(token) == TOKEN_HEX_LENGTH &&
+		    write(results[1], token, TOKEN_HEX_LENGTH) ==
+		    TOKEN_HEX_LENGTH;
+		/* Free everything so valgrind in the child stays quiet. */
+		free(token);
+		free(cause);
+		free(path);
+		_exit(status ? 0 : 1);
+	}
+	close(gate[0]);
+	close(results[1]);
+	close(gate[1]);		/* every creator starts now */
+
+	for (i = 0; i < CREATORS; i++) {
+		ck_assert_int_eq(read(results[0], tokens[i], TOKEN_HEX_LENGTH),
+		    TOKEN_HEX_LENGTH);
+		tokens[i][TOKEN_HEX_LENGTH] = '\0';
+	}
+	close(results[0]);
+	for (i = 0; i < CREATORS; i++) {
+		ck_assert_int_eq(waitpid(pids[i], &status, 0), pids[i]);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		    "creator %d failed", i);
+	}
+	text = test_read_file(path);
+	for (i = 0; i < CREATORS; i++) {
+		ck_assert_msg(strncmp(text, tokens[i], TOKEN_HEX_LENGTH) == 0,
+		    "creator %d uses %s but the file holds %s", i, tokens[i],
+		    text);
+	}
+	free(text);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_token_equal_table)
+{
+	static const struct {
+		const char	*expected;
+		const char	*given;
+		size_t		 given_len;
+		bool		 equal;
+	} cases[] = {
+		{ TEST_TOKEN_64, TEST_TOKEN_64, 64, true },
+		/* Differs in the first byte and in the last. */
+		{ TEST_TOKEN_64, "1123456789abcdef0123456789abcdef"
+		    "0123456789abcdef0123456789abcdef", 64, false },
+		{ TEST_TOKEN_64, "0123456789abcdef0123456789abcdef"
+		    "0123456789abcdef0123456789abcdee", 64, false },
+		/* A prefix of the token is not the token. */
+		{ TEST_TOKEN_64, TEST_TOKEN_64, 63, false },
+		{ TEST_TOKEN_64, TEST_TOKEN_64, 1, false },
+		{ TEST_TOKEN_64, "", 0, false },
+		/* Neither is the token with more after it. */
+		{ TEST_TOKEN_64, TEST_TOKEN_64 "0", 65, false },
+		{ "abc", "abc\0", 4, false },
+		/* Only given_len bytes of given count. */
+		{ "ab", "abc", 2, true },
+		{ "abc", "abx", 2, false },
+		{ "", "", 0, true },
+	};
+	size_t	i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		ck_assert_msg(token_equal(cases[i].expected, cases[i].given,
+		    cases[i].given_len) == cases[i].equal,
+		    "case %zu: token_equal(\"%s\", \"%.*s\") should be %s", i,
+		    cases[i].expected, (int)cases[i].given_len, cases[i].given,
+		    cases[i].equal ? "true" : "false");
+	}
+	ck_assert(!token_equal(NULL, "x", 1));
+	ck_assert(!token_equal("x", NULL, 0));
+}
+END_TEST
+
+/* ------------------------------------------------------------- guard */
+
+START_TEST(test_guard_host_table)
+{
+	static const struct {
+		const char	*host;
+		bool		 allowed;
+	} cases[] = {
+		{ "localhost", true },
+		{ "LOCALHOST", true },
+		{ "LocalHost:9333", true },
+		{ "localhost:1", true },
+		{ "localhost:65535", true },
+		{ "127.0.0.1", true },
+		{ "127.0.0.1:9333", true },
+		{ "[::1]", true },
+		{ "[::1]:9333", true },
+		{ NULL, false },
+		{ "", false },
+		{ "::1", false },
+		{ "::1:9333", false },
+		{ "[::1", false },
+		{ "localhost:", false },
+		{ "localhost:123456", false },
+		{ "localhost:80a", false },
+		{ "localhost:+80", false },
+		{ "localhost: 80", false },
+		{ "localhost ", false },
+		{ " localhost", false },
+		{ "localhost.", false },
+		{ "localhost:9333:9333", false },
+		{ "localhost/", false },
+		/* DNS rebinding: names that resolve to 127.0.0.1 elsewhere. */
+		{ "localhost.evil.com", false },
+		{ "localhost.evil.com:9333", false },
+		{ "127.0.0.1.nip.io", false },
+		{ "127.0.0.1.nip.io:9333", false },
+		{ "evil.com", false },
+		{ "attacker.localhost", false },
+		{ "127.0.0.2", false },
+		{ "127.1", false },
+		{ "0.0.0.0", false },
+		{ "[::ffff:127.0.0.1]", false },
+		{ "2130706433", false },
+		{ "localhost@evil.com", false },
+	};
+	size_t	i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		ck_assert_msg(http_guard_host_allowed(cases[i].host) ==
+		    cases[i].allowed, "Host \"%s\" should be %s",
+		    cases[i].host ? cases[i].host : "(null)",
+		    cases[i].allowed ? "allowed" : "refused");
+	}
+}
+END_TEST
+
+#define TEST_EXTENSION_ID	"abcdefghijklmnopabcdefghijklmnop"
+#define TEST_EXTENSION_ORIGIN	"chrome-extension://" TEST_EXTENSION_ID
+
+START_TEST(test_guard_origin_table)
+{
+	static const struct {
+		const char	*origin;
+		bool		 allowed;
+	} cases[] = {
+		{ NULL, true },
+		{ "http://localhost", true },
+		{ "http://localhost:3000", true },
+		{ "https://localhost:8443", true },
+		{ "HTTP://LOCALHOST:3000", true },
+		{ "http://127.0.0.1", true },
+		{ "http://127.0.0.1:9333", true },
+		{ "https://127.0.0.1:9333", true },
+		{ "http://[::1]:9333", true },
+		{ "https://[::1]", true },
+		{ TEST_EXTENSION_ORIGIN, true },
+		{ TEST_EXTENSION_ORIGIN "/", true },
+		{ "null", false },
+		{ "", false },
+		{ "http://evil.com", false },
+		{ "https://evil.com:9333", false },
+		{ "http://localhost.evil.com", false },
+		{ "http://127.0.0.1.nip.io:9333", false },
+		{ "http://localhost:3000/path", false },
+		{ "http://localhost/", false },
+		{ "http://127.0.0.1:9333/mcp", false },
+		{ "http://localhost@evil.com", false },
+		{ "ftp://localhost", false },
+		{ "localhost", false },
+		{ "file://", false },
+		{ "chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba", false },
+		{ TEST_EXTENSION_ORIGIN "x", false },
+		{ TEST_EXTENSION_ORIGIN "//", false },
+		{ "chrome-extension://abcdefghijklmnopabcdefghijklmno", false },
+		{ "moz-extension://" TEST_EXTENSION_ID, false },
+		{ "CHROME-EXTENSION://ABCDEFGHIJKLMNOPABCDEFGHIJKLMNOP", false },
+	};
+	size_t	i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		ck_assert_msg(http_guard_origin_allowed(cases[i].origin,
+		    TEST_EXTENSION_ORIGIN "/") == cases[i].allowed,
+		    "Origin \"%s\" should be %s",
+		    cases[i].origin ? cases[i].origin : "(null)",
+		    cases[i].allowed ? "allowed" : "refused");
+	}
+
+	/* The extension origin as given without its slash works the same. */
+	ck_assert(http_guard_origin_allowed(TEST_EXTENSION_ORIGIN,
+	    TEST_EXTENSION_ORIGIN));
+	ck_assert(!http_guard_origin_allowed("chrome-extension://other",
+	    TEST_EXTENSION_ORIGIN));
+
+	/* Without a known extension only loopback origins pass. */
+	ck_assert(!http_guard_origin_allowed(TEST_EXTENSION_ORIGIN, NULL));
+	ck_assert(!http_guard_origin_allowed("", ""));
+	ck_assert(!http_guard_origin_allowed("/", "/"));
+	ck_assert(http_guard_origin_allowed("http://localhost:1", NULL));
+	ck_assert(http_guard_origin_allowed(NULL, NULL));
+}
+END_TEST
+
+START_TEST(test_guard_bearer_table)
+{
+	static const struct {
+		const char	*authorization;
+		bool		 valid;
+	} cases[] = {
+		{ "Bearer " TEST_TOKEN_64, true },
+		{ "bearer " TEST_TOKEN_64, true },
+		{ "BEARER " TEST_TOKEN_64, true },
+		{ "Bearer    " TEST_TOKEN_64, true },
+		{ "Bearer " TEST_TOKEN_64 "  ", true },
+		{ NULL, false },
+		{ "", false },
+		{ "Bearer", false },
+		{ "Bearer ", false },
+		{ "Bearer    ", false },
+		{ TEST_TOKEN_64, false },
+		{ " " TEST_TOKEN_64, false },
+		{ "Bearer" TEST_TOKEN_64, false },
+		{ "Bearer\t" TEST_TOKEN_64, false },
+		{ " Bearer " TEST_TOKEN_64, false },
+		{ "Basic " TEST_TOKEN_64, false },
+		{ "Token " TEST_TOKEN_64, false },
+		{ "Bearers " TEST_TOKEN_64, false },
+		{ "Bearer 1123456789abcdef0123456789abcdef"
+		    "0123456789abcdef0123456789abcdef", false },
+		{ "Bearer 0123456789abcdef0123456789abcdef", false },
+		{ "Bearer " TEST_TOKEN_64 "0", false },
+		{ "Bearer " TEST_TOKEN_64 " x", false },
+		{ "Bearer 0123456789ABCDEF0123456789ABCDEF"
+		    "0123456789ABCDEF0123456789ABCDEF", false },
+	};
+	size_t	i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		ck_assert_msg(http_guard_bearer_valid(cases[i].authorization,
+		    TEST_TOKEN_64) == cases[i].valid,
+		    "Authorization \"%s\" should be %s",
+		    cases[i].authorization ? cases[i].authorization : "(null)",
+		    cases[i].valid ? "valid" : "invalid");
+	}
+	ck_assert(!http_guard_bearer_valid("Bearer ", ""));
+	ck_assert(!http_guard_bearer_valid("Bearer x", NULL));
+}
+END_TEST
+
+/* ------------------------------------------------------------ runtime */
+
+/* Sets or, with a NULL value, unsets an environment variable. */
+static void
+test_setenv(const char *name, const char *value)
+{
+	if (value == NULL)
+		ck_assert_int_eq(unsetenv(name), 0);
+	else
+		ck_assert_int_eq(setenv(name, value, 1), 0);
+}
+
+START_TEST(test_runtime_file_path_choices)
+{
+	static const struct {
+		const char	*runtime_dir;
+		const char	*state_home;
+		const char	*home;
+		const char	*path;
+	} cases[] = {
+		{ "/run/user/1000", "/s", "/home/u",
+		    "/run/user/1000/browser-bridge/host.json" },
+		{ NULL, "/home/u/state", "/home/u",
+		    "/home/u/state/browser-bridge/host.json" },
+		{ NULL, NULL, "/home/u",
+		    "/home/u/.local/state/browser-bridge/host.json" },
+		{ "", "", "/home/u",
+		    "/home/u/.local/state/browser-bridge/host.json" },
+		/* XDG paths must be absolute; relative ones are ignored. */
+		{ "run", "state", "/home/u",
+		    "/home/u/.local/state/browser-bridge/host.json" },
+		{ "/run/user/1000", NULL, NULL,
+		    "/run/user/1000/browser-bridge/host.json" },
+		{ NULL, "/st", NULL, "/st/browser-bridge/host.json" },
+	};
+	char	*path, *cause;
+	size_t	 i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		test_setenv("XDG_RUNTIME_DIR", cases[i].runtime_dir);
+		test_setenv("XDG_STATE_HOME", cases[i].state_home);
+		test_setenv("HOME", cases[i].home);
+		cause = NULL;
+		path = runtime_file_path(&cause);
+		ck_assert_msg(path != NULL, "case %zu: %s", i, cause);
+		ck_assert_str_eq(path, cases[i].path);
+		free(path);
+	}
+}
+END_TEST
+
+START_TEST(test_runtime_file_path_without_home)
+{
+	char	*cause = NULL;
+
+	test_setenv("XDG_RUNTIME_DIR", NULL);
+	test_setenv("XDG_STATE_HOME", NULL);
+	test_setenv("HOME", NULL);
+	ck_assert_ptr_null(runtime_file_path(&cause));
+	ck_assert_msg(cause != NULL && strstr(cause, "XDG_RUNTIME_DIR") &&
+	    strstr(cause, "HOME"), "cause: %s", cause);
+	free(cause);
+
+	test_setenv("HOME", "");
+	cause = NULL;
+	ck_assert_ptr_null(runtime_file_path(&cause));
+	ck_assert_ptr_nonnull(cause);
+	free(cause);
+}
+END_TEST
+
+/* Returns the contents a host would write. */
+static json_t *
+test_runtime_contents(long pid, int port)
+{
+	return json_pack("{s:I, s:i, s:s, s:s, s:s}", "pid", (json_int_t)pid,
+	    "port", port, "version", "0.1.0", "url",
+	    "http://127.0.0.1:9333/mcp", "started", "2025-01-01T00:00:00Z");
+}
+
+START_TEST(test_runtime_file_write_private)
+{
+	char		*dir = test_path("state/browser-bridge");
+	char		*path = test_path("state/browser-bridge/host.json");
+	char		*cause = NULL, *text;
+	json_t		*contents, *back;
+	json_error_t	 error;
+
+	contents = test_runtime_contents(4242, 9333);
+	ck_assert_msg(runtime_file_write(path, contents, &cause) == 0,
+	    "runtime_file_write: %s", cause);
+	ck_assert_uint_eq(test_mode(path), 0600);
+	ck_assert_uint_eq(test_mode(dir), 0700);
+	ck_assert_int_eq(test_count_entries(dir), 1);	/* no temp file left */
+
+	back = json_load_file(path, 0, &error);
+	ck_assert_msg(back != NULL, "read back: %s", error.text);
+	ck_assert_json_eq(back, contents);
+	text = test_read_file(path);
+	ck_assert_msg(text[strlen(text) - 1] == '\n', "no trailing newline");
+	ck_assert_msg(strstr(text, "\n  \"pid\"") != NULL, "not indented: %s",
+	    text);
+
+	free(text);
+	json_decref(back);
+	json_decref(contents);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_runtime_file_write_replaces)
+{
+	char		*path = test_path("host.json");
+	char		*cause = NULL;
+	json_t		*first, *second, *back;
+	json_error_t	 error;
+
+	first = test_runtime_contents(1, 1111);
+	second = test_runtime_contents(2, 2222);
+	ck_assert_int_eq(runtime_file_write(path, first, &cause), 0);
+	ck_assert_int_eq(runtime_file_write(path, second, &cause), 0);
+	back = json_load_file(path, 0, &error);
+	ck_assert_ptr_nonnull(back);
+	ck_assert_json_eq(back, second);
+	ck_assert_int_eq(test_count_entries(test_dir), 1);
+
+	json_decref(back);
+	json_decref(second);
+	json_decref(first);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_runtime_file_write_replaces_symlink_not_target)
+{
+	char		*target = test_path("target");
+	char		*path = test_path("host.json");
+	char		*cause = NULL, *text;
+	json_t		*contents;
+
+	test_write_file(target, "keep\n", 5, 0600);
+	ck_assert_int_eq(symlink(target, path), 0);
+	contents = test_runtime_contents(7, 7777);
+	ck_assert_int_eq(runtime_file_write(path, contents, &cause), 0);
+	text = test_read_file(target);
+	ck_assert_str_eq(text, "keep\n");
+	ck_assert_uint_eq(test_mode(path) & 0777, 0600);
+
+	free(text);
+	json_decref(contents);
+	free(path);
+	free(target);
+}
+END_TEST
+
+START_TEST(test_runtime_file_write_reports_bad_directory)
+{
+	char	*blocker = test_path("state");
+	char	*path = test_path("state/browser-bridge/host.json");
+	char	*cause = NULL;
+	json_t	*contents;
+
+	test_write_file(blocker, "", 0, 0600);
+	contents = test_runtime_contents(1, 1);
+	ck_assert_int_eq(runtime_file_write(path, contents, &cause), -1);
+	ck_assert_msg(cause != NULL && strstr(cause, blocker), "cause: %s",
+	    cause);
+
+	free(cause);
+	json_decref(contents);
+	free(path);
+	free(blocker);
+}
+END_TEST
+
+START_TEST(test_runtime_file_remove_only_own_pid)
+{
+	char		*path = test_path("host.json");
+	char		*cause = NULL;
+	json_t		*contents;
+	struct stat	 sb;
+
+	contents = test_runtime_contents(1234, 9333);
+	ck_assert_int_eq(runtime_file_write(path, contents, &cause), 0);
+
+	/* An older host exiting leaves a newer host's file alone. */
+	runtime_file_remove(path, 999);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	runtime_file_remove(path, 12340);
+	ck_assert_int_eq(stat(path, &sb), 0);
+
+	runtime_file_remove(path, 1234);
+	ck_assert_int_eq(stat(path, &sb), -1);
+	ck_assert_int_eq(errno, ENOENT);
+
+	/* Removing a missing file is harmless. */
+	runtime_file_remove(path, 1234);
+
+	json_decref(contents);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_runtime_file_remove_keeps_foreign_files)
+{
+	static const char	*texts[] = {
+		"{\"port\": 9333}\n",
+		"{\"pid\": \"1234\"}\n",
+		"{\"pid\": 1234.0}\n",
+		"not json\n",
+		"[1234]\n",
+	};
+	char			*path = test_path("host.json");
+	char			*target = test_path("target.json");
+	struct stat		 sb;
+	size_t			 i;
+
+	for (i = 0; i < nitems(texts); i++) {
+		test_write_file(path, texts[i], strlen(texts[i]), 0600);
+		runtime_file_remove(path, 1234);
+		ck_assert_msg(stat(path, &sb) == 0, "removed \"%s\"", texts[i]);
+	}
+	ck_assert_int_eq(unlink(path), 0);
+
+	/* A symlink is not followed, even to a file naming our pid. */
+	test_write_file(target, "{\"pid\": 1234}\n", 14, 0600);
+	ck_assert_int_eq(symlink(target, path), 0);
+	runtime_file_remove(path, 1234);
+	ck_assert_int_eq(lstat(path, &sb), 0);
+	ck_assert_int_eq(stat(target, &sb), 0);
+
+	free(target);
+	free(path);
+}
+END_TEST
+
+/* Builds the suite. */
+static Suite *
+security_suite(void)
+{
+	Suite	*suite = suite_create("security");
+	TCase	*tc;
+
+	tc = tcase_create("random");
+	tcase_add_test(tc, test_random_hex_length_and_charset);
+	tcase_add_test(tc, test_random_hex_two_calls_differ);
+	tcase_add_test(tc, test_random_hex_uses_every_digit);
+	tcase_add_test(tc, test_random_bytes_fills_large_buffer);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("token");
+	tcase_add_checked_fixture(tc, test_dir_setup, test_dir_teardown);
+	tcase_add_test(tc, test_token_created_private);
+	tcase_add_test(tc, test_token_read_back_on_second_call);
+	tcase_add_test(tc, test_token_two_files_differ);
+	tcase_add_test(tc, test_token_refuses_open_modes);
+	tcase_add_test(tc, test_token_refuses_symlink);
+	tcase_add_test(tc, test_token_refuses_dangling_symlink);
+	tcase_add_test(tc, test_token_refuses_malformed);
+	tcase_add_test(tc, test_token_refuses_too_long);
+	tcase_add_test(tc, test_token_accepts_user_token_with_trailing_whitespace);
+	tcase_add_test(tc, test_token_refuses_non_regular_files);
+	tcase_add_test(tc, test_token_refuses_other_owner);
+	tcase_add_test(tc, test_token_concurrent_creators_agree);
+	tcase_add_test(tc, test_token_equal_table);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("http-guard");
+	tcase_add_test(tc, test_guard_host_table);
+	tcase_add_test(tc, test_guard_origin_table);
+	tcase_add_test(tc, test_guard_bearer_table);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("runtime-file");
+	tcase_add_checked_fixture(tc, test_dir_setup, test_dir_teardown);
+	tcase_add_test(tc, test_runtime_file_path_choices);
+	tcase_add_test(tc, test_runtime_file_path_without_home);
+	tcase_add_test(tc, test_runtime_file_write_private);
+	tcase_add_test(tc, test_runtime_file_write_replaces);
+	tcase_add_test(tc, test_runtime_file_write_replaces_symlink_not_target);
+	tcase_add_test(tc, test_runtime_file_write_reports_bad_directory);
+	tcase_add_test(tc, test_runtime_file_remove_only_own_pid);
+	tcase_add_test(tc, test_runtime_file_remove_keeps_foreign_files);
+	suite_add_tcase(suite, tc);
+
+	return suite;
+}
+
+int
+main(void)
+{
+	return check_run_suite(security_suite());
+}
