@@ -55,6 +55,7 @@ setup(void)
 {
 	struct rpc_callbacks	callbacks = { .send = fixture_send };
 	char			*cause = NULL;
+	json_t			*hello;
 
 	memset(&fx, 0, sizeof fx);
 	config_defaults(&fx.bridge.config);
@@ -68,8 +69,10 @@ setup(void)
 	    SESSION_STREAMABLE, 0);
 	fx.sent = json_array();
 	fx.emitted = json_array();
-	rpc_receive(fx.bridge.rpc, check_json("{\"type\":\"hello\","
-	    "\"protocol\":1,\"version\":\"test\"}"));
+	hello = check_json("{\"type\":\"hello\",\"protocol\":1,"
+	    "\"version\":\"test\"}");
+	rpc_receive(fx.bridge.rpc, hello);
+	json_decref(hello);
 	json_array_clear(fx.sent);	/* the welcome */
 }
 
