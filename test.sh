@@ -1,0 +1,53 @@
+#!/bin/sh
+# Builds Browser Bridge and runs the whole test suite: the -Werror build,
+# the same suite under AddressSanitizer and UndefinedBehaviorSanitizer, the
+# integration tests with the host under valgrind, and make distcheck.
+# Installs missing Debian packages first (as root).
+set -eu
+cd "$(dirname "$0")"
+top=$(pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+
+scripts/deps.sh test
+./autogen.sh >/dev/null 2>&1 || ./autogen.sh
+
+passed=0
+failed=0
+# Adds one stage's automake counts to the totals.
+count() {
+	log="$1/test-suite.log"
+	[ -f "$log" ] || return 0
+	p=$(sed -n 's/^# PASS: *//p' "$log" | head -n 1)
+	f=$(sed -n 's/^# FAIL: *//p' "$log" | head -n 1)
+	e=$(sed -n 's/^# ERROR: *//p' "$log" | head -n 1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0} + ${e:-0}))
+}
+
+# Runs one stage: configure the build dir once, then the given make goals.
+stage() {
+	name="$1"; dir="$top/_build-$2"; flags="$3"; shift 3
+	echo "==> $name: configure $flags"
+	mkdir -p "$dir"
+	(cd "$dir" && [ -f Makefile ] || "$top/configure" -q $flags)
+	echo "==> $name: make $*"
+	status=0
+	(cd "$dir" && make -s -j"$jobs" "$@") || status=$?
+	count "$dir"
+	if [ "$status" -ne 0 ]; then
+		for log in "$dir"/tests/*.log; do
+			grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null &&
+				{ echo "---- $log"; tail -n 60 "$log"; }
+		done
+		echo "$passed passed, $((failed > 0 ? failed : 1)) failed"
+		exit 1
+	fi
+}
+
+stage "unit and integration" main "--enable-werror" check
+stage "sanitizers" sanitizers "--enable-werror --enable-sanitizers" check
+stage "integration under valgrind" main "--enable-werror" check \
+	TESTS=tests/integration.sh INTEGRATION_VALGRIND=1
+stage "distcheck" main "--enable-werror" distcheck \
+	DISTCHECK_CONFIGURE_FLAGS=--enable-werror
+echo "$passed passed, $failed failed"
