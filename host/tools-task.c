@@ -1,1 +1,22 @@
-/* placeholder: being written */
+/* The task tool: hand a multi-step goal to the extension's agents. */
+#include "tools.h"
+
+const struct tool_entry tools_task[] = {
+	{
+		.name = "run_task",
+		.title = "Run browser task",
+		.description = "Have the extension's agents carry out a "
+		    "multi-step goal in the browser, reporting progress. Needs "
+		    "an LLM set up in the extension.",
+		.input_schema = "{\"type\":\"object\",\"properties\":{"
+		    "\"task\":{\"type\":\"string\","
+		    "\"description\":\"The goal, in plain language.\"},"
+		    TOOL_ARG_TAB_ID ","
+		    "\"max_steps\":{\"type\":\"integer\",\"minimum\":1,"
+		    "\"maximum\":100}"
+		    "},\"required\":[\"task\"],\"additionalProperties\":false}",
+		.timeout_ms = 600000,
+		.method = "run_task",
+	},
+	{ .name = NULL }
+};

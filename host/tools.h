@@ -64,6 +64,19 @@ int			 tool_check_arguments(const struct tool *tool,
 			    const json_t *args, char **cause);
 char			*tool_registry_markdown(const struct tool_registry *registry);
 
+/*
+ * Input schema fragments shared by the groups (JSON text, one property
+ * each), so an argument reads the same in every tool that takes it.
+ */
+#define TOOL_ARG_TAB_ID \
+	"\"tab_id\":{\"type\":\"integer\"}"
+#define TOOL_ARG_REF \
+	"\"ref\":{\"type\":\"string\"}"
+#define TOOL_ARG_REF_ABOUT(description) \
+	"\"ref\":{\"type\":\"string\",\"description\":\"" description "\"}"
+#define TOOL_ARG_INCLUDE_STATE \
+	"\"include_state\":{\"type\":\"boolean\"}"
+
 /* The groups, each defined in its own tools-*.c file. */
 extern const struct tool_entry tools_navigation[];
 extern const struct tool_entry tools_state[];

@@ -1,1 +1,690 @@
-int main(void) { return 77; } /* placeholder: being written */
+/* Tests for host/tools*.c: the catalogue, tools/list, timeouts and docs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+#include <jansson.h>
+
+#include <event2/event.h>
+
+#include "bridge.h"
+#include "check-helpers.h"
+#include "config.h"
+#include "rpc.h"
+#include "schema.h"
+#include "session.h"
+#include "tools.h"
+
+#ifndef DOCS_DIR
+#define DOCS_DIR "docs"
+#endif
+
+#define TOOLS_LIST_LIMIT	10240
+
+static const char *tool_names[] = {
+	"navigate_to", "navigate_history", "get_browser_state",
+	"get_dom_extra_elements", "click_element", "type_value",
+	"select_option", "hover_element", "press_keys", "scroll_page",
+	"manage_tabs", "take_screenshot", "get_page_content", "evaluate_script",
+	"get_console_logs", "wait_for", "handle_dialog", "run_task",
+	"host_status", NULL
+};
+
+static const char *read_only_names[] = {
+	"get_browser_state", "get_dom_extra_elements", "take_screenshot",
+	"get_page_content", "get_console_logs", "wait_for", "host_status", NULL
+};
+
+static struct tool_registry *registry;
+
+/* Loads the registry before each test. */
+static void
+registry_setup(void)
+{
+	char	*cause = NULL;
+
+	registry = tool_registry_new(&cause);
+	ck_assert_msg(registry != NULL, "registry failed to load: %s",
+	    cause != NULL ? cause : "(no cause)");
+}
+
+/* Frees the registry after each test. */
+static void
+registry_teardown(void)
+{
+	tool_registry_free(registry);
+	registry = NULL;
+}
+
+/* Returns a tool that must exist. */
+static const struct tool *
+must_find(const char *name)
+{
+	const struct tool	*tool = tool_registry_find(registry, name);
+
+	ck_assert_msg(tool != NULL, "tool %s is missing", name);
+	return tool;
+}
+
+/* Returns whether name is in a NULL-terminated list. */
+static int
+in_list(const char **list, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; list[i] != NULL; i++) {
+		if (strcmp(list[i], name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Reads a whole file, or returns NULL. */
+static char *
+read_file(const char *path)
+{
+	FILE	*f;
+	char	*data = NULL;
+	size_t	 size = 0, used = 0, n;
+
+	if ((f = fopen(path, "rb")) == NULL)
+		return NULL;
+	for (;;) {
+		if (used + 4096 + 1 > size) {
+			size = (used + 4096 + 1) * 2;
+			data = realloc(data, size);
+			ck_assert_ptr_nonnull(data);
+		}
+		n = fread(data + used, 1, 4096, f);
+		used += n;
+		if (n == 0)
+			break;
+	}
+	fclose(f);
+	data[used] = '\0';
+	return data;
+}
+
+START_TEST(test_registry_loads_every_tool)
+{
+	size_t	i;
+
+	for (i = 0; tool_names[i] != NULL; i++)
+		must_find(tool_names[i]);
+	ck_assert_uint_eq(tool_registry_count(registry), i);
+	ck_assert_ptr_null(tool_registry_find(registry, "no_such_tool"));
+	ck_assert_ptr_null(tool_registry_find(registry, NULL));
+	ck_assert_ptr_null(tool_registry_at(registry, i));
+}
+END_TEST
+
+START_TEST(test_registry_at_matches_find)
+{
+	const struct tool	*tool;
+	size_t			 i;
+
+	for (i = 0; i < tool_registry_count(registry); i++) {
+		tool = tool_registry_at(registry, i);
+		ck_assert_ptr_nonnull(tool);
+		ck_assert_ptr_eq(tool_registry_find(registry,
+		    tool->entry->name), tool);
+	}
+}
+END_TEST
+
+START_TEST(test_every_tool_is_described)
+{
+	const struct tool	*tool;
+	const json_t		*schema;
+	size_t			 i;
+
+	for (i = 0; i < tool_registry_count(registry); i++) {
+		tool = tool_registry_at(registry, i);
+		ck_assert_msg(tool->entry->title != NULL &&
+		    tool->entry->title[0] != '\0', "%s has no title",
+		    tool->entry->name);
+		ck_assert_msg(tool->entry->description != NULL &&
+		    strlen(tool->entry->description) > 10,
+		    "%s has no description", tool->entry->name);
+		schema = tool->input_schema;
+		ck_assert_msg(json_is_object(schema), "%s: no input schema",
+		    tool->entry->name);
+		ck_assert_msg(strcmp(json_string_value(json_object_get(schema,
+		    "type")), "object") == 0, "%s: input schema is not an "
+		    "object", tool->entry->name);
+		ck_assert_msg(json_is_object(json_object_get(schema,
+		    "properties")), "%s: input schema has no properties",
+		    tool->entry->name);
+		ck_assert_msg(json_is_false(json_object_get(schema,
+		    "additionalProperties")), "%s: additionalProperties is "
+		    "not false", tool->entry->name);
+	}
+}
+END_TEST
+
+START_TEST(test_host_status_has_handler_others_methods)
+{
+	const struct tool	*tool;
+	size_t			 i;
+
+	for (i = 0; i < tool_registry_count(registry); i++) {
+		tool = tool_registry_at(registry, i);
+		if (strcmp(tool->entry->name, "host_status") == 0) {
+			ck_assert_ptr_nonnull(tool->entry->handler);
+			ck_assert_ptr_null(tool->entry->method);
+			ck_assert_ptr_nonnull(tool->output_schema);
+			continue;
+		}
+		ck_assert_msg(tool->entry->handler == NULL,
+		    "%s has a host handler", tool->entry->name);
+		ck_assert_msg(tool->entry->method != NULL &&
+		    strcmp(tool->entry->method, tool->entry->name) == 0,
+		    "%s: method is not the tool name", tool->entry->name);
+	}
+}
+END_TEST
+
+START_TEST(test_listing_objects)
+{
+	const struct tool	*tool;
+	const json_t		*listing, *annotations;
+	size_t			 i;
+
+	for (i = 0; i < tool_registry_count(registry); i++) {
+		tool = tool_registry_at(registry, i);
+		listing = tool->listing;
+		ck_assert_str_eq(json_string_value(json_object_get(listing,
+		    "name")), tool->entry->name);
+		ck_assert_str_eq(json_string_value(json_object_get(listing,
+		    "title")), tool->entry->title);
+		ck_assert_str_eq(json_string_value(json_object_get(listing,
+		    "description")), tool->entry->description);
+		ck_assert_json_eq(json_object_get(listing, "inputSchema"),
+		    tool->input_schema);
+		if (tool->output_schema != NULL)
+			ck_assert_json_eq(json_object_get(listing,
+			    "outputSchema"), tool->output_schema);
+		else
+			ck_assert_ptr_null(json_object_get(listing,
+			    "outputSchema"));
+		annotations = json_object_get(listing, "annotations");
+		if (in_list(read_only_names, tool->entry->name)) {
+			ck_assert_msg(tool->entry->read_only, "%s should be "
+			    "read-only", tool->entry->name);
+			ck_assert_msg(json_is_true(json_object_get(annotations,
+			    "readOnlyHint")), "%s lacks readOnlyHint",
+			    tool->entry->name);
+		} else {
+			ck_assert_msg(!tool->entry->read_only &&
+			    annotations == NULL, "%s should not be read-only",
+			    tool->entry->name);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_shared_arguments_agree)
+{
+	const struct tool	*tool;
+	const json_t		*properties;
+	json_t			*property;
+	const char		*key, *type;
+	size_t			 i;
+
+	for (i = 0; i < tool_registry_count(registry); i++) {
+		tool = tool_registry_at(registry, i);
+		properties = json_object_get(tool->input_schema, "properties");
+		json_object_foreach((json_t *)properties, key, property) {
+			type = json_string_value(json_object_get(property,
+			    "type"));
+			/* Units are milliseconds, in integers, everywhere. */
+			if (strlen(key) > 3 &&
+			    strcmp(key + strlen(key) - 3, "_ms") == 0) {
+				ck_assert_msg(type != NULL &&
+				    strcmp(type, "integer") == 0 &&
+				    json_integer_value(json_object_get(property,
+				    "minimum")) == 0, "%s.%s is not an integer "
+				    ">= 0", tool->entry->name, key);
+			}
+			if (strcmp(key, "tab_id") == 0 ||
+			    strcmp(key, "ref") == 0 ||
+			    strcmp(key, "include_state") == 0) {
+				ck_assert_msg(type != NULL && strcmp(type,
+				    strcmp(key, "tab_id") == 0 ? "integer" :
+				    strcmp(key, "ref") == 0 ? "string" :
+				    "boolean") == 0, "%s.%s has type %s",
+				    tool->entry->name, key,
+				    type != NULL ? type : "(none)");
+			}
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_host_status_result_matches_output_schema)
+{
+	struct rpc_callbacks	 callbacks = { .send = NULL };
+	struct bridge		 bridge;
+	const struct tool	*tool = must_find("host_status");
+	const json_t		*content, *structured;
+	json_t			*result, *parsed;
+	char			*cause = NULL;
+
+	memset(&bridge, 0, sizeof bridge);
+	config_defaults(&bridge.config);
+	bridge.base = event_base_new();
+	bridge.rpc = rpc_new(bridge.base, NULL, 50, &callbacks);
+	bridge.sessions = session_store_new(8, 60000, NULL, NULL);
+	bridge.tools = registry;
+	bridge.port = 9333;
+	bridge.started_ms = bridge_now_ms();
+
+	result = tool->entry->handler(&bridge, NULL);
+	ck_assert_ptr_nonnull(result);
+	ck_assert_ptr_null(json_object_get(result, "isError"));
+	structured = json_object_get(result, "structuredContent");
+	ck_assert_msg(schema_validate(tool->output_schema, structured,
+	    &cause) == 0, "structuredContent does not match the output "
+	    "schema: %s", cause);
+	ck_assert(json_is_false(json_object_get(structured,
+	    "extension_connected")));
+	ck_assert_str_eq(json_string_value(json_object_get(structured,
+	    "mcp_url")), "http://127.0.0.1:9333/mcp");
+
+	/* The text item carries the same object, for clients without it. */
+	ck_assert_uint_eq(json_array_size(json_object_get(result, "content")),
+	    1);
+	content = json_array_get(json_object_get(result, "content"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(content, "type")),
+	    "text");
+	parsed = check_json(json_string_value(json_object_get(content,
+	    "text")));
+	ck_assert_json_eq(parsed, structured);
+
+	json_decref(parsed);
+	json_decref(result);
+	session_store_free(bridge.sessions);
+	rpc_free(bridge.rpc);
+	event_base_free(bridge.base);
+	config_clear(&bridge.config);
+}
+END_TEST
+
+START_TEST(test_list_fits_budget)
+{
+	json_t	*result;
+	char	*cause = NULL, *text;
+	size_t	 size;
+
+	result = tool_registry_list(registry, NULL, 0, &cause);
+	ck_assert_msg(result != NULL, "list failed: %s", cause);
+	ck_assert_uint_eq(json_array_size(json_object_get(result, "tools")),
+	    tool_registry_count(registry));
+	ck_assert_ptr_null(json_object_get(result, "nextCursor"));
+	text = json_dumps(result, JSON_COMPACT);
+	size = strlen(text);
+	ck_assert_msg(size < TOOLS_LIST_LIMIT, "tools/list is %zu bytes, over "
+	    "the %d byte budget: shorten descriptions", size,
+	    TOOLS_LIST_LIMIT);
+	free(text);
+	json_decref(result);
+}
+END_TEST
+
+START_TEST(test_list_pages_walk_every_tool_once)
+{
+	json_t		*result;
+	const json_t	*tools, *item, *next;
+	char		*cursor = NULL, *cause = NULL;
+	size_t		 i, seen = 0, pages = 0, count;
+	int		*hits;
+
+	count = tool_registry_count(registry);
+	hits = calloc(count, sizeof *hits);
+	ck_assert_ptr_nonnull(hits);
+	for (;;) {
+		result = tool_registry_list(registry, cursor, 5, &cause);
+		ck_assert_msg(result != NULL, "cursor %s failed: %s",
+		    cursor != NULL ? cursor : "(none)", cause);
+		tools = json_object_get(result, "tools");
+		ck_assert_uint_le(json_array_size(tools), 5);
+		ck_assert_uint_ge(json_array_size(tools), 1);
+		json_array_foreach(tools, i, item) {
+			const struct tool *tool = tool_registry_find(registry,
+			    json_string_value(json_object_get(item, "name")));
+
+			ck_assert_ptr_nonnull(tool);
+			hits[tool - tool_registry_at(registry, 0)]++;
+			seen++;
+		}
+		pages++;
+		free(cursor);
+		cursor = NULL;
+		next = json_object_get(result, "nextCursor");
+		if (next != NULL) {
+			ck_assert_msg(json_is_string(next), "nextCursor is not "
+			    "a string");
+			cursor = strdup(json_string_value(next));
+		}
+		json_decref(result);
+		if (cursor == NULL)
+			break;
+		ck_assert_uint_lt(pages, count);
+	}
+	ck_assert_uint_eq(seen, count);
+	ck_assert_uint_eq(pages, (count + 4) / 5);
+	for (i = 0; i < count; i++)
+		ck_assert_msg(hits[i] == 1, "tool %zu listed %d times", i,
+		    hits[i]);
+	free(hits);
+}
+END_TEST
+
+START_TEST(test_list_large_page_has_no_cursor)
+{
+	json_t	*result;
+	char	*cause = NULL;
+
+	result = tool_registry_list(registry, NULL, 1000, &cause);
+	ck_assert_ptr_nonnull(result);
+	ck_assert_uint_eq(json_array_size(json_object_get(result, "tools")),
+	    tool_registry_count(registry));
+	ck_assert_ptr_null(json_object_get(result, "nextCursor"));
+	json_decref(result);
+}
+END_TEST
+
+START_TEST(test_list_bad_cursor_fails)
+{
+	static const char	*bad[] = {
+		"", "abc", "-1", "5x", "01", " 5", "999", "18446744073709551617",
+		NULL
+	};
+	json_t			*result;
+	char			*cause, *count;
+	size_t			 i;
+
+	for (i = 0; bad[i] != NULL; i++) {
+		cause = NULL;
+		result = tool_registry_list(registry, bad[i], 5, &cause);
+		ck_assert_msg(result == NULL, "cursor \"%s\" accepted", bad[i]);
+		ck_assert_msg(cause != NULL &&
+		    strstr(cause, "invalid cursor") != NULL,
+		    "cursor \"%s\": cause %s", bad[i],
+		    cause != NULL ? cause : "(null)");
+		free(cause);
+	}
+
+	/* The count itself is one past the last tool. */
+	if (asprintf(&count, "%zu", tool_registry_count(registry)) < 0)
+		ck_abort_msg("asprintf failed");
+	cause = NULL;
+	ck_assert_ptr_null(tool_registry_list(registry, count, 5, &cause));
+	free(cause);
+	free(count);
+}
+END_TEST
+
+START_TEST(test_timeout_default)
+{
+	ck_assert_int_eq(tool_timeout_ms(must_find("navigate_history"), NULL),
+	    TOOL_DEFAULT_TIMEOUT_MS);
+	ck_assert_int_eq(tool_timeout_ms(must_find("click_element"), NULL),
+	    30000);
+}
+END_TEST
+
+START_TEST(test_timeout_explicit)
+{
+	json_t	*args = check_json("{\"task\":\"x\"}");
+
+	ck_assert_int_eq(tool_timeout_ms(must_find("run_task"), args), 600000);
+	ck_assert_int_eq(tool_timeout_ms(must_find("run_task"), NULL), 600000);
+	json_decref(args);
+}
+END_TEST
+
+START_TEST(test_timeout_argument_adds_margin)
+{
+	json_t	*args;
+
+	args = check_json("{\"url\":\"about:blank\",\"timeout_ms\":1000}");
+	ck_assert_int_eq(tool_timeout_ms(must_find("navigate_to"), args), 6000);
+	json_decref(args);
+
+	args = check_json("{\"text\":\"x\",\"timeout_ms\":0}");
+	ck_assert_int_eq(tool_timeout_ms(must_find("wait_for"), args), 5000);
+	json_decref(args);
+
+	args = check_json("{\"timeout_ms\":300000}");
+	ck_assert_int_eq(tool_timeout_ms(must_find("wait_for"), args), 305000);
+	json_decref(args);
+}
+END_TEST
+
+START_TEST(test_timeout_argument_absent_uses_default_plus_margin)
+{
+	json_t	*args;
+
+	ck_assert_int_eq(tool_timeout_ms(must_find("navigate_to"), NULL),
+	    TOOL_DEFAULT_TIMEOUT_MS + 5000);
+	args = check_json("{\"url\":\"about:blank\"}");
+	ck_assert_int_eq(tool_timeout_ms(must_find("navigate_to"), args),
+	    TOOL_DEFAULT_TIMEOUT_MS + 5000);
+	json_decref(args);
+	/* Not an integer: ignored rather than trusted. */
+	args = check_json("{\"timeout_ms\":\"9\"}");
+	ck_assert_int_eq(tool_timeout_ms(must_find("wait_for"), args),
+	    TOOL_DEFAULT_TIMEOUT_MS + 5000);
+	json_decref(args);
+}
+END_TEST
+
+/* Asserts a tool's arguments fail with exactly this cause. */
+static void
+expect_argument_cause(const char *name, const char *args_text,
+    const char *expected)
+{
+	json_t	*args = args_text != NULL ? check_json(args_text) : NULL;
+	char	*cause = NULL;
+
+	ck_assert_int_eq(tool_check_arguments(must_find(name), args, &cause),
+	    -1);
+	ck_assert_msg(cause != NULL && strcmp(cause, expected) == 0,
+	    "%s: cause differs:\n  actual:   %s\n  expected: %s", name,
+	    cause != NULL ? cause : "(null)", expected);
+	free(cause);
+	json_decref(args);
+}
+
+/* Asserts a tool accepts these arguments. */
+static void
+expect_arguments_ok(const char *name, const char *args_text)
+{
+	json_t	*args = args_text != NULL ? check_json(args_text) : NULL;
+	char	*cause = NULL;
+
+	ck_assert_msg(tool_check_arguments(must_find(name), args, &cause) == 0,
+	    "%s rejected %s: %s", name, args_text != NULL ? args_text : "NULL",
+	    cause != NULL ? cause : "(no cause)");
+	free(cause);
+	json_decref(args);
+}
+
+START_TEST(test_arguments_bad_field_named)
+{
+	expect_argument_cause("navigate_to", "{\"url\":5}",
+	    "argument \"url\" must be a string");
+	expect_argument_cause("scroll_page", "{\"direction\":\"left\"}",
+	    "argument \"direction\" must be one of \"up\", \"down\", "
+	    "\"to_top\", \"to_bottom\", \"to_element\"");
+	expect_argument_cause("scroll_page",
+	    "{\"direction\":\"down\",\"pixels\":0}",
+	    "argument \"pixels\" must be an integer >= 1");
+	expect_argument_cause("navigate_to", "{\"url\":\"x\",\"foo\":1}",
+	    "unknown argument \"foo\"; allowed: \"url\", \"wait_until\", "
+	    "\"timeout_ms\", \"new_tab\", \"tab_id\"");
+	expect_argument_cause("click_element",
+	    "{\"modifiers\":[\"Shift\",\"Ctrl\"]}",
+	    "argument \"modifiers[1]\" must be one of \"Alt\", \"Control\", "
+	    "\"Meta\", \"Shift\"");
+	expect_argument_cause("click_element",
+	    "{\"coordinates\":{\"x\":\"1\",\"y\":2}}",
+	    "argument \"coordinates.x\" must be a number");
+	expect_argument_cause("select_option", "{\"ref\":\"e1\",\"values\":[]}",
+	    "argument \"values\" must be an array of at least 1 item");
+	expect_argument_cause("navigate_to",
+	    "{\"url\":\"x\",\"timeout_ms\":300001}",
+	    "argument \"timeout_ms\" must be an integer from 0 to 300000");
+}
+END_TEST
+
+START_TEST(test_arguments_null_is_empty_object)
+{
+	expect_arguments_ok("host_status", NULL);
+	expect_arguments_ok("get_browser_state", NULL);
+	expect_argument_cause("navigate_to", NULL,
+	    "missing required argument \"url\" (string)");
+	expect_argument_cause("host_status", "{\"verbose\":true}",
+	    "unknown argument \"verbose\"; this tool takes no arguments");
+}
+END_TEST
+
+START_TEST(test_arguments_must_be_object)
+{
+	expect_argument_cause("host_status", "[]",
+	    "arguments must be an object");
+	expect_argument_cause("navigate_to", "\"https://example.com\"",
+	    "arguments must be an object");
+}
+END_TEST
+
+START_TEST(test_arguments_valid_calls_pass)
+{
+	expect_arguments_ok("navigate_to", "{\"url\":\"https://example.com\","
+	    "\"wait_until\":\"networkidle\",\"timeout_ms\":0,\"new_tab\":true,"
+	    "\"tab_id\":3}");
+	expect_arguments_ok("click_element", "{\"coordinates\":{\"x\":10.5,"
+	    "\"y\":4},\"button\":\"right\",\"click_count\":2,"
+	    "\"modifiers\":[\"Control\"],\"include_state\":true}");
+	expect_arguments_ok("type_value", "{\"ref\":\"e12\",\"text\":"
+	    "\"hi{Enter}\",\"clear\":true}");
+	expect_arguments_ok("wait_for", "{\"selector\":\"#x\",\"state\":"
+	    "\"detached\",\"timeout_ms\":100}");
+	expect_arguments_ok("evaluate_script", "{\"expression\":\"(a) => a\","
+	    "\"args\":[1,{\"b\":null}]}");
+	expect_arguments_ok("get_console_logs", "{\"level\":[\"warn\","
+	    "\"error\"],\"max\":1000,\"since_last_call\":true}");
+	expect_arguments_ok("run_task", "{\"task\":\"find the cheapest "
+	    "flight\",\"max_steps\":100}");
+}
+END_TEST
+
+START_TEST(test_markdown_covers_every_tool)
+{
+	char	*text, *heading;
+	size_t	 i;
+
+	text = tool_registry_markdown(registry);
+	ck_assert_ptr_nonnull(text);
+	for (i = 0; tool_names[i] != NULL; i++) {
+		if (asprintf(&heading, "\n## `%s`: ", tool_names[i]) < 0)
+			ck_abort_msg("asprintf failed");
+		ck_assert_msg(strstr(text, heading) != NULL,
+		    "docs lack a section for %s", tool_names[i]);
+		free(heading);
+	}
+	ck_assert_ptr_nonnull(strstr(text, "ELEMENT_NOT_FOUND"));
+	ck_assert_ptr_nonnull(strstr(text, "EXTENSION_DISCONNECTED"));
+	ck_assert_ptr_nonnull(strstr(text, "REGENERATE_DOCS=1"));
+	ck_assert_ptr_nonnull(strstr(text, "| `url` | string | yes |"));
+	ck_assert_ptr_nonnull(strstr(text, "Timeout: 600000 ms."));
+	free(text);
+}
+END_TEST
+
+START_TEST(test_docs_match_catalogue)
+{
+	const char	*path = DOCS_DIR "/tools.md";
+	const char	*regenerate = getenv("REGENERATE_DOCS");
+	char		*expected, *actual;
+	FILE		*f;
+
+	expected = tool_registry_markdown(registry);
+	if (regenerate != NULL && strcmp(regenerate, "1") == 0) {
+		f = fopen(path, "w");
+		ck_assert_msg(f != NULL, "cannot write %s: %s", path,
+		    strerror(errno));
+		ck_assert_int_eq(fputs(expected, f) >= 0, 1);
+		ck_assert_int_eq(fclose(f), 0);
+	}
+	actual = read_file(path);
+	ck_assert_msg(actual != NULL, "cannot read %s: %s; run "
+	    "REGENERATE_DOCS=1 tests/check-tools to write it", path,
+	    strerror(errno));
+	ck_assert_msg(strcmp(actual, expected) == 0, "%s is out of date with "
+	    "the catalogue in host/tools-*.c: run REGENERATE_DOCS=1 "
+	    "tests/check-tools in the build directory, then commit it", path);
+	free(actual);
+	free(expected);
+}
+END_TEST
+
+/* Builds the tools suite. */
+static Suite *
+tools_suite(void)
+{
+	Suite	*s = suite_create("tools");
+	TCase	*tc;
+
+	tc = tcase_create("registry");
+	tcase_add_checked_fixture(tc, registry_setup, registry_teardown);
+	tcase_add_test(tc, test_registry_loads_every_tool);
+	tcase_add_test(tc, test_registry_at_matches_find);
+	tcase_add_test(tc, test_every_tool_is_described);
+	tcase_add_test(tc, test_host_status_has_handler_others_methods);
+	tcase_add_test(tc, test_host_status_result_matches_output_schema);
+	tcase_add_test(tc, test_listing_objects);
+	tcase_add_test(tc, test_shared_arguments_agree);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("list");
+	tcase_add_checked_fixture(tc, registry_setup, registry_teardown);
+	tcase_add_test(tc, test_list_fits_budget);
+	tcase_add_test(tc, test_list_pages_walk_every_tool_once);
+	tcase_add_test(tc, test_list_large_page_has_no_cursor);
+	tcase_add_test(tc, test_list_bad_cursor_fails);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("timeout");
+	tcase_add_checked_fixture(tc, registry_setup, registry_teardown);
+	tcase_add_test(tc, test_timeout_default);
+	tcase_add_test(tc, test_timeout_explicit);
+	tcase_add_test(tc, test_timeout_argument_adds_margin);
+	tcase_add_test(tc, test_timeout_argument_absent_uses_default_plus_margin);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("arguments");
+	tcase_add_checked_fixture(tc, registry_setup, registry_teardown);
+	tcase_add_test(tc, test_arguments_bad_field_named);
+	tcase_add_test(tc, test_arguments_null_is_empty_object);
+	tcase_add_test(tc, test_arguments_must_be_object);
+	tcase_add_test(tc, test_arguments_valid_calls_pass);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("docs");
+	tcase_add_checked_fixture(tc, registry_setup, registry_teardown);
+	tcase_add_test(tc, test_markdown_covers_every_tool);
+	tcase_add_test(tc, test_docs_match_catalogue);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int
+main(void)
+{
+	return check_run_suite(tools_suite());
+}
