@@ -1,0 +1,3 @@
+#!/bin/sh
+# Placeholder until the extension lands: skipped.
+exit 77
