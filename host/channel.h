@@ -2,6 +2,10 @@
  * The native-messaging channel on the host's stdin and stdout: reads frames
  * without blocking, reassembles partial ones, hands each JSON object to the
  * owner, and writes messages as frames (chunked above 1 MB).
+ *
+ * The channel never closes in_fd or out_fd; they stay the caller's. on_close
+ * runs once, from the loop. channel_free must not be called from inside
+ * on_message or on_close: the owner frees the channel from the loop later.
  */
 #ifndef CHANNEL_H
 #define CHANNEL_H
