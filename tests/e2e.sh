@@ -1,3 +1,94 @@
 #!/bin/sh
-# Placeholder until the extension lands: skipped.
-exit 77
+# Runs the end-to-end tests (tests/e2e/*.test.mjs): headless Chromium with
+# the extension and a fresh profile whose NativeMessagingHosts/ points at
+# the built host, the fixture site (tests/e2e/site) on two loopback ports,
+# and the official MCP SDK as the client. `make check` runs it with
+# BRIDGE_BIN, BRIDGE_SRCDIR, BRIDGE_BUILDDIR, NODE and NPM set.
+#
+# Exit 77 (skip) without Node 20+ or without Chromium. CHROMIUM names the
+# browser binary (default: chromium, chromium-browser or google-chrome on
+# PATH). E2E_RUNS=N runs the suite N times in a row (flakiness check).
+
+set -u
+
+srcdir=${BRIDGE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+builddir=${BRIDGE_BUILDDIR:-$(pwd)}
+BRIDGE_BIN=${BRIDGE_BIN:-$builddir/browser-bridge}
+NODE=${NODE:-}
+NPM=${NPM:-}
+[ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null) || NODE=
+[ -n "$NPM" ] || NPM=$(command -v npm 2>/dev/null) || NPM=
+
+if [ -z "$NODE" ]; then
+	cat >&2 <<'MSG'
+e2e.sh: skipped: Node.js was not found when configure ran.
+Install Node 20 or later (Debian/Ubuntu: apt-get install nodejs npm), then run configure again.
+MSG
+	exit 77
+fi
+if ! "$NODE" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then
+	echo "e2e.sh: skipped: $NODE is Node $("$NODE" --version); the tests need Node 20 or later" >&2
+	exit 77
+fi
+CHROMIUM=${CHROMIUM:-}
+if [ -z "$CHROMIUM" ]; then
+	for name in chromium chromium-browser google-chrome; do
+		CHROMIUM=$(command -v "$name" 2>/dev/null) && break
+		CHROMIUM=
+	done
+fi
+if [ -z "$CHROMIUM" ] || ! [ -x "$CHROMIUM" ]; then
+	cat >&2 <<'MSG'
+e2e.sh: skipped: Chromium was not found.
+Install it (Debian/Ubuntu: apt-get install chromium), or set CHROMIUM to the
+browser's path, then run make check again.
+MSG
+	exit 77
+fi
+if [ ! -f "$srcdir/tests/package.json" ] || [ ! -f "$srcdir/tests/package-lock.json" ]; then
+	echo "e2e.sh: skipped: tests/package.json and tests/package-lock.json (the MCP SDK pin) are missing" >&2
+	exit 77
+fi
+if [ ! -x "$BRIDGE_BIN" ]; then
+	echo "e2e.sh: $BRIDGE_BIN is missing: run make first" >&2
+	exit 99
+fi
+
+# Work in the build tree: the source tree may be read-only (distcheck).
+dest=$builddir/tests/e2e-node
+mkdir -p "$dest" || exit 99
+rm -rf "$dest/e2e" "$dest/extension" "$dest/package.json" "$dest/package-lock.json"
+cp "$srcdir/tests/package.json" "$srcdir/tests/package-lock.json" "$dest/" &&
+cp -R "$srcdir/tests/e2e" "$dest/e2e" &&
+cp -R "$srcdir/extension" "$dest/extension" &&
+chmod -R u+w "$dest/e2e" "$dest/extension" "$dest/package.json" "$dest/package-lock.json" ||
+	exit 99
+
+# Install the SDK only when it is missing or the lock changed.
+if [ ! -d "$dest/node_modules" ] ||
+    ! cmp -s "$dest/package-lock.json" "$dest/.installed-lock.json"; then
+	if [ -z "$NPM" ]; then
+		echo "e2e.sh: npm was not found when configure ran; install npm (apt-get install npm) and run configure again" >&2
+		exit 99
+	fi
+	rm -f "$dest/.installed-lock.json"
+	if ! (cd "$dest" && "$NPM" ci --no-audit --no-fund --prefer-offline --loglevel=error >npm-ci.log 2>&1); then
+		cat "$dest/npm-ci.log" >&2
+		echo "e2e.sh: npm ci failed in $dest (see above); it needs the npm registry" >&2
+		exit 99
+	fi
+	cp "$dest/package-lock.json" "$dest/.installed-lock.json" || exit 99
+fi
+
+E2E_EXTENSION=$dest/extension
+export BRIDGE_BIN CHROMIUM E2E_EXTENSION
+
+cd "$dest" || exit 99
+runs=${E2E_RUNS:-1}
+i=1
+while [ "$i" -le "$runs" ]; do
+	[ "$runs" -gt 1 ] && echo "e2e.sh: run $i of $runs" >&2
+	"$NODE" --test --test-reporter=spec --test-concurrency=1 e2e/*.test.mjs || exit 1
+	i=$((i + 1))
+done
+exit 0

@@ -1,0 +1,103 @@
+/*
+ * The service worker: connects to the Browser Bridge host, answers its
+ * requests through the navigator, and tells the popup how things stand.
+ */
+
+import { HostConnection } from './src/connection.js';
+import { RequestRunner } from './src/rpc.js';
+import { Navigator } from './src/navigator.js';
+import { RefTable } from './src/page-state/refs.js';
+import { DebuggerPool } from './src/browser/debugger.js';
+import { NetworkTracker } from './src/browser/network.js';
+import { HOST_NAME } from './src/status.js';
+import { stateActions } from './src/actions/state.js';
+import { navigationActions } from './src/actions/navigation.js';
+import { tabActions } from './src/actions/tabs.js';
+import { inputActions } from './src/actions/input.js';
+
+const version = chrome.runtime.getManifest().version;
+const log = text => console.log(`[browser-bridge] ${text}`);
+
+/* Ref numbers survive a service worker restart, so old refs never alias new elements. */
+const REF_COUNTER_KEY = 'refCounter';
+let saveTimer = null;
+const refs = new RefTable(1, () => {
+	if (saveTimer !== null)
+		return;
+	saveTimer = setTimeout(() => {
+		saveTimer = null;
+		chrome.storage.session.set({ [REF_COUNTER_KEY]: refs.next }).catch(() => {});
+	}, 1000);
+});
+const savedCounter = chrome.storage.session.get(REF_COUNTER_KEY)
+    .then(saved => refs.skipTo(saved?.[REF_COUNTER_KEY]))
+    .catch(() => {});
+
+const navigator = new Navigator({
+	refs,
+	debuggers: new DebuggerPool(log),
+	network: new NetworkTracker(),
+	version,
+	log,
+});
+navigator.register(stateActions);
+navigator.register(navigationActions);
+navigator.register(tabActions);
+navigator.register(inputActions);
+
+chrome.tabs.onRemoved.addListener(tabId => refs.expireTab(tabId, `its tab (${tabId}) was closed`));
+
+let runner = null;
+
+/** Tells an open popup that the status changed. */
+function broadcast(status) {
+	chrome.runtime.sendMessage({ type: 'status', status }).catch(() => {});
+}
+
+const connection = new HostConnection({
+	name: HOST_NAME,
+	version,
+	capabilities: ['page-state', 'refs', 'cdp-input'],
+	log,
+	onStatus: broadcast,
+	onConnected: () => {
+		runner = new RequestRunner({
+			send: message => connection.send(message),
+			dispatch: async (method, params, context) => {
+				await savedCounter;
+				return navigator.dispatch(method, params, context);
+			},
+			log,
+		});
+	},
+	onMessage: message => runner?.handle(message),
+	onDisconnected: () => {
+		runner?.close();
+		runner = null;
+	},
+});
+
+chrome.runtime.onMessage.addListener((message, sender, reply) => {
+	if (sender.id !== chrome.runtime.id)
+		return false;
+	if (message?.type === 'getStatus') {
+		reply(connection.status);
+		return false;
+	}
+	if (message?.type === 'reconnect') {
+		connection.reconnectNow();
+		reply(connection.status);
+		return false;
+	}
+	if (message?.type === 'hostStatus') {
+		if (runner === null) {
+			reply({ error: 'not connected' });
+			return false;
+		}
+		runner.call('status').then(result => reply({ result }), error => reply({ error: error.message }));
+		return true;
+	}
+	return false;
+});
+
+connection.connect();

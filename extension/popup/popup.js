@@ -1,0 +1,60 @@
+/*
+ * The popup: whether the host is connected, the MCP URL, a button that
+ * copies a client configuration, and the last error in words a user can act on.
+ */
+
+import { clientConfig } from '../src/status.js';
+
+const $ = id => document.getElementById(id);
+let current = null;
+
+/** Shows a status from the service worker. */
+function render(status) {
+	current = status;
+	const state = $('state');
+	state.className = `state ${status.state}`;
+	state.textContent = {
+		connected: `Connected to the host${status.hostVersion ? ` (version ${status.hostVersion})` : ''}.`,
+		connecting: 'Connecting to the host…',
+		disconnected: 'Not connected to the host.',
+		incompatible: 'The host is from another release.',
+	}[status.state] ?? status.state;
+	$('connected').hidden = status.state !== 'connected';
+	if (status.state === 'connected') {
+		$('url').textContent = status.mcpUrl ?? '';
+		$('port-note').hidden = !status.portNote;
+		$('port-note').textContent = status.portNote ?? '';
+		$('token-hint').hidden = !status.auth || typeof status.token === 'string';
+	}
+	const problem = status.state !== 'connected' && status.lastError;
+	$('problem').hidden = !problem;
+	if (problem) {
+		$('error-summary').textContent = status.lastError.summary;
+		$('error-detail').textContent = status.lastError.detail;
+		const seconds = status.retryAt ? Math.max(0, Math.round((status.retryAt - Date.now()) / 1000)) : null;
+		$('retry').textContent = seconds === null ? '' : `Retrying by itself in ${seconds} s.`;
+	}
+}
+
+$('copy').addEventListener('click', async () => {
+	if (current?.state !== 'connected')
+		return;
+	const text = clientConfig({ mcpUrl: current.mcpUrl, auth: current.auth, token: current.token });
+	await navigator.clipboard.writeText(text);
+	$('copied').hidden = false;
+	setTimeout(() => { $('copied').hidden = true; }, 2000);
+});
+
+$('reconnect').addEventListener('click', async () => {
+	render(await chrome.runtime.sendMessage({ type: 'reconnect' }));
+});
+
+chrome.runtime.onMessage.addListener(message => {
+	if (message?.type === 'status')
+		render(message.status);
+});
+
+render(await chrome.runtime.sendMessage({ type: 'getStatus' }));
+const host = await chrome.runtime.sendMessage({ type: 'hostStatus' });
+if (host?.result)
+	$('sessions').textContent = `${host.result.sessions} MCP session(s) open, ${host.result.pending_calls} call(s) in progress.`;

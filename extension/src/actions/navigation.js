@@ -1,0 +1,156 @@
+/**
+ * Navigation actions: navigate_to and navigate_history.
+ * @module actions/navigation
+ */
+
+import { BridgeError, ErrorCode } from '../errors.js';
+import { NavigationWatcher, readyStateReader } from '../browser/navigation.js';
+
+/** Leave this much of the host's timeout for the answer to travel. */
+const ANSWER_MARGIN_MS = 200;
+
+/**
+ * Checks a URL for navigate_to.
+ * @param {string} text
+ * @returns {URL}
+ * @throws {BridgeError} INVALID_ARGUMENT
+ */
+export function checkUrl(text) {
+	let url;
+	try {
+		url = new URL(text);
+	} catch {
+		throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
+		    `"${text}" is not an absolute URL: include the scheme, as in https://example.com/.`);
+	}
+	if (url.protocol === 'javascript:')
+		throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
+		    'javascript: URLs run code instead of loading a page; navigate to an http(s) URL.');
+	return url;
+}
+
+/**
+ * Words for an HTTP status worth mentioning.
+ * @param {number|undefined} status
+ * @returns {string}
+ */
+export function httpStatusNote(status) {
+	if (status === undefined || (status >= 200 && status < 400))
+		return '';
+	if (status === 404)
+		return ' The server answered 404 Not Found: check the URL.';
+	if (status === 401 || status === 403)
+		return ` The server answered ${status}: the page needs a login or is forbidden.`;
+	if (status >= 500)
+		return ` The server answered ${status} (a server error): retry later.`;
+	return ` The server answered HTTP ${status}.`;
+}
+
+/**
+ * The result after a navigation.
+ * @param {number} tabId
+ * @param {string} urlBefore
+ * @param {string} verb what was done, for the text
+ * @param {import('../navigator.js').Services} services
+ * @param {{newTab?: boolean, waited?: string}} extra
+ */
+async function navigationResult(tabId, urlBefore, verb, services, extra = {}) {
+	let tab;
+	try {
+		tab = await chrome.tabs.get(tabId);
+	} catch {
+		throw new BridgeError(ErrorCode.TAB_NOT_FOUND, `Tab ${tabId} closed during the navigation.`);
+	}
+	const url = tab.url || tab.pendingUrl || '';
+	const status = services.network.statusFor(tabId, url);
+	const structured = {
+		tab_id: tabId, url, title: tab.title ?? '', url_changed: url !== urlBefore,
+	};
+	if (status !== undefined)
+		structured.status = status;
+	if (extra.newTab)
+		structured.new_tab = true;
+	if (extra.waited)
+		structured.waited_for = extra.waited;
+	const title = tab.title && tab.title !== url ? ` "${tab.title}"` : '';
+	const text = `${verb} tab ${tabId}: ${url}${title}.${httpStatusNote(status)}`;
+	return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+export const navigationActions = {
+	navigate_to: {
+		stateable: false,
+		async run(params, { tab, signal, deadline, progress, services }) {
+			const url = checkUrl(params.url);
+			const waitUntil = params.wait_until ?? 'load';
+			const timeoutMs = params.timeout_ms ?? 30000;
+			const until = Math.min(deadline - ANSWER_MARGIN_MS, Date.now() + timeoutMs);
+			const newTab = params.new_tab === true;
+			const watcher = new NavigationWatcher(newTab ? null : tab.id);
+			try {
+				const urlBefore = newTab ? '' : tab.url ?? '';
+				let tabId;
+				if (newTab) {
+					const created = await chrome.tabs.create({ url: url.href, active: true });
+					tabId = created.id;
+					watcher.bind(tabId);
+				} else {
+					tabId = tab.id;
+					await chrome.tabs.update(tabId, { url: url.href });
+				}
+				progress(1, 3, `Loading ${url.href}`);
+				if (waitUntil === 'none' || timeoutMs === 0)
+					return navigationResult(tabId, urlBefore, 'Started loading in', services, { newTab, waited: 'none' });
+				await watcher.waitFor(waitUntil === 'domcontentloaded' ? 'domcontentloaded' : 'load', {
+					signal, deadline: until, readyState: readyStateReader(tabId), what: url.href,
+				});
+				progress(2, 3, 'Loaded');
+				if (waitUntil === 'networkidle')
+					await services.network.waitIdle(tabId, { signal, deadline: until });
+				progress(3, 3, 'Done');
+				return navigationResult(tabId, urlBefore, 'Loaded in', services, { newTab, waited: waitUntil });
+			} catch (error) {
+				if (error instanceof BridgeError || signal.aborted)
+					throw error;
+				throw new BridgeError(ErrorCode.NAVIGATION_FAILED,
+				    `Could not navigate to ${url.href}: ${error?.message ?? error}. Check the URL and retry.`);
+			} finally {
+				watcher.dispose();
+			}
+		},
+	},
+
+	navigate_history: {
+		async run(params, { tab, signal, deadline, services }) {
+			const watcher = new NavigationWatcher(tab.id);
+			const urlBefore = tab.url ?? '';
+			try {
+				try {
+					if (params.action === 'back')
+						await chrome.tabs.goBack(tab.id);
+					else if (params.action === 'forward')
+						await chrome.tabs.goForward(tab.id);
+					else
+						await chrome.tabs.reload(tab.id);
+				} catch (error) {
+					const text = String(error?.message ?? error);
+					if (/Cannot find a next page in history/i.test(text))
+						throw new BridgeError(ErrorCode.NAVIGATION_FAILED,
+						    `Tab ${tab.id} has no ${params.action === 'back' ? 'previous' : 'next'} page in its history. ` +
+						    'Use navigate_to to open a URL instead.');
+					throw new BridgeError(ErrorCode.NAVIGATION_FAILED, `Could not go ${params.action} in tab ${tab.id}: ${text}.`);
+				}
+				await watcher.waitFor('load', {
+					signal, deadline: deadline - ANSWER_MARGIN_MS,
+					readyState: readyStateReader(tab.id), what: `the ${params.action} navigation`,
+				});
+				const verb = params.action === 'reload' ? 'Reloaded' :
+				    params.action === 'back' ? 'Went back in' : 'Went forward in';
+				return navigationResult(tab.id, urlBefore, verb, services, {});
+			} finally {
+				watcher.dispose();
+			}
+		},
+	},
+};

@@ -1,0 +1,88 @@
+/**
+ * Tab actions: manage_tabs (list, open, close, switch).
+ * @module actions/tabs
+ */
+
+import { BridgeError, ErrorCode } from '../errors.js';
+import { activeTab, getTab, listTabs } from '../browser/tabs.js';
+import { NavigationWatcher, readyStateReader } from '../browser/navigation.js';
+import { checkUrl } from './navigation.js';
+import { quote, truncate } from '../page-state/format.js';
+
+/**
+ * The tab list as text, one line per tab; the active tab is marked with *.
+ * @param {Array<{id: number, title: string, url: string, active: boolean}>} tabs
+ * @returns {string}
+ */
+export function formatTabs(tabs) {
+	if (tabs.length === 0)
+		return 'No tabs are open.';
+	return tabs.map(t => `${t.id}${t.active ? '*' : ''} ${quote(truncate(t.title, 60))} ${t.url}`).join('\n');
+}
+
+/**
+ * The result: a sentence, then the tabs.
+ * @param {string} sentence
+ * @param {object} extra structured fields
+ */
+async function tabsResult(sentence, extra = {}) {
+	const tabs = await listTabs();
+	return {
+		content: [{ type: 'text', text: `${sentence}\nTabs (* = active):\n${formatTabs(tabs)}` }],
+		structuredContent: { ...extra, tabs },
+	};
+}
+
+/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+export const tabActions = {
+	manage_tabs: {
+		scope: 'browser',
+		async run(params, { signal, deadline, services }) {
+			switch (params.action) {
+			case 'list':
+				return tabsResult(`${(await listTabs()).length} tab(s) open.`);
+			case 'open': {
+				const url = params.url === undefined ? 'about:blank' : checkUrl(params.url).href;
+				const watcher = new NavigationWatcher(null);
+				try {
+					const tab = await chrome.tabs.create({ url, active: true });
+					watcher.bind(tab.id);
+					if (url !== 'about:blank') {
+						await watcher.waitFor('load', {
+							signal, deadline: deadline - 200, readyState: readyStateReader(tab.id), what: url,
+						});
+					}
+					return tabsResult(`Opened tab ${tab.id} (${url}) and made it active.`, { tab_id: tab.id });
+				} finally {
+					watcher.dispose();
+				}
+			}
+			case 'close': {
+				const tab = params.tab_id === undefined ? await activeTab() : await getTab(params.tab_id);
+				const all = await chrome.tabs.query({});
+				if (all.length <= 1)
+					await chrome.tabs.create({ url: 'about:blank', active: true });	/* keep the browser open */
+				await chrome.tabs.remove(tab.id);
+				services.refs.expireTab(tab.id, `its tab (${tab.id}) was closed`);
+				return tabsResult(`Closed tab ${tab.id}.`, { tab_id: tab.id });
+			}
+			case 'switch': {
+				if (params.tab_id === undefined)
+					throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
+					    'manage_tabs "switch" needs tab_id: call manage_tabs with action "list" to see the ids.');
+				const tab = await getTab(params.tab_id);
+				await chrome.tabs.update(tab.id, { active: true });
+				try {
+					await chrome.windows.update(tab.windowId, { focused: true });
+				} catch {
+					/* headless or a window that cannot take focus */
+				}
+				return tabsResult(`Switched to tab ${tab.id}.`, { tab_id: tab.id });
+			}
+			default:
+				throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
+				    `manage_tabs action must be list, open, close or switch, not ${JSON.stringify(params.action)}.`);
+			}
+		},
+	},
+};

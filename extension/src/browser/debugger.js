@@ -1,0 +1,151 @@
+/**
+ * chrome.debugger (CDP), used only where no extension API will do: trusted
+ * mouse and keyboard input. Attaches to a tab on demand and detaches after
+ * a short idle time. When another debugger holds the tab, or the user
+ * dismisses the debugging bar, calls fail fast with DebuggerUnavailable so
+ * the caller can fall back or explain; nothing waits forever.
+ * @module browser/debugger
+ */
+
+/** Detach after this long without a command. */
+export const IDLE_DETACH_MS = 15000;
+/** A CDP command that takes longer than this is given up. */
+export const COMMAND_TIMEOUT_MS = 10000;
+
+/** The debugger cannot be used on this tab; the message says why. */
+export class DebuggerUnavailable extends Error {
+	/** @param {string} message */
+	constructor(message) {
+		super(message);
+		this.name = 'DebuggerUnavailable';
+	}
+}
+
+/**
+ * Words for why attaching failed.
+ * @param {string} text chrome.debugger's error
+ * @returns {string}
+ */
+export function attachFailureReason(text) {
+	if (/already attached/i.test(text))
+		return 'another debugger (DevTools or another extension) is attached to the tab';
+	if (/Cannot access|Cannot attach|chrome:\/\//i.test(text))
+		return 'the browser does not allow debugging this page';
+	if (/No tab with given id/i.test(text))
+		return 'the tab is gone';
+	return text;
+}
+
+/** Attachments by tab. */
+export class DebuggerPool {
+	/** @param {(text: string) => void} [log] */
+	constructor(log = () => {}) {
+		this.log = log;
+		/** @type {Map<number, {ready: Promise<void>, timer: any}>} */
+		this.tabs = new Map();
+		/** @type {Map<number, string>} why the debugger went away, per tab */
+		this.lostReason = new Map();
+		chrome.debugger.onDetach.addListener((source, reason) => {
+			if (source.tabId === undefined)
+				return;
+			const entry = this.tabs.get(source.tabId);
+			if (entry !== undefined) {
+				clearTimeout(entry.timer);
+				this.tabs.delete(source.tabId);
+			}
+			this.lostReason.set(source.tabId, reason);
+			this.log(`debugger detached from tab ${source.tabId}: ${reason}`);
+		});
+		chrome.tabs.onRemoved.addListener(tabId => {
+			const entry = this.tabs.get(tabId);
+			if (entry !== undefined)
+				clearTimeout(entry.timer);
+			this.tabs.delete(tabId);
+			this.lostReason.delete(tabId);
+		});
+	}
+
+	/**
+	 * Attaches to a tab unless attached already.
+	 * @param {number} tabId
+	 * @returns {Promise<void>}
+	 * @throws {DebuggerUnavailable}
+	 */
+	async attach(tabId) {
+		let entry = this.tabs.get(tabId);
+		if (entry === undefined) {
+			const ready = chrome.debugger.attach({ tabId }, '1.3').catch(error => {
+				this.tabs.delete(tabId);
+				throw new DebuggerUnavailable(attachFailureReason(String(error?.message ?? error)));
+			});
+			entry = { ready, timer: null };
+			this.tabs.set(tabId, entry);
+		}
+		await entry.ready;
+		this.touch(tabId);
+	}
+
+	/**
+	 * Restarts a tab's idle timer.
+	 * @param {number} tabId
+	 */
+	touch(tabId) {
+		const entry = this.tabs.get(tabId);
+		if (entry === undefined)
+			return;
+		clearTimeout(entry.timer);
+		entry.timer = setTimeout(() => this.detach(tabId), IDLE_DETACH_MS);
+	}
+
+	/**
+	 * Detaches from a tab.
+	 * @param {number} tabId
+	 */
+	async detach(tabId) {
+		const entry = this.tabs.get(tabId);
+		if (entry === undefined)
+			return;
+		clearTimeout(entry.timer);
+		this.tabs.delete(tabId);
+		try {
+			await entry.ready;
+			await chrome.debugger.detach({ tabId });
+		} catch {
+			/* already detached */
+		}
+	}
+
+	/**
+	 * Sends one CDP command to a tab, attaching first.
+	 * @param {number} tabId
+	 * @param {string} method
+	 * @param {object} [params]
+	 * @returns {Promise<object>}
+	 * @throws {DebuggerUnavailable} when attaching fails, the debugger goes away, or the command hangs
+	 */
+	async send(tabId, method, params = {}) {
+		await this.attach(tabId);
+		let timer;
+		const timeout = new Promise((resolve, reject) => {
+			timer = setTimeout(() => reject(new DebuggerUnavailable(
+			    `the page did not take ${method} within ${COMMAND_TIMEOUT_MS} ms`)), COMMAND_TIMEOUT_MS);
+		});
+		try {
+			return await Promise.race([chrome.debugger.sendCommand({ tabId }, method, params), timeout]);
+		} catch (error) {
+			if (error instanceof DebuggerUnavailable)
+				throw error;
+			const text = String(error?.message ?? error);
+			if (/not attached|Detached|No tab/i.test(text)) {
+				this.tabs.delete(tabId);
+				const reason = this.lostReason.get(tabId);
+				throw new DebuggerUnavailable(reason === 'canceled_by_user' ?
+				    'the user closed the debugging bar' : `the debugger was detached (${reason ?? text})`);
+			}
+			throw error;
+		} finally {
+			clearTimeout(timer);
+			this.touch(tabId);
+		}
+	}
+}

@@ -1,0 +1,98 @@
+/**
+ * Tracks each tab's requests in flight (chrome.webRequest), for "network
+ * idle" waits, and the HTTP status of each tab's last main-frame response.
+ * @module browser/network
+ */
+
+import { BridgeError, ErrorCode } from '../errors.js';
+import { sleep } from './wait.js';
+
+/** The network counts as idle after this long without requests in flight. */
+export const NETWORK_IDLE_MS = 500;
+
+/** Requests in flight per tab. */
+export class NetworkTracker {
+	constructor() {
+		/** @type {Map<number, {inflight: Set<string>, last: number}>} */
+		this.tabs = new Map();
+		/** @type {Map<number, {url: string, status: number}>} */
+		this.mainFrame = new Map();
+		const filter = { urls: ['<all_urls>'] };
+		chrome.webRequest.onBeforeRequest.addListener(d => this.started(d), filter);
+		chrome.webRequest.onCompleted.addListener(d => this.ended(d), filter);
+		chrome.webRequest.onErrorOccurred.addListener(d => this.ended(d), filter);
+		chrome.tabs.onRemoved.addListener(tabId => {
+			this.tabs.delete(tabId);
+			this.mainFrame.delete(tabId);
+		});
+	}
+
+	/**
+	 * @param {number} tabId
+	 * @returns {{inflight: Set<string>, last: number}}
+	 */
+	entry(tabId) {
+		let entry = this.tabs.get(tabId);
+		if (entry === undefined) {
+			entry = { inflight: new Set(), last: 0 };
+			this.tabs.set(tabId, entry);
+		}
+		return entry;
+	}
+
+	/** @param {{tabId: number, requestId: string}} details */
+	started(details) {
+		if (details.tabId < 0)
+			return;
+		const entry = this.entry(details.tabId);
+		entry.inflight.add(details.requestId);
+		entry.last = Date.now();
+	}
+
+	/** @param {{tabId: number, requestId: string, type: string, url: string, statusCode?: number}} details */
+	ended(details) {
+		if (details.tabId < 0)
+			return;
+		const entry = this.entry(details.tabId);
+		entry.inflight.delete(details.requestId);
+		entry.last = Date.now();
+		if (details.type === 'main_frame' && details.statusCode !== undefined)
+			this.mainFrame.set(details.tabId, { url: details.url, status: details.statusCode });
+	}
+
+	/**
+	 * The status of the tab's last main-frame response for this URL, if known.
+	 * @param {number} tabId
+	 * @param {string} url
+	 * @returns {number|undefined}
+	 */
+	statusFor(tabId, url) {
+		const m = this.mainFrame.get(tabId);
+		return m !== undefined && m.url === url ? m.status : undefined;
+	}
+
+	/**
+	 * Waits until the tab has had no request in flight for NETWORK_IDLE_MS.
+	 * @param {number} tabId
+	 * @param {{signal?: AbortSignal, deadline: number}} options
+	 * @returns {Promise<void>}
+	 * @throws {BridgeError} TIMEOUT naming how many requests are still open
+	 */
+	async waitIdle(tabId, { signal, deadline }) {
+		let quietSince = Date.now();
+		for (;;) {
+			signal?.throwIfAborted();
+			const entry = this.entry(tabId);
+			const now = Date.now();
+			if (entry.inflight.size > 0)
+				quietSince = now;
+			else if (now - Math.max(quietSince, entry.last) >= NETWORK_IDLE_MS)
+				return;
+			if (now >= deadline)
+				throw new BridgeError(ErrorCode.TIMEOUT,
+				    `The network did not go idle in time: ${entry.inflight.size} request(s) still open. ` +
+				    'The page may poll or stream; use wait_until "load" instead, or raise timeout_ms.');
+			await sleep(Math.min(100, Math.max(deadline - now, 1)), signal);
+		}
+	}
+}

@@ -1,0 +1,160 @@
+/**
+ * Observes what an action did: did the URL change, did the page navigate,
+ * did a new tab open, did the DOM change. Start it before the action,
+ * finish it after.
+ * @module browser/outcome
+ */
+
+import { runAgent } from './frames.js';
+import { NavigationWatcher, readyStateReader } from './navigation.js';
+import { sleep } from './wait.js';
+
+/** Wait this long after an action for its effects to begin. */
+export const SETTLE_MS = 150;
+/** Longest wait for a navigation an action started. */
+export const NAVIGATION_SETTLE_MS = 10000;
+
+/**
+ * What an action did, as results report it.
+ * @typedef {object} Outcome
+ * @property {string} url the tab's URL afterwards
+ * @property {boolean} url_changed
+ * @property {boolean} navigated a new document loaded in the tab
+ * @property {boolean} [loading] the new document was still loading
+ * @property {Array<{id: number, url: string}>} new_tabs tabs opened meanwhile
+ * @property {boolean} dom_changed
+ * @property {number} [mutations] DOM mutations seen in the top document
+ */
+
+/** Watches one tab during one action. */
+export class OutcomeObserver {
+	/**
+	 * @param {chrome.tabs.Tab} tab
+	 */
+	constructor(tab) {
+		this.tab = tab;
+		this.urlBefore = tab.url ?? '';
+		this.navigation = new NavigationWatcher(tab.id);
+		this.newTabs = [];
+		this.onCreated = created => this.newTabs.push(created);
+		chrome.tabs.onCreated.addListener(this.onCreated);
+		this.watch = null;
+	}
+
+	/**
+	 * Starts counting DOM mutations in a document (default: the top one).
+	 * @param {string} [documentId] the document the action touches
+	 */
+	async start(documentId) {
+		try {
+			const where = documentId === undefined ? { frameIds: [0] } : { documentIds: [documentId] };
+			const [r] = await runAgent(this.tab, where, 'watchStart');
+			if (r !== undefined && typeof r.result === 'number')
+				this.watch = { documentId: r.documentId, token: r.result };
+		} catch {
+			this.watch = null;
+		}
+	}
+
+	/**
+	 * Waits for the action's effects to settle and reports them.
+	 * @param {{signal?: AbortSignal, deadline: number}} options
+	 * @returns {Promise<Outcome>}
+	 */
+	async finish({ signal, deadline }) {
+		try {
+			await sleep(Math.min(SETTLE_MS, Math.max(deadline - Date.now(), 0)), signal);
+			let loading = false;
+			let navigated = false;
+			const status = this.navigation.status();
+			if (status.pending || (status.stage > 0 && !status.same)) {
+				navigated = true;
+				try {
+					await this.navigation.waitFor('domcontentloaded', {
+						signal,
+						deadline: Math.min(deadline, Date.now() + NAVIGATION_SETTLE_MS),
+						readyState: readyStateReader(this.tab.id),
+					});
+				} catch (error) {
+					if (signal?.aborted)
+						throw error;
+					loading = true;
+				}
+			}
+			let tab;
+			try {
+				tab = await chrome.tabs.get(this.tab.id);
+			} catch {
+				tab = { url: '', closed: true };
+			}
+			const url = tab.url || tab.pendingUrl || '';
+			let mutations;
+			if (this.watch !== null && !navigated) {
+				try {
+					const results = await runAgent(this.tab, { documentIds: [this.watch.documentId] },
+					    'watchStop', [this.watch.token]);
+					if (results.length > 0 && typeof results[0].result === 'number' && results[0].result >= 0)
+						mutations = results[0].result;
+				} catch {
+					mutations = undefined;
+				}
+			}
+			const newTabs = [];
+			for (const created of this.newTabs) {
+				let current = created;
+				try {
+					current = await chrome.tabs.get(created.id);
+				} catch {
+					continue;
+				}
+				newTabs.push({ id: current.id, url: current.url || current.pendingUrl || '' });
+			}
+			/** @type {Outcome} */
+			const outcome = {
+				url,
+				url_changed: url !== this.urlBefore,
+				navigated,
+				new_tabs: newTabs,
+				dom_changed: navigated || (mutations ?? 0) > 0,
+			};
+			if (mutations !== undefined)
+				outcome.mutations = mutations;
+			if (loading)
+				outcome.loading = true;
+			if (tab.closed)
+				outcome.tab_closed = true;
+			return outcome;
+		} finally {
+			this.dispose();
+		}
+	}
+
+	/** Removes the listeners. */
+	dispose() {
+		this.navigation.dispose();
+		chrome.tabs.onCreated.removeListener(this.onCreated);
+	}
+}
+
+/**
+ * A sentence about an outcome: "The page navigated to ...", "It opened tab 5 (...)".
+ * @param {Outcome} outcome
+ * @param {{quiet?: boolean}} [options] quiet: say nothing when nothing else changed (the caller already said what did)
+ * @returns {string}
+ */
+export function describeOutcome(outcome, { quiet = false } = {}) {
+	const parts = [];
+	if (outcome.tab_closed)
+		parts.push('The tab closed.');
+	else if (outcome.navigated)
+		parts.push(`The page navigated to ${outcome.url}${outcome.loading ? ' (still loading)' : ''}.`);
+	else if (outcome.url_changed)
+		parts.push(`The URL changed to ${outcome.url} (same page).`);
+	else if (outcome.dom_changed)
+		parts.push('The page changed.');
+	else if (!quiet)
+		parts.push('Nothing on the page changed.');
+	for (const t of outcome.new_tabs)
+		parts.push(`It opened tab ${t.id}${t.url ? ` (${t.url})` : ''}.`);
+	return parts.join(' ');
+}

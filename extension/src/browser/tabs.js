@@ -1,0 +1,79 @@
+/**
+ * Tabs: finding the tab an action is for, and describing tabs.
+ * @module browser/tabs
+ */
+
+import { BridgeError, ErrorCode } from '../errors.js';
+
+/**
+ * The tab with this id.
+ * @param {number} tabId
+ * @returns {Promise<chrome.tabs.Tab>}
+ * @throws {BridgeError} TAB_NOT_FOUND
+ */
+export async function getTab(tabId) {
+	try {
+		return await chrome.tabs.get(tabId);
+	} catch {
+		throw new BridgeError(ErrorCode.TAB_NOT_FOUND,
+		    `Tab ${tabId} does not exist (it may have been closed). Call manage_tabs with action "list" to see the open tabs.`);
+	}
+}
+
+/**
+ * The active tab of the focused window (or of any window).
+ * @returns {Promise<chrome.tabs.Tab>}
+ * @throws {BridgeError} TAB_NOT_FOUND when there is none
+ */
+export async function activeTab() {
+	const queries = [{ active: true, lastFocusedWindow: true }, { active: true, currentWindow: true }, { active: true }];
+	for (const query of queries) {
+		let tabs = [];
+		try {
+			tabs = await chrome.tabs.query(query);
+		} catch {
+			continue;
+		}
+		const normal = tabs.filter(t => t.id !== undefined && t.id !== chrome.tabs.TAB_ID_NONE);
+		if (normal.length > 0)
+			return normal[0];
+	}
+	throw new BridgeError(ErrorCode.TAB_NOT_FOUND,
+	    'There is no active tab (no browser window is open). Open one with manage_tabs action "open" or navigate_to with new_tab: true.');
+}
+
+/**
+ * The tab an action acts on: tab_id if given, else the active tab.
+ * @param {{tab_id?: number}} params
+ * @returns {Promise<chrome.tabs.Tab>}
+ */
+export async function resolveTab(params) {
+	if (params.tab_id !== undefined && params.tab_id !== null)
+		return getTab(params.tab_id);
+	return activeTab();
+}
+
+/**
+ * A tab for results: id, title, url, active, window.
+ * @param {chrome.tabs.Tab} tab
+ * @returns {{id: number, title: string, url: string, active: boolean, window_id: number}}
+ */
+export function describeTab(tab) {
+	return {
+		id: tab.id,
+		title: tab.title ?? '',
+		url: tab.url || tab.pendingUrl || '',
+		active: Boolean(tab.active),
+		window_id: tab.windowId,
+	};
+}
+
+/**
+ * Every open tab, in window and index order.
+ * @returns {Promise<ReturnType<typeof describeTab>[]>}
+ */
+export async function listTabs() {
+	const tabs = await chrome.tabs.query({});
+	tabs.sort((a, b) => a.windowId - b.windowId || a.index - b.index);
+	return tabs.filter(t => t.id !== undefined && t.id !== chrome.tabs.TAB_ID_NONE).map(describeTab);
+}

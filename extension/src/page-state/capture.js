@@ -1,0 +1,74 @@
+/**
+ * Captures a tab's page state: runs the page agent's snapshot in every
+ * frame, then builds the state (builder.js) and its text and structured
+ * forms (format.js).
+ * @module page-state/capture
+ */
+
+import { runAgent } from '../browser/frames.js';
+import { listTabs } from '../browser/tabs.js';
+import { buildState } from './builder.js';
+import { formatState, structuredState } from './format.js';
+
+/**
+ * A report for pages the agent cannot run in (about:blank and the like).
+ * @param {chrome.tabs.Tab} tab
+ * @returns {import('./builder.js').FrameReport}
+ */
+function emptyReport(tab) {
+	return {
+		url: tab.url || tab.pendingUrl || 'about:blank', title: tab.title ?? '',
+		viewport: { width: tab.width ?? 0, height: tab.height ?? 0 },
+		scroll: { x: 0, y: 0, width: tab.width ?? 0, height: tab.height ?? 0 },
+		items: [],
+	};
+}
+
+/**
+ * Captures the state of a tab.
+ * @param {chrome.tabs.Tab} tab
+ * @param {import('./refs.js').RefTable} refs
+ * @param {{fullPage?: boolean}} [options]
+ * @returns {Promise<ReturnType<typeof buildState>>}
+ */
+export async function captureState(tab, refs, { fullPage = false } = {}) {
+	const frames = new Map();
+	const url = tab.url || tab.pendingUrl || '';
+	if (url === '' || /^about:(blank|srcdoc)/.test(url)) {
+		frames.set(0, { documentId: `blank-${tab.id}`, report: emptyReport(tab) });
+	} else {
+		const results = await runAgent(tab, { allFrames: true }, 'snapshot');
+		let tree = [];
+		try {
+			tree = await chrome.webNavigation.getAllFrames({ tabId: tab.id }) ?? [];
+		} catch {
+			/* only the top frame can be placed */
+		}
+		const parents = new Map(tree.map(f => [f.frameId, f.parentFrameId]));
+		for (const r of results) {
+			if (r.result && Array.isArray(r.result.items))
+				frames.set(r.frameId, { documentId: r.documentId, parentFrameId: parents.get(r.frameId), report: r.result });
+		}
+		if (!frames.has(0))
+			frames.set(0, { documentId: `blank-${tab.id}`, report: emptyReport(tab) });
+		const live = new Set([...frames.values()].map(f => f.documentId));
+		for (const f of tree)
+			if (f.documentId)
+				live.add(f.documentId);
+		refs.expireDocumentsExcept(tab.id, live, 'the page changed (it navigated or the frame reloaded) since that state was read');
+	}
+	const tabs = await listTabs().catch(() => []);
+	return buildState({ tab, frames, refs, fullPage, tabs });
+}
+
+/**
+ * A tool result for a state: the text for the model and structuredContent.
+ * @param {ReturnType<typeof buildState>} state
+ * @returns {{content: Array<{type: 'text', text: string}>, structuredContent: object}}
+ */
+export function stateResult(state) {
+	return {
+		content: [{ type: 'text', text: formatState(state) }],
+		structuredContent: structuredState(state),
+	};
+}

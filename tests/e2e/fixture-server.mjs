@@ -1,0 +1,100 @@
+// The fixture site for the end-to-end tests: tests/e2e/site served on two
+// loopback ports, so pages have a second origin for cross-origin iframes.
+// In HTML files {{OTHER_ORIGIN}} and {{OWN_ORIGIN}} are replaced.
+//
+// Special paths:
+//   /slow?ms=N          answers after N ms (an HTML page)
+//   /hang               never answers (until the server closes)
+//   /status/404         a 404 page
+//   /resource?ms=N      a small script answered after N ms
+
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { join, normalize, extname, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SITE = join(dirname(fileURLToPath(import.meta.url)), 'site');
+const TYPES = {
+	'.html': 'text/html; charset=utf-8',
+	'.js': 'text/javascript; charset=utf-8',
+	'.css': 'text/css; charset=utf-8',
+	'.json': 'application/json',
+};
+
+// Starts one server; resolves to { server, origin }.
+function listen(handler) {
+	return new Promise((resolve, reject) => {
+		const server = createServer(handler);
+		server.on('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address();
+			resolve({ server, origin: `http://127.0.0.1:${port}` });
+		});
+	});
+}
+
+// Starts the two servers; resolves to { origin, other, close() }.
+export async function startFixtureSite() {
+	const origins = {};
+	const hanging = new Set();
+	const handler = which => async (req, res) => {
+		const url = new URL(req.url, 'http://x');
+		const own = origins[which], other = origins[which === 'a' ? 'b' : 'a'];
+		const send = (status, type, body) => {
+			res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
+			res.end(body);
+		};
+		if (url.pathname === '/slow') {
+			const ms = Number(url.searchParams.get('ms') ?? 1000);
+			const timer = setTimeout(() => send(200, TYPES['.html'],
+			    `<!doctype html><title>Slow page</title><h1>Slow page after ${ms} ms</h1><button>Slow button</button>`), ms);
+			res.on('close', () => clearTimeout(timer));
+			return;
+		}
+		if (url.pathname === '/hang') {
+			hanging.add(res);
+			res.on('close', () => hanging.delete(res));
+			return;
+		}
+		if (url.pathname === '/status/404') {
+			send(404, TYPES['.html'], '<!doctype html><title>Not found</title><h1>Nothing here</h1>');
+			return;
+		}
+		if (url.pathname === '/resource') {
+			const ms = Number(url.searchParams.get('ms') ?? 500);
+			const timer = setTimeout(() => send(200, TYPES['.js'], 'window.__resourceLoaded = true;'), ms);
+			res.on('close', () => clearTimeout(timer));
+			return;
+		}
+		let path = normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, '');
+		if (path.endsWith('/'))
+			path += 'index.html';
+		if (path.startsWith('/spa/'))
+			path = '/spa.html';
+		try {
+			let body = await readFile(join(SITE, path));
+			const type = TYPES[extname(path)] ?? 'application/octet-stream';
+			if (extname(path) === '.html')
+				body = body.toString('utf8').replaceAll('{{OTHER_ORIGIN}}', other).replaceAll('{{OWN_ORIGIN}}', own);
+			send(200, type, body);
+		} catch {
+			send(404, TYPES['.html'], '<!doctype html><title>Not found</title><h1>Not found</h1>');
+		}
+	};
+	const a = await listen(handler('a'));
+	const b = await listen(handler('b'));
+	origins.a = a.origin;
+	origins.b = b.origin;
+	return {
+		origin: a.origin,
+		other: b.origin,
+		async close() {
+			for (const res of hanging)
+				res.destroy();
+			for (const s of [a.server, b.server]) {
+				s.closeAllConnections();
+				await new Promise(resolve => s.close(resolve));
+			}
+		},
+	};
+}

@@ -1,0 +1,256 @@
+// End-to-end harness: headless Chromium with the Browser Bridge extension
+// and a fresh profile whose NativeMessagingHosts/ points at the built host,
+// the fixture site on two loopback ports, an MCP SDK client over Streamable
+// HTTP, and a DevTools pipe for checking pages independently.
+//
+// Environment: BRIDGE_BIN (the built host), E2E_EXTENSION (the extension
+// directory), CHROMIUM (the browser binary), E2E_KEEP=1 keeps the temp dir.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync, openSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+import { CdpPipe } from './cdp.mjs';
+import { startFixtureSite } from './fixture-server.mjs';
+
+export const EXTENSION_ID = 'lbgfejnjcgkdeceohflfkdiejmokjlpk';
+export const HOST_NAME = 'org.browserbridge.host';
+
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+
+// Polls fn until it returns a truthy value; throws after ms with what.
+export async function until(fn, { ms = 10000, every = 50, what = 'a condition' } = {}) {
+	const end = Date.now() + ms;
+	let last;
+	for (;;) {
+		try {
+			last = await fn();
+			if (last)
+				return last;
+		} catch (error) {
+			last = error;
+		}
+		if (Date.now() > end)
+			throw new Error(`timed out after ${ms} ms waiting for ${what}` +
+			    (last instanceof Error ? `: ${last.message}` : last !== undefined ? ` (last: ${JSON.stringify(last)})` : ''));
+		await sleep(every);
+	}
+}
+
+// Whether a process is alive.
+function alive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+// Starts everything; resolves to a Bridge (see the methods below).
+export async function startBridge() {
+	const hostBin = process.env.BRIDGE_BIN;
+	const extensionDir = process.env.E2E_EXTENSION;
+	const chromium = process.env.CHROMIUM ?? 'chromium';
+	if (!hostBin || !extensionDir)
+		throw new Error('BRIDGE_BIN and E2E_EXTENSION must be set (tests/e2e.sh sets them)');
+	const dir = mkdtempSync(join(tmpdir(), 'bb-e2e-'));
+	const profile = join(dir, 'profile');
+	const config = join(dir, 'config');
+	const runtime = join(dir, 'run');
+	mkdirSync(join(profile, 'NativeMessagingHosts'), { recursive: true });
+	mkdirSync(join(config, 'browser-bridge'), { recursive: true, mode: 0o700 });
+	mkdirSync(runtime, { recursive: true, mode: 0o700 });
+	writeFileSync(join(profile, 'NativeMessagingHosts', `${HOST_NAME}.json`), JSON.stringify({
+		name: HOST_NAME,
+		description: 'Browser Bridge (end-to-end tests)',
+		path: hostBin,
+		type: 'stdio',
+		allowed_origins: [`chrome-extension://${EXTENSION_ID}/`],
+	}));
+	writeFileSync(join(config, 'browser-bridge', 'config.json'), JSON.stringify({ port: 0, log_level: 'debug' }));
+
+	const site = await startFixtureSite();
+	const logPath = join(dir, 'chromium.log');
+	const logFd = openSync(logPath, 'a');
+	const child = spawn(chromium, [
+		'--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic',
+		'--no-first-run', '--no-default-browser-check', '--disable-background-networking',
+		'--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+		'--disable-features=Translate,MediaRouter,OptimizationHints',
+		'--disable-renderer-backgrounding', '--disable-background-timer-throttling',
+		'--disable-backgrounding-occluded-windows',
+		'--window-size=1280,800', '--remote-debugging-pipe',
+		`--user-data-dir=${profile}`, `--load-extension=${extensionDir}`,
+		`--disable-extensions-except=${extensionDir}`,
+		'about:blank',
+	], {
+		detached: true,
+		stdio: ['ignore', logFd, logFd, 'pipe', 'pipe'],
+		env: { ...process.env, XDG_CONFIG_HOME: config, XDG_RUNTIME_DIR: runtime },
+	});
+	closeSync(logFd);
+	const exited = new Promise(resolve => child.once('exit', (code, signal) => resolve({ code, signal })));
+	child.on('error', () => {});
+	const cdp = new CdpPipe(child.stdio[3], child.stdio[4]);
+	const bridge = new Bridge({ dir, profile, config, runtime, site, child, exited, cdp, logPath });
+	try {
+		const hostFile = join(runtime, 'browser-bridge', 'host.json');
+		const host = await until(() => existsSync(hostFile) && JSON.parse(readFileSync(hostFile, 'utf8')),
+		    { ms: 20000, what: `the host to start (${hostFile}); is the extension loading?` });
+		bridge.hostPid = host.pid;
+		bridge.url = host.url ?? `http://127.0.0.1:${host.port}/mcp`;
+		bridge.token = readFileSync(join(config, 'browser-bridge', 'token'), 'utf8').trim();
+		bridge.client = await bridge.connect();
+		await until(async () => {
+			const r = await bridge.client.callTool({ name: 'host_status', arguments: {} });
+			return r.structuredContent?.extension_connected === true;
+		}, { ms: 10000, what: 'the extension to say hello to the host' });
+	} catch (error) {
+		error.message += `\n--- chromium log (${logPath}) ---\n${bridge.logTail()}`;
+		await bridge.close();
+		throw error;
+	}
+	return bridge;
+}
+
+// A running browser, host, fixture site and MCP client.
+export class Bridge {
+	constructor(fields) {
+		Object.assign(this, fields);
+		this.clients = [];
+		this.pageCount = 0;
+	}
+
+	// A new MCP client session.
+	async connect() {
+		const transport = new StreamableHTTPClientTransport(new URL(this.url),
+		    { requestInit: { headers: { Authorization: `Bearer ${this.token}` } } });
+		const client = new Client({ name: 'e2e', version: '1.0.0' });
+		await client.connect(transport, { timeout: 10000 });
+		this.clients.push(client);
+		return client;
+	}
+
+	// Calls a tool; resolves to the result (errors are results with isError).
+	async call(name, args = {}, options = {}) {
+		return this.client.callTool({ name, arguments: args }, undefined, { timeout: 60000, ...options });
+	}
+
+	// Calls a tool that must succeed; resolves to { text, data, result }.
+	async ok(name, args = {}) {
+		const result = await this.call(name, args);
+		if (result.isError)
+			throw new Error(`${name} ${JSON.stringify(args)} failed: ${result.content?.[0]?.text}`);
+		return { text: result.content.map(c => c.text ?? '').join('\n'), data: result.structuredContent, result };
+	}
+
+	// Calls a tool that must fail; resolves to { code, message }.
+	async fails(name, args = {}) {
+		const result = await this.call(name, args);
+		if (!result.isError)
+			throw new Error(`${name} ${JSON.stringify(args)} should have failed but answered: ${result.content?.[0]?.text}`);
+		const text = result.content[0].text;
+		const colon = text.indexOf(': ');
+		return { code: text.slice(0, colon), message: text.slice(colon + 2), text };
+	}
+
+	// The fixture URL of a path on the first (or second) origin. Each URL
+	// gets a unique query parameter so the DevTools checks find the right page.
+	page(path, { other = false, unique = true } = {}) {
+		let url = `${other ? this.site.other : this.site.origin}/${path.replace(/^\//, '')}`;
+		if (unique)
+			url += `${url.includes('?') ? '&' : '?'}u=${++this.pageCount}`;
+		return url;
+	}
+
+	// Navigates the active tab; resolves to { tabId, url }.
+	async open(path, options = {}) {
+		const url = this.page(path, options);
+		const { data } = await this.ok('navigate_to', { url, ...(options.args ?? {}) });
+		return { tabId: data.tab_id, url };
+	}
+
+	// The page state; resolves to { text, data, byName(role, name) }.
+	async state(args = {}) {
+		const { text, data } = await this.ok('get_browser_state', args);
+		const find = (role, name) => data.elements.find(e => (role === undefined || e.role === role) &&
+		    (typeof name === 'string' ? e.name === name : name.test(e.name)));
+		return {
+			text, data,
+			ref(role, name) {
+				const e = find(role, name);
+				if (e === undefined)
+					throw new Error(`no ${role} named ${name} in the state:\n${text}`);
+				return e.ref;
+			},
+			find,
+		};
+	}
+
+	// Evaluates JavaScript in the page (or frame) whose URL contains `where`.
+	evaluate(where, expression) {
+		return this.cdp.evaluate(where, expression);
+	}
+
+	// The last lines of Chromium's log (the host's stderr goes there too).
+	logTail(lines = 60) {
+		try {
+			return readFileSync(this.logPath, 'utf8').split('\n').slice(-lines).join('\n');
+		} catch {
+			return '(no log)';
+		}
+	}
+
+	// Stops everything and checks that no process is left behind.
+	async close() {
+		for (const client of this.clients) {
+			try {
+				await client.transport?.terminateSession?.();
+			} catch {
+				// the host may be gone
+			}
+			await client.close().catch(() => {});
+		}
+		this.clients = [];
+		if (this.child.exitCode === null && this.child.signalCode === null) {
+			await this.cdp.send('Browser.close').catch(() => {});
+			const quit = await Promise.race([this.exited.then(() => true), sleep(5000).then(() => false)]);
+			if (!quit) {
+				try {
+					process.kill(-this.child.pid, 'SIGKILL');
+				} catch {
+					// gone already
+				}
+				await this.exited;
+			}
+		}
+		// Chrome's helpers share its process group: none may outlive it.
+		try {
+			process.kill(-this.child.pid, 'SIGKILL');
+		} catch {
+			// no process left in the group
+		}
+		let leftover = null;
+		if (this.hostPid !== undefined) {
+			const gone = await until(() => !alive(this.hostPid), { ms: 5000, what: 'the host to exit' }).then(() => true, () => false);
+			if (!gone) {
+				leftover = `the host (pid ${this.hostPid}) was still running after the browser exited`;
+				try {
+					process.kill(this.hostPid, 'SIGKILL');
+				} catch {
+					// raced with its exit
+				}
+			}
+		}
+		await this.site.close();
+		if (process.env.E2E_KEEP !== '1')
+			rmSync(this.dir, { recursive: true, force: true });
+		if (leftover !== null)
+			throw new Error(leftover);
+	}
+}
