@@ -1,0 +1,76 @@
+#!/bin/sh
+# Runs the host's integration tests (tests/integration/*.test.mjs) with Node
+# and the official MCP SDK against the built browser-bridge. `make check`
+# runs it with BRIDGE_BIN, BRIDGE_SRCDIR, BRIDGE_BUILDDIR, NODE, NPM and
+# VALGRIND set. Exit 77 (skip) without Node; INTEGRATION_VALGRIND=1 runs
+# every host under valgrind.
+
+set -u
+
+srcdir=${BRIDGE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+builddir=${BRIDGE_BUILDDIR:-$(pwd)}
+BRIDGE_BIN=${BRIDGE_BIN:-$builddir/browser-bridge}
+NODE=${NODE:-}
+NPM=${NPM:-}
+VALGRIND=${VALGRIND:-}
+
+if [ -z "$NODE" ]; then
+	cat >&2 <<'EOF'
+integration.sh: skipped: Node.js was not found when configure ran.
+Install Node 20 or later (Debian/Ubuntu: apt-get install nodejs npm;
+or see https://nodejs.org/en/download), then run configure again.
+EOF
+	exit 77
+fi
+if ! "$NODE" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then
+	echo "integration.sh: skipped: $NODE is Node $("$NODE" --version); the tests need Node 20 or later" >&2
+	exit 77
+fi
+if [ ! -x "$BRIDGE_BIN" ]; then
+	echo "integration.sh: $BRIDGE_BIN is missing: run make first" >&2
+	exit 99
+fi
+
+# Work in the build tree: the source tree may be read-only (distcheck).
+dest=$builddir/tests/node
+mkdir -p "$dest" || exit 99
+rm -rf "$dest/integration" "$dest/package.json" "$dest/package-lock.json"
+mkdir "$dest/integration" &&
+cp "$srcdir/tests/package.json" "$srcdir/tests/package-lock.json" "$dest/" &&
+cp "$srcdir"/tests/integration/*.mjs "$dest/integration/" &&
+chmod -R u+w "$dest/integration" "$dest/package.json" "$dest/package-lock.json" ||
+	exit 99
+
+# Install the SDK only when it is missing or the lock changed.
+if [ ! -d "$dest/node_modules" ] ||
+    ! cmp -s "$dest/package-lock.json" "$dest/.installed-lock.json"; then
+	if [ -z "$NPM" ]; then
+		echo "integration.sh: npm was not found when configure ran; install npm (apt-get install npm) and run configure again" >&2
+		exit 99
+	fi
+	rm -f "$dest/.installed-lock.json"
+	if ! (cd "$dest" && "$NPM" ci --no-audit --no-fund --loglevel=error >npm-ci.log 2>&1); then
+		cat "$dest/npm-ci.log" >&2
+		echo "integration.sh: npm ci failed in $dest (see above); it needs the npm registry" >&2
+		exit 99
+	fi
+	cp "$dest/package-lock.json" "$dest/.installed-lock.json" || exit 99
+fi
+
+BRIDGE_WRAPPER=${BRIDGE_WRAPPER:-}
+BRIDGE_SLOW=${BRIDGE_SLOW:-}
+if [ "${INTEGRATION_VALGRIND:-}" = 1 ]; then
+	if [ -z "$VALGRIND" ]; then
+		VALGRIND=$(command -v valgrind) || {
+			echo "integration.sh: skipped: INTEGRATION_VALGRIND=1 but valgrind is not installed" >&2
+			exit 77
+		}
+	fi
+	BRIDGE_WRAPPER="$VALGRIND --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet"
+	BRIDGE_SLOW=1
+fi
+export BRIDGE_BIN BRIDGE_WRAPPER BRIDGE_SLOW
+
+cd "$dest" || exit 99
+"$NODE" --test --test-reporter=spec integration/*.test.mjs
+exit $?

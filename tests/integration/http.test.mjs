@@ -1,0 +1,256 @@
+// The HTTP gate and transport errors, checked with raw requests: bearer
+// token, Host and Origin checks, session and protocol-version errors, body
+// limits, content types, methods and /health.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { EXTENSION_ORIGIN, startHost } from './fake-extension.mjs';
+import { INITIALIZE, authHeaders, mcpHeaders, raw } from './mcp-client.mjs';
+
+const MAX_BODY = 65536;
+const TOOLS_LIST = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+
+describe('HTTP gate', () => {
+	let host;
+
+	// Initializes a raw session; returns its id.
+	async function initialize() {
+		const response = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: INITIALIZE });
+		assert.equal(response.status, 200, response.text);
+		const id = response.headers['mcp-session-id'];
+		assert.equal(typeof id, 'string');
+		return id;
+	}
+
+	// POSTs tools/list in a session with extra headers.
+	function toolsList(sessionId, extra = {}) {
+		return raw(host, {
+			method: 'POST',
+			headers: mcpHeaders(host, { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18', ...extra }),
+			body: TOOLS_LIST,
+		});
+	}
+
+	before(async () => {
+		host = await startHost({ args: ['--max-body', String(MAX_BODY)] });
+	});
+
+	after(async () => {
+		await host.stop();
+	});
+
+	it('a raw initialize and tools/list work with the token', async () => {
+		const id = await initialize();
+		const response = await toolsList(id);
+		assert.equal(response.status, 200, response.text);
+		assert.match(response.headers['content-type'], /^application\/json/);
+		assert.equal(response.json.id, 2);
+		assert.ok(response.json.result.tools.length > 0);
+	});
+
+	it('401 with WWW-Authenticate: Bearer without a token', async () => {
+		const response = await raw(host, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+			body: INITIALIZE,
+		});
+		assert.equal(response.status, 401);
+		assert.match(response.headers['www-authenticate'], /^Bearer\b/);
+		assert.equal(response.headers['mcp-session-id'], undefined);
+		assert.ok(!response.text.includes(host.token));
+	});
+
+	it('401 with a wrong token, another scheme or a token prefix', async () => {
+		const wrong = host.token.slice(0, -1) + (host.token.endsWith('0') ? '1' : '0');
+		for (const authorization of [`Bearer ${wrong}`, `Basic ${host.token}`, `Bearer ${host.token.slice(0, 16)}`,
+		    `Bearer ${host.token}x`, 'Bearer ']) {
+			const response = await raw(host, {
+				method: 'POST',
+				headers: mcpHeaders(host, { Authorization: authorization }),
+				body: INITIALIZE,
+			});
+			assert.equal(response.status, 401, authorization);
+			assert.match(response.headers['www-authenticate'], /^Bearer\b/, authorization);
+		}
+		for (const path of ['/sse', '/messages?sessionId=x']) {
+			const response = await raw(host, { method: path === '/sse' ? 'GET' : 'POST', path,
+			    headers: { 'Content-Type': 'application/json' }, body: path === '/sse' ? undefined : INITIALIZE });
+			assert.equal(response.status, 401, path);
+		}
+	});
+
+	it('403 for a Host other than loopback, even with the token', async () => {
+		for (const hostHeader of ['evil.example', `evil.example:${host.port}`, `127.0.0.1.evil.example:${host.port}`,
+		    `localhost:${host.port}@evil.example`]) {
+			const response = await raw(host, {
+				method: 'POST',
+				headers: mcpHeaders(host, { Host: hostHeader }),
+				body: INITIALIZE,
+			});
+			assert.equal(response.status, 403, hostHeader);
+		}
+		const health = await raw(host, { path: '/health', headers: { Host: 'evil.example' } });
+		assert.equal(health.status, 403, '/health is behind the Host check too');
+		for (const hostHeader of [`localhost:${host.port}`, `127.0.0.1:${host.port}`, `[::1]:${host.port}`, 'localhost']) {
+			const response = await raw(host, { path: '/health', headers: { Host: hostHeader } });
+			assert.equal(response.status, 200, hostHeader);
+		}
+	});
+
+	it('403 for a web Origin, with or without the token; loopback and the extension origin pass', async () => {
+		for (const origin of ['https://evil.example', 'http://evil.example', 'null',
+		    'chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba', `http://localhost.evil.example:${host.port}`]) {
+			const response = await raw(host, {
+				method: 'POST',
+				headers: mcpHeaders(host, { Origin: origin }),
+				body: INITIALIZE,
+			});
+			assert.equal(response.status, 403, origin);
+		}
+		for (const origin of [EXTENSION_ORIGIN.replace(/\/$/, ''), `http://localhost:${host.port}`, 'http://127.0.0.1:3000']) {
+			const response = await raw(host, {
+				method: 'POST',
+				headers: mcpHeaders(host, { Origin: origin }),
+				body: INITIALIZE,
+			});
+			assert.equal(response.status, 200, origin);
+		}
+	});
+
+	it('400 without Mcp-Session-Id on a request other than initialize', async () => {
+		const response = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: TOOLS_LIST });
+		assert.equal(response.status, 400);
+		assert.equal(response.json.error.code, -32600);
+		assert.match(response.json.error.message, /Mcp-Session-Id/);
+	});
+
+	it('400 with an unsupported MCP-Protocol-Version', async () => {
+		const id = await initialize();
+		const response = await toolsList(id, { 'MCP-Protocol-Version': '1999-01-01' });
+		assert.equal(response.status, 400);
+		assert.match(response.json.error.message, /1999-01-01/);
+		const ok = await toolsList(id, { 'MCP-Protocol-Version': '2025-03-26' });
+		assert.equal(ok.status, 200);
+	});
+
+	it('404 for an unknown session and for a session after DELETE', async () => {
+		const unknown = await toolsList('0123456789abcdef0123456789abcdef');
+		assert.equal(unknown.status, 404);
+
+		const id = await initialize();
+		assert.equal((await toolsList(id)).status, 200);
+		const deleted = await raw(host, { method: 'DELETE', headers: mcpHeaders(host, { 'Mcp-Session-Id': id }) });
+		assert.ok(deleted.status === 200 || deleted.status === 204, `DELETE answered ${deleted.status}`);
+		assert.equal((await toolsList(id)).status, 404);
+		const again = await raw(host, { method: 'DELETE', headers: mcpHeaders(host, { 'Mcp-Session-Id': id }) });
+		assert.equal(again.status, 404);
+	});
+
+	it('413 for a body over --max-body, by Content-Length or chunked', async () => {
+		const big = JSON.stringify({ ...INITIALIZE, padding: 'x'.repeat(MAX_BODY) });
+		const byLength = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: big });
+		assert.equal(byLength.status, 413);
+		const chunked = await raw(host, {
+			method: 'POST',
+			headers: mcpHeaders(host, { 'Transfer-Encoding': 'chunked' }),
+			body: big,
+		});
+		assert.equal(chunked.status, 413);
+		// Just under the limit passes.
+		const fits = JSON.stringify({ ...INITIALIZE, padding: 'x'.repeat(MAX_BODY - 400) });
+		assert.ok(Buffer.byteLength(fits) <= MAX_BODY);
+		const ok = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: fits });
+		assert.equal(ok.status, 200);
+	});
+
+	it('415 for a body that is not application/json', async () => {
+		for (const type of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
+			const headers = mcpHeaders(host, { 'Content-Type': type });
+			if (type === undefined)
+				delete headers['Content-Type'];
+			const response = await raw(host, { method: 'POST', headers, body: JSON.stringify(INITIALIZE) });
+			assert.equal(response.status, 415, String(type));
+		}
+		const withCharset = await raw(host, {
+			method: 'POST',
+			headers: mcpHeaders(host, { 'Content-Type': 'application/json; charset=utf-8' }),
+			body: INITIALIZE,
+		});
+		assert.equal(withCharset.status, 200);
+	});
+
+	it('400 for a body that is not JSON', async () => {
+		const response = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: '{"jsonrpc":' });
+		assert.equal(response.status, 400);
+		assert.equal(response.json.error.code, -32700);
+	});
+
+	it('405 with Allow for a method /mcp, /sse or /messages does not take', async () => {
+		const options = await raw(host, { method: 'OPTIONS', headers: mcpHeaders(host) });
+		assert.equal(options.status, 405);
+		assert.equal(options.headers.allow, 'GET, POST, DELETE');
+		const postSse = await raw(host, { method: 'POST', path: '/sse', headers: mcpHeaders(host), body: INITIALIZE });
+		assert.equal(postSse.status, 405);
+		assert.equal(postSse.headers.allow, 'GET');
+		const getMessages = await raw(host, { method: 'GET', path: '/messages?sessionId=x', headers: authHeaders(host) });
+		assert.equal(getMessages.status, 405);
+		assert.equal(getMessages.headers.allow, 'POST');
+	});
+
+	it('405 for PUT and PATCH on /mcp', {
+		todo: 'host bug: evhttp_set_allowed_methods in host/http-server.c lets libevent answer PUT/PATCH with its own 501 HTML page',
+	}, async () => {
+		for (const method of ['PUT', 'PATCH']) {
+			const response = await raw(host, { method, headers: mcpHeaders(host), body: INITIALIZE });
+			assert.equal(response.status, 405, method);
+			assert.equal(response.headers.allow, 'GET, POST, DELETE', method);
+		}
+	});
+
+	it('404 for a path that is not an endpoint', async () => {
+		const response = await raw(host, { path: '/nope', headers: authHeaders(host) });
+		assert.equal(response.status, 404);
+	});
+
+	it('/health answers without the token and shows no secret', async () => {
+		const response = await raw(host, { path: '/health' });
+		assert.equal(response.status, 200);
+		assert.match(response.headers['content-type'], /^application\/json/);
+		assert.equal(response.json.status, 'ok');
+		assert.equal(response.json.version, host.welcome.version);
+		assert.equal(response.json.extension_connected, true);
+		assert.equal(typeof response.json.sessions, 'number');
+		assert.ok(!response.text.includes(host.token), 'the token must not appear in /health');
+		assert.equal(response.json.token, undefined);
+	});
+
+	it('GET /mcp without a session is 400', async () => {
+		const none = await raw(host, { method: 'GET', headers: { ...authHeaders(host), Accept: 'text/event-stream' } });
+		assert.equal(none.status, 400);
+	});
+});
+
+describe('--no-auth', () => {
+	it('accepts MCP requests without a token; the Host and Origin checks still apply', async () => {
+		const host = await startHost({ args: ['--no-auth'] });
+		try {
+			assert.equal(host.welcome.auth, false);
+			const response = await raw(host, {
+				method: 'POST',
+				headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+				body: INITIALIZE,
+			});
+			assert.equal(response.status, 200);
+			// The Host and Origin checks still apply.
+			const evil = await raw(host, {
+				method: 'POST',
+				headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example' },
+				body: INITIALIZE,
+			});
+			assert.equal(evil.status, 403);
+		} finally {
+			await host.stop();
+		}
+	});
+});

@@ -1,0 +1,223 @@
+// The extension's side of the host's life: calls before the hello, a late
+// hello, a refused hello, host timeouts, the extension leaving mid-call,
+// signals, the runtime file and a taken port.
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { describe, it } from 'node:test';
+
+import { SLOW, never, scaled, startHost } from './fake-extension.mjs';
+import { close, connect, eventually, opts, textOf } from './mcp-client.mjs';
+
+const NOT_CONNECTED = 'EXTENSION_NOT_CONNECTED: The browser extension has not connected to this host. ' +
+    'Open the browser with the Browser Bridge extension enabled (check chrome://extensions), then retry.';
+const DISCONNECTED = 'EXTENSION_DISCONNECTED: The browser extension disconnected (browser closed or ' +
+    'extension reloaded). Reopen the browser and retry.';
+
+// Returns the host's pending call count, asked over MCP.
+async function pendingCalls(client) {
+	const result = await client.callTool({ name: 'host_status', arguments: {} }, undefined, opts());
+	return result.structuredContent.pending_calls;
+}
+
+describe('host lifecycle', { concurrency: true }, () => {
+	it('a call that the extension never answers times out after timeout_ms + 5 s with TIMEOUT and a cancel', async () => {
+		let handlerSignal;
+		const host = await startHost({
+			handlers: {
+				wait_for: (params, ctx) => {
+					handlerSignal = ctx.signal;
+					return never();
+				},
+			},
+		});
+		try {
+			const client = await connect(host);
+			const started = performance.now();
+			const result = await client.callTool({ name: 'wait_for', arguments: { text: 'Done', timeout_ms: 100 } },
+			    undefined, opts({ timeout: scaled(20000) }));
+			const elapsed = performance.now() - started;
+			const request = host.requests.find(r => r.method === 'wait_for');
+			assert.equal(request.timeout_ms, 5100);
+			assert.deepEqual(result, {
+				content: [{
+					type: 'text',
+					text: 'TIMEOUT: The extension did not answer wait_for within 5100 ms. The page may be busy ' +
+					    'or the tab closed; check the tab and retry, or raise timeout_ms.',
+				}],
+				isError: true,
+			});
+			assert.ok(elapsed >= 5000, `answered after ${elapsed} ms, before the 5100 ms timeout`);
+			assert.ok(elapsed < 5100 + scaled(2000), `answered after ${elapsed} ms`);
+			const cancel = await host.waitForCancel(request.id);
+			assert.deepEqual(cancel, { type: 'cancel', id: request.id, reason: 'timeout' });
+			assert.equal(handlerSignal.aborted, true);
+			// A response that crosses the cancel is dropped, and the host goes on.
+			host.send({ type: 'response', id: request.id, result: { content: [{ type: 'text', text: 'late' }] } });
+			assert.equal(await pendingCalls(client), 0);
+			await close(client);
+		} finally {
+			await host.stop();
+		}
+	});
+
+	it('the extension leaving mid-call fails the call with EXTENSION_DISCONNECTED; the host exits 0 within 1 s', async () => {
+		const host = await startHost({ handlers: { get_page_content: () => never() } });
+		try {
+			assert.ok(existsSync(host.runtimeFile), 'the runtime file exists while the host runs');
+			const client = await connect(host);
+			const call = client.callTool({ name: 'get_page_content', arguments: {} }, undefined, opts());
+			await host.waitForRequest(r => r.method === 'get_page_content', 'the get_page_content request');
+			host.disconnect();
+			const result = await call;
+			assert.deepEqual(result, { content: [{ type: 'text', text: DISCONNECTED }], isError: true });
+			const exit = await host.exited;
+			assert.deepEqual(exit, { code: 0, signal: null });
+			const took = host.exitedAt - host.disconnectedAt;
+			assert.ok(took < scaled(1000), `exited ${took} ms after stdin EOF`);
+			assert.equal(existsSync(host.runtimeFile), false, 'the runtime file is removed');
+		} finally {
+			await host.stop();
+		}
+	});
+
+	it('calls before any hello wait for the grace period, then fail with EXTENSION_NOT_CONNECTED', async () => {
+		const host = await startHost({ hello: false, args: ['--hello-grace', String(scaled(300))] });
+		try {
+			assert.equal(host.welcome, null);
+			const client = await connect(host);
+			const started = performance.now();
+			const result = await client.callTool({ name: 'get_browser_state', arguments: {} }, undefined, opts());
+			const elapsed = performance.now() - started;
+			assert.deepEqual(result, { content: [{ type: 'text', text: NOT_CONNECTED }], isError: true });
+			assert.ok(elapsed >= scaled(300) - 20, `failed after ${elapsed} ms, before the grace ended`);
+			// host_status needs no extension.
+			const status = await client.callTool({ name: 'host_status', arguments: {} }, undefined, opts());
+			assert.equal(status.structuredContent.extension_connected, false);
+			assert.equal(status.structuredContent.pending_calls, 0);
+			// A hello now does not resurrect the failed call.
+			host.sendHello();
+			await host.until(() => host.welcome, 'the welcome');
+			await client.callTool({ name: 'hover_element', arguments: { ref: 'after' } }, undefined, opts());
+			assert.deepEqual(host.requests.map(r => r.method), ['hover_element']);
+			await close(client);
+		} finally {
+			await host.stop();
+		}
+	});
+
+	it('a hello within the grace period delivers the queued call with the time it has left', async () => {
+		const host = await startHost({ hello: false, args: ['--hello-grace', String(scaled(10000))] });
+		try {
+			const client = await connect(host);
+			const call = client.callTool({ name: 'navigate_to', arguments: { url: 'https://example.com/queued' } },
+			    undefined, opts());
+			await eventually(async () => await pendingCalls(client) === 1, 'the call to be queued');
+			assert.equal(host.requests.length, 0);
+			const queuedAt = performance.now();
+			host.sendHello();
+			const result = await call;
+			assert.deepEqual(result.structuredContent,
+			    { method: 'navigate_to', params: { url: 'https://example.com/queued' } });
+			assert.equal(host.welcomes.length, 1);
+			assert.equal(host.requests.length, 1);
+			const request = host.requests[0];
+			assert.ok(request.timeout_ms > 0 && request.timeout_ms < 35000,
+			    `a queued call is sent with the time it has left, not ${request.timeout_ms}`);
+			assert.ok(performance.now() - queuedAt < scaled(2000), 'the hello sent it at once');
+			await close(client);
+		} finally {
+			await host.stop();
+		}
+	});
+
+	it('a hello with another protocol is refused with PROTOCOL_MISMATCH and calls fail', async () => {
+		const host = await startHost({ hello: { protocol: 2 }, args: ['--hello-grace', String(scaled(200))] });
+		try {
+			assert.equal(host.welcome.protocol, 1);
+			assert.equal(host.welcome.error.code, 'PROTOCOL_MISMATCH');
+			assert.match(host.welcome.error.message, /protocol 2/);
+			assert.equal(host.welcome.mcp_url, undefined);
+			const client = await connect(host);
+			const result = await client.callTool({ name: 'get_browser_state', arguments: {} }, undefined, opts());
+			assert.deepEqual(result, { content: [{ type: 'text', text: NOT_CONNECTED }], isError: true });
+			assert.equal(host.requests.length, 0);
+			await close(client);
+		} finally {
+			await host.stop();
+		}
+	});
+
+	it('the runtime file holds pid, port, version and url, privately, while the host runs', async () => {
+		const host = await startHost();
+		try {
+			const info = JSON.parse(readFileSync(host.runtimeFile, 'utf8'));
+			assert.equal(info.pid, host.pid);
+			assert.equal(info.port, host.port);
+			assert.equal(info.version, host.welcome.version);
+			assert.equal(info.url, host.url);
+			assert.equal(info.url, `http://127.0.0.1:${host.port}/mcp`);
+			assert.ok(Number.isInteger(info.started));
+			assert.ok(Math.abs(info.started - Date.now() / 1000) < 120 * SLOW, `started ${info.started}`);
+			assert.equal(statSync(host.runtimeFile).mode & 0o077, 0, 'no access for group or others');
+		} finally {
+			await host.stop();
+		}
+		assert.equal(existsSync(host.runtimeFile), false, 'the runtime file is removed at exit');
+	});
+
+	it('SIGTERM ends the host cleanly: exit 0, runtime file removed', async () => {
+		const host = await startHost();
+		try {
+			host.kill('SIGTERM');
+			assert.deepEqual(await host.exited, { code: 0, signal: null });
+			assert.equal(existsSync(host.runtimeFile), false);
+		} finally {
+			await host.stop();
+		}
+	});
+
+	it('a taken port makes the host fall back to a free one and say so in the welcome', async () => {
+		const blocker = createServer(() => {});
+		await new Promise(resolve => blocker.listen(0, '127.0.0.1', resolve));
+		const taken = blocker.address().port;
+		try {
+			const host = await startHost({ args: ['--port', String(taken)] });
+			try {
+				assert.notEqual(host.welcome.port, taken);
+				assert.ok(host.welcome.port > 0);
+				assert.equal(host.welcome.mcp_url, `http://127.0.0.1:${host.welcome.port}/mcp`);
+				assert.equal(typeof host.welcome.port_note, 'string');
+				assert.ok(host.welcome.port_note.includes(String(taken)), host.welcome.port_note);
+				const client = await connect(host);
+				const status = await client.callTool({ name: 'host_status', arguments: {} }, undefined, opts());
+				assert.equal(status.structuredContent.port, host.welcome.port);
+				assert.equal(status.structuredContent.port_note, host.welcome.port_note);
+				const result = await client.callTool({ name: 'hover_element', arguments: { ref: 'e1' } }, undefined, opts());
+				assert.equal(JSON.parse(textOf(result)).method, 'hover_element');
+				const info = JSON.parse(readFileSync(host.runtimeFile, 'utf8'));
+				assert.equal(info.port, host.welcome.port);
+				await close(client);
+			} finally {
+				await host.stop();
+			}
+		} finally {
+			blocker.close();
+		}
+	});
+
+	it('a free configured port is used as is, without a port note', async () => {
+		const probe = createServer(() => {});
+		await new Promise(resolve => probe.listen(0, '127.0.0.1', resolve));
+		const port = probe.address().port;
+		await new Promise(resolve => probe.close(resolve));
+		const host = await startHost({ args: ['--port', String(port)] });
+		try {
+			assert.equal(host.welcome.port, port);
+			assert.equal(host.welcome.port_note, undefined);
+		} finally {
+			await host.stop();
+		}
+	});
+});
