@@ -571,7 +571,7 @@
 	function whyHidden(element) {
 		for (let n = element; n; n = composedParent(n)) {
 			const style = getComputedStyle(n);
-			const who = n === element ? 'it' : `its ancestor ${describe(n)}`;
+			const who = n === element ? 'it' : `its ancestor ${describe(n, false)}`;
 			if (style.display === 'none')
 				return `${who} has display: none`;
 			if (style.visibility === 'hidden' || style.visibility === 'collapse')
@@ -703,7 +703,10 @@
 			return { ...fail('NOT_INTERACTABLE', 'it cannot be scrolled into view'), info: about };
 		if (hit.coveredBy !== undefined)
 			return { ...fail('NOT_INTERACTABLE', `it is covered by ${describe(hit.coveredBy)}`), info: about, coveredBy: describe(hit.coveredBy) };
-		return { x: hit.x, y: hit.y, scrolled, info: about, rect: box(rect), state: stateOf(element) };
+		return {
+			x: hit.x, y: hit.y, scrolled, info: about, rect: box(rect), state: stateOf(element),
+			visible: document.visibilityState === 'visible',
+		};
 	}
 
 	/** The content box of a child frame (by frame index), scrolled into view if asked. */
@@ -864,6 +867,7 @@
 		const hit = hitTest(element, rect);
 		return {
 			kind: kind.kind, info: about, focused,
+			visible: document.visibilityState === 'visible',
 			hasFocus: document.hasFocus(), active: deepActiveElement() === element,
 			empty: currentValue(element) === '',
 			x: hit.x, y: hit.y,

@@ -238,8 +238,9 @@ export function describeStateChange(label, before, after) {
  * @returns {string}
  */
 function syntheticNote(error) {
-	return `(Used DOM events instead of real input because ${error.message}; ` +
-	    'some pages ignore those. Close DevTools or the other debugger for real input.)';
+	const fix = /not visible/.test(error.message) ? 'Switch to the tab with manage_tabs for real input.' :
+	    'Close DevTools or the other debugger for real input.';
+	return `(Used DOM events instead of real input because ${error.message}; some pages ignore those. ${fix})`;
 }
 
 /** @type {Record<string, import('../navigator.js').ActionDefinition>} */
@@ -261,6 +262,10 @@ export const inputActions = {
 				await observer.start(element?.documentId);
 				if (element === undefined) {
 					const { x, y } = params.coordinates;
+					if (!tab.active)
+						throw new BridgeError(ErrorCode.NOT_INTERACTABLE,
+						    `Cannot click at (${x}, ${y}) in tab ${tab.id}: it is in the background, where points cannot be clicked. ` +
+						    'Switch to it with manage_tabs, or click by ref.');
 					try {
 						await cdpClick(services.debuggers, tab.id, x, y, options);
 					} catch (error) {
@@ -281,11 +286,19 @@ export const inputActions = {
 				const x = offset.x + prepared.x, y = offset.y + prepared.y;
 				let note;
 				try {
+					/* A hidden page (background tab, minimized window) gets no mouse input. */
+					if (prepared.visible === false)
+						throw new DebuggerUnavailable(`tab ${tab.id} is not visible (it is in the background or its window is minimized)`);
 					await cdpClick(services.debuggers, tab.id, x, y, options);
 				} catch (error) {
 					if (!(error instanceof DebuggerUnavailable))
 						throw error;
 					note = syntheticNote(error);
+					if (prepared.visible === false) {
+						/* Give the page a user gesture, so what the click opens is not blocked as a popup. */
+						await services.debuggers.send(tab.id, 'Runtime.evaluate',
+						    { expression: 'void 0', userGesture: true }).catch(() => {});
+					}
 					await onElement(context, 'syntheticClick', [options]);
 				}
 				const outcome = await observer.finish({ signal, deadline });
@@ -347,7 +360,7 @@ export const inputActions = {
 				}
 				let note;
 				try {
-					if (!prepared.active || !prepared.hasFocus) {
+					if (prepared.visible !== false && (!prepared.active || !prepared.hasFocus)) {
 						/* Focus did not move there (another frame or window has it): click it. */
 						const offset = element.frameId === 0 ? { x: 0, y: 0 } :
 						    await frameOffset(tab, element.frameId, false);

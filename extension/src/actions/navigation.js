@@ -5,6 +5,7 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { NavigationWatcher, readyStateReader } from '../browser/navigation.js';
+import { DebuggerUnavailable } from '../browser/debugger.js';
 
 /** Leave this much of the host's timeout for the answer to travel. */
 const ANSWER_MARGIN_MS = 200;
@@ -77,6 +78,31 @@ async function navigationResult(tabId, urlBefore, verb, services, extra = {}) {
 	return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
+/**
+ * Goes one entry back (-1) or forward (1) in a tab's full history, through
+ * the debugger.
+ * @param {import('../browser/debugger.js').DebuggerPool} debuggers
+ * @param {number} tabId
+ * @param {number} step
+ * @throws {BridgeError} NAVIGATION_FAILED when there is no such entry
+ */
+async function historyStep(debuggers, tabId, step) {
+	const none = new BridgeError(ErrorCode.NAVIGATION_FAILED,
+	    `Tab ${tabId} has no ${step < 0 ? 'previous' : 'next'} page in its history. Use navigate_to to open a URL instead.`);
+	let history;
+	try {
+		history = await debuggers.send(tabId, 'Page.getNavigationHistory');
+	} catch (error) {
+		if (error instanceof DebuggerUnavailable)
+			throw none;
+		throw error;
+	}
+	const entry = history.entries[history.currentIndex + step];
+	if (entry === undefined)
+		throw none;
+	await debuggers.send(tabId, 'Page.navigateToHistoryEntry', { entryId: entry.id });
+}
+
 /** @type {Record<string, import('../navigator.js').ActionDefinition>} */
 export const navigationActions = {
 	navigate_to: {
@@ -135,11 +161,14 @@ export const navigationActions = {
 						await chrome.tabs.reload(tab.id);
 				} catch (error) {
 					const text = String(error?.message ?? error);
-					if (/Cannot find a next page in history/i.test(text))
-						throw new BridgeError(ErrorCode.NAVIGATION_FAILED,
-						    `Tab ${tab.id} has no ${params.action === 'back' ? 'previous' : 'next'} page in its history. ` +
-						    'Use navigate_to to open a URL instead.');
-					throw new BridgeError(ErrorCode.NAVIGATION_FAILED, `Could not go ${params.action} in tab ${tab.id}: ${text}.`);
+					if (!/Cannot find a next page in history/i.test(text))
+						throw new BridgeError(ErrorCode.NAVIGATION_FAILED, `Could not go ${params.action} in tab ${tab.id}: ${text}.`);
+					/*
+					 * Chrome's back and forward skip entries added without a
+					 * user gesture, such as our own navigate_to calls; the
+					 * DevTools history has them all.
+					 */
+					await historyStep(services.debuggers, tab.id, params.action === 'back' ? -1 : 1);
 				}
 				await watcher.waitFor('load', {
 					signal, deadline: deadline - ANSWER_MARGIN_MS,

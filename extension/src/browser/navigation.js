@@ -129,6 +129,12 @@ export class NavigationWatcher {
 				}
 				break;
 			case 'error':
+				/*
+				 * Starting a navigation aborts the load of the page before
+				 * it (net::ERR_ABORTED for the old URL): not our failure.
+				 */
+				if (status.pending && /ERR_ABORTED/.test(e.error ?? '') && e.url !== status.url)
+					break;
 				status.pending = false;
 				status.error = e.error;
 				status.url = e.url ?? status.url;
@@ -205,17 +211,24 @@ export class NavigationWatcher {
 }
 
 /**
- * Reads a document's readyState (for NavigationWatcher.waitFor).
+ * Reads a document's readyState (for NavigationWatcher.waitFor). Pages no
+ * script may run in (extension pages, the browser's own) answer with the
+ * tab's loading status instead.
  * @param {number} tabId
  * @returns {(documentId: string) => Promise<string|null>}
  */
 export function readyStateReader(tabId) {
 	return async documentId => {
-		const results = await chrome.scripting.executeScript({
-			target: { tabId, documentIds: [documentId] },
-			func: () => document.readyState,
-		});
-		return results[0]?.result ?? null;
+		try {
+			const results = await chrome.scripting.executeScript({
+				target: { tabId, documentIds: [documentId] },
+				func: () => document.readyState,
+			});
+			return results[0]?.result ?? null;
+		} catch {
+			const tab = await chrome.tabs.get(tabId);
+			return tab.status === 'complete' ? 'complete' : null;
+		}
 	};
 }
 

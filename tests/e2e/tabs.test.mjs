@@ -1,0 +1,151 @@
+// End-to-end: manage_tabs, per-tab queues, cancellation, resources, the
+// popup, and reconnecting after the host exits.
+
+import { describe, before, after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { EXTENSION_ID, startBridge, until } from './harness.mjs';
+
+describe('tabs and connection', () => {
+	let b;
+	before(async () => {
+		b = await startBridge();
+	});
+	after(async () => {
+		await b?.close();
+	});
+
+	test('manage_tabs lists, opens, switches and closes tabs by integer id', async () => {
+		const { tabId } = await b.open('form.html');
+		const list = await b.ok('manage_tabs', { action: 'list' });
+		assert.ok(list.data.tabs.every(t => Number.isInteger(t.id)));
+		assert.match(list.text, new RegExp(`\\n${tabId}\\* "Form fixture" `));
+		const url = b.page('checkout.html');
+		const opened = await b.ok('manage_tabs', { action: 'open', url });
+		const newId = opened.data.tab_id;
+		assert.match(opened.text, new RegExp(`^Opened tab ${newId} `));
+		assert.equal(opened.data.tabs.find(t => t.active).id, newId);
+		assert.equal(await b.evaluate(url, 'document.readyState'), 'complete');
+		const switched = await b.ok('manage_tabs', { action: 'switch', tab_id: tabId });
+		assert.equal(switched.data.tabs.find(t => t.active).id, tabId);
+		const state = await b.state();
+		assert.equal(state.data.tab.id, tabId, 'actions without tab_id follow the active tab');
+		const closed = await b.ok('manage_tabs', { action: 'close', tab_id: newId });
+		assert.ok(!closed.data.tabs.some(t => t.id === newId));
+		assert.equal(await b.cdp.findTarget(url), undefined, 'the closed tab is gone from the browser');
+	});
+
+	test('unknown tab ids are TAB_NOT_FOUND and switch needs a tab_id', async () => {
+		for (const action of ['close', 'switch']) {
+			const error = await b.fails('manage_tabs', { action, tab_id: 424242 });
+			assert.equal(error.code, 'TAB_NOT_FOUND');
+			assert.match(error.message, /Tab 424242 does not exist.*manage_tabs/);
+		}
+		const error = await b.fails('manage_tabs', { action: 'switch' });
+		assert.equal(error.code, 'INVALID_ARGUMENT');
+		assert.match(error.message, /needs tab_id/);
+	});
+
+	test('refs of a closed tab are STALE_REF, and refs name their own tab', async () => {
+		const { tabId: other } = await b.open('checkout.html');
+		const opened = await b.ok('manage_tabs', { action: 'open', url: b.page('form.html') });
+		const s = await b.state({ tab_id: opened.data.tab_id });
+		const ref = s.ref('button', 'Count 0');
+		const wrongTab = await b.fails('click_element', { ref, tab_id: other });
+		assert.equal(wrongTab.code, 'ELEMENT_NOT_FOUND');
+		assert.match(wrongTab.message, new RegExp(`is an element of tab ${opened.data.tab_id}, not of tab ${other}`));
+		await b.ok('manage_tabs', { action: 'close', tab_id: opened.data.tab_id });
+		const error = await b.fails('click_element', { ref });
+		assert.equal(error.code, 'STALE_REF');
+		assert.match(error.message, /was closed/);
+	});
+
+	test('actions on different tabs run in parallel, on one tab in order', async () => {
+		const one = await b.ok('manage_tabs', { action: 'open', url: b.page('form.html') });
+		const two = await b.ok('manage_tabs', { action: 'open', url: b.page('form.html') });
+		const slow = b.page('slow?ms=1500');
+		const start = Date.now();
+		const [navigation, state] = await Promise.all([
+			b.ok('navigate_to', { url: slow, tab_id: one.data.tab_id }),
+			(async () => {
+				await new Promise(resolve => setTimeout(resolve, 100));
+				const r = await b.ok('get_browser_state', { tab_id: two.data.tab_id });
+				return { r, at: Date.now() - start };
+			})(),
+		]);
+		assert.ok(state.at < 1200, `the other tab waited ${state.at} ms`);
+		assert.equal(navigation.data.url, slow);
+		const sameTab = await Promise.all([
+			b.ok('navigate_to', { url: b.page('slow?ms=600'), tab_id: two.data.tab_id }),
+			(async () => {
+				await new Promise(resolve => setTimeout(resolve, 100));
+				return b.ok('get_browser_state', { tab_id: two.data.tab_id });
+			})(),
+		]);
+		assert.equal(sameTab[1].data.tab.title, 'Slow page', 'the state waited for the navigation queued before it');
+		for (const t of [one, two])
+			await b.ok('manage_tabs', { action: 'close', tab_id: t.data.tab_id });
+	});
+
+	test('a cancelled call stops and frees its tab', async () => {
+		const { tabId } = await b.open('form.html');
+		const controller = new AbortController();
+		const hanging = b.call('navigate_to', { url: b.page('hang'), tab_id: tabId }, { signal: controller.signal });
+		await new Promise(resolve => setTimeout(resolve, 300));
+		controller.abort();
+		await assert.rejects(hanging);
+		await until(async () => (await b.ok('host_status')).data.pending_calls === 0, { what: 'the cancel to reach the extension' });
+		const start = Date.now();
+		await b.ok('navigate_to', { url: b.page('checkout.html'), tab_id: tabId });
+		assert.ok(Date.now() - start < 5000);
+	});
+
+	test('the browser:// resources come from the extension', async () => {
+		await b.open('checkout.html');
+		const tabs = await b.client.readResource({ uri: 'browser://tabs' });
+		const list = JSON.parse(tabs.contents[0].text);
+		assert.ok(list.some(t => t.active && /checkout\.html/.test(t.url)));
+		const state = await b.client.readResource({ uri: 'browser://current/state' });
+		assert.match(state.contents[0].text, /textbox "First name"/);
+		const dom = await b.client.readResource({ uri: 'browser://dom/state' });
+		assert.equal(JSON.parse(dom.contents[0].text).elements.length, 9);
+	});
+
+	test('the popup shows the connection and the MCP URL', async () => {
+		const popup = `chrome-extension://${EXTENSION_ID}/popup/popup.html`;
+		const opened = await b.ok('manage_tabs', { action: 'open', url: popup });
+		const text = await until(async () => {
+			const t = await b.evaluate(popup, 'document.getElementById("state").textContent');
+			return /Connected/.test(t) && t;
+		}, { what: 'the popup to show the status' });
+		assert.match(text, /^Connected to the host \(version \d+\.\d+\.\d+\)\.$/);
+		assert.equal(await b.evaluate(popup, 'document.getElementById("url").textContent'), b.url);
+		assert.equal(await b.evaluate(popup, 'document.getElementById("token-hint").hidden'), false);
+		await until(async () => /MCP session/.test(await b.evaluate(popup, 'document.getElementById("sessions").textContent')),
+		    { what: 'the popup to show the host status' });
+		await b.ok('manage_tabs', { action: 'close', tab_id: opened.data.tab_id });
+	});
+
+	test('when the host exits, the extension starts a new one and reconnects', async () => {
+		const hostFile = join(b.runtime, 'browser-bridge', 'host.json');
+		const oldPid = b.hostPid;
+		process.kill(oldPid, 'SIGTERM');
+		const host = await until(() => {
+			if (!existsSync(hostFile))
+				return false;
+			const h = JSON.parse(readFileSync(hostFile, 'utf8'));
+			return h.pid !== oldPid && h;
+		}, { ms: 15000, what: 'a new host to start' });
+		b.hostPid = host.pid;
+		b.url = host.url ?? `http://127.0.0.1:${host.port}/mcp`;
+		b.client = await b.connect();
+		await until(async () => (await b.ok('host_status')).data.extension_connected,
+		    { what: 'the extension to say hello to the new host' });
+		const { url } = await b.open('form.html');
+		const s = await b.state();
+		await b.ok('click_element', { ref: s.ref('checkbox', 'I agree') });
+		assert.equal(await b.evaluate(url, 'document.getElementById("agree").checked'), true);
+	});
+});
