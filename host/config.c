@@ -19,6 +19,13 @@ static const char config_usage_text[] =
 "usage: browser-bridge [chrome-extension://ID/] [options]\n"
 "       browser-bridge serve [options]   run the host (Chrome starts it)\n"
 "       browser-bridge token             print the MCP bearer token\n"
+"       browser-bridge install [--browser NAME|all] [--system]\n"
+"                      [--extension-id ID]... [--user-data-dir DIR]\n"
+"                                        register the host with the browsers\n"
+"       browser-bridge uninstall [same options]\n"
+"                                        remove what install wrote\n"
+"       browser-bridge doctor            check the setup; say how to fix it\n"
+"       browser-bridge status            describe the running host\n"
 "       browser-bridge --version | --help\n"
 "\n"
 "options (each may also be set in ~/.config/browser-bridge/config.json):\n"
@@ -31,7 +38,14 @@ static const char config_usage_text[] =
 "  --max-sessions N     MCP sessions kept at once\n"
 "  --session-idle MS    idle time after which a session expires\n"
 "  --hello-grace MS     how long calls wait for the extension to connect\n"
-"  --tools-page-size N  tools per tools/list page (0: all)\n";
+"  --tools-page-size N  tools per tools/list page (0: all)\n"
+"\n"
+"install, uninstall and doctor options:\n"
+"  --browser NAME       chrome, chromium, edge, brave, vivaldi or all\n"
+"                       (repeatable; default: every browser found)\n"
+"  --system             every user's browsers (needs root)\n"
+"  --extension-id ID    also allow this extension ID (repeatable)\n"
+"  --user-data-dir DIR  the profile a browser runs with --user-data-dir=DIR\n";
 
 /* Returns the usage text. */
 const char *
@@ -59,6 +73,25 @@ config_defaults(struct config *config)
 	config->http_timeout_s = 60;
 }
 
+/* Frees a list of strings. */
+static void
+config_free_list(char **list, size_t count)
+{
+	size_t	i;
+
+	for (i = 0; i < count; i++)
+		free(list[i]);
+	free(list);
+}
+
+/* Appends a copy of value to a list of strings. */
+static void
+config_append(char ***list, size_t *count, const char *value)
+{
+	*list = xrealloc(*list, (*count + 1) * sizeof **list);
+	(*list)[(*count)++] = xstrdup(value);
+}
+
 /* Frees what the config owns. */
 void
 config_clear(struct config *config)
@@ -67,6 +100,10 @@ config_clear(struct config *config)
 	free(config->extension_origin);
 	free(config->config_dir);
 	free(config->token_file);
+	free(config->file_error);
+	config_free_list(config->browsers, config->browser_count);
+	config_free_list(config->extension_ids, config->extension_id_count);
+	free(config->user_data_dir);
 	memset(config, 0, sizeof *config);
 }
 
@@ -265,6 +302,17 @@ config_locate(struct config *config, char **cause)
 	return 0;
 }
 
+/*
+ * Says whether a command depends on config.json's settings, so a broken
+ * file stops it. The others (doctor above all) keep the problem in
+ * file_error and report it.
+ */
+static bool
+config_needs_file(enum config_command command)
+{
+	return command == CONFIG_COMMAND_SERVE || command == CONFIG_COMMAND_TOKEN;
+}
+
 /* Loads the whole configuration: defaults, file, then argv. */
 int
 config_load(struct config *config, int argc, char **argv, char **cause)
@@ -281,6 +329,10 @@ config_load(struct config *config, int argc, char **argv, char **cause)
 		{ "hello-grace", required_argument, NULL, 'g' },
 		{ "tools-page-size", required_argument, NULL, 't' },
 		{ "parent-window", required_argument, NULL, 'w' },
+		{ "browser", required_argument, NULL, 'B' },
+		{ "system", no_argument, NULL, 'S' },
+		{ "extension-id", required_argument, NULL, 'E' },
+		{ "user-data-dir", required_argument, NULL, 'U' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -290,8 +342,7 @@ config_load(struct config *config, int argc, char **argv, char **cause)
 	config_defaults(config);
 	if (config_locate(config, cause) != 0)
 		return -1;
-	if (config_read_file(config, cause) != 0)
-		return -1;
+	(void)config_read_file(config, &config->file_error);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -301,6 +352,21 @@ config_load(struct config *config, int argc, char **argv, char **cause)
 			break;
 		case 'w':
 			break;	/* Windows: Chrome's parent window handle */
+		case 'B':
+			config_append(&config->browsers, &config->browser_count,
+			    optarg);
+			break;
+		case 'S':
+			config->system = true;
+			break;
+		case 'E':
+			config_append(&config->extension_ids,
+			    &config->extension_id_count, optarg);
+			break;
+		case 'U':
+			free(config->user_data_dir);
+			config->user_data_dir = xstrdup(optarg);
+			break;
 		case 'V':
 			config->command = CONFIG_COMMAND_VERSION;
 			break;
@@ -330,11 +396,24 @@ config_load(struct config *config, int argc, char **argv, char **cause)
 			config->command = CONFIG_COMMAND_SERVE;
 		else if (strcmp(argv[i], "token") == 0)
 			config->command = CONFIG_COMMAND_TOKEN;
+		else if (strcmp(argv[i], "install") == 0)
+			config->command = CONFIG_COMMAND_INSTALL;
+		else if (strcmp(argv[i], "uninstall") == 0)
+			config->command = CONFIG_COMMAND_UNINSTALL;
+		else if (strcmp(argv[i], "doctor") == 0)
+			config->command = CONFIG_COMMAND_DOCTOR;
+		else if (strcmp(argv[i], "status") == 0)
+			config->command = CONFIG_COMMAND_STATUS;
 		else if (strncmp(argv[i], "--parent-window", 15) != 0) {
 			*cause = xasprintf("unknown command \"%s\"; see "
 			    "browser-bridge --help", argv[i]);
 			return -1;
 		}
+	}
+	if (config->file_error != NULL && config_needs_file(config->command)) {
+		*cause = config->file_error;
+		config->file_error = NULL;
+		return -1;
 	}
 	return 0;
 }

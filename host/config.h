@@ -24,6 +24,10 @@ enum config_command {
 	CONFIG_COMMAND_TOKEN,	/* print the bearer token */
 	CONFIG_COMMAND_VERSION,
 	CONFIG_COMMAND_HELP,
+	CONFIG_COMMAND_INSTALL,	/* register the host with the browsers */
+	CONFIG_COMMAND_UNINSTALL, /* remove what install wrote */
+	CONFIG_COMMAND_DOCTOR,	/* check the setup, say how to fix it */
+	CONFIG_COMMAND_STATUS,	/* describe the running host */
 };
 
 struct config {
@@ -44,6 +48,15 @@ struct config {
 	char			*extension_origin;	/* argv[1] from Chrome */
 	char			*config_dir;
 	char			*token_file;
+	char			*file_error;	/* config.json's problem, if kept */
+
+	/* install, uninstall and doctor */
+	char			**browsers;	/* --browser NAME, repeatable */
+	size_t			 browser_count;
+	bool			 system;	/* --system */
+	char			**extension_ids; /* --extension-id, repeatable */
+	size_t			 extension_id_count;
+	char			*user_data_dir;	/* --user-data-dir DIR */
 };
 
 void	 config_defaults(struct config *config);

@@ -11,6 +11,8 @@
 
 #include "bridge.h"
 #include "config.h"
+#include "doctor.h"
+#include "install.h"
 #include "stdout-guard.h"
 #include "token.h"
 
@@ -92,6 +94,18 @@ main(int argc, char **argv)
 		break;
 	case CONFIG_COMMAND_TOKEN:
 		rc = main_token(&config, out_fd);
+		break;
+	case CONFIG_COMMAND_INSTALL:
+		rc = install_run(&config, out_fd);
+		break;
+	case CONFIG_COMMAND_UNINSTALL:
+		rc = install_uninstall_run(&config, out_fd);
+		break;
+	case CONFIG_COMMAND_DOCTOR:
+		rc = doctor_run(&config, out_fd);
+		break;
+	case CONFIG_COMMAND_STATUS:
+		rc = doctor_status_run(&config, out_fd);
 		break;
 	default:
 		rc = main_serve(&config, out_fd);

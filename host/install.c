@@ -1,0 +1,814 @@
+/* Registering the host: path tables, the manifest, install and uninstall. */
+#include "install.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#endif
+
+#include <jansson.h>
+
+#include "config.h"
+#include "xmalloc.h"
+
+/* Largest manifest file read back (ours are a few hundred bytes). */
+#define INSTALL_READ_MAX	(1024 * 1024)
+
+/*
+ * Where each browser reads manifests. docs/install.md says which entries
+ * come from the browsers' documentation and which from packagers' practice;
+ * manifests/windows/install.ps1 mirrors the registry keys (tests/check-install.c
+ * checks that it does). Vivaldi has no registry key of its own on Windows: it
+ * reads Chrome's.
+ */
+const struct install_browser install_browsers[] = {
+	{
+		.name = "chrome",
+		.title = "Google Chrome",
+		.linux_user = "google-chrome",
+		.linux_system = "/etc/opt/chrome/native-messaging-hosts",
+		.macos_user = "Google/Chrome",
+		.macos_system = "/Library/Google/Chrome/NativeMessagingHosts",
+		.windows_key = "Software\\Google\\Chrome\\NativeMessagingHosts",
+	},
+	{
+		.name = "chromium",
+		.title = "Chromium",
+		.linux_user = "chromium",
+		.linux_system = "/etc/chromium/native-messaging-hosts",
+		.macos_user = "Chromium",
+		.macos_system =
+		    "/Library/Application Support/Chromium/NativeMessagingHosts",
+		.windows_key = "Software\\Chromium\\NativeMessagingHosts",
+	},
+	{
+		.name = "edge",
+		.title = "Microsoft Edge",
+		.linux_user = "microsoft-edge",
+		.linux_system = "/etc/opt/edge/native-messaging-hosts",
+		.macos_user = "Microsoft Edge",
+		.macos_system = "/Library/Microsoft/Edge/NativeMessagingHosts",
+		.windows_key = "Software\\Microsoft\\Edge\\NativeMessagingHosts",
+	},
+	{
+		.name = "brave",
+		.title = "Brave",
+		.linux_user = "BraveSoftware/Brave-Browser",
+		.linux_system = "/etc/brave/native-messaging-hosts",
+		.macos_user = "BraveSoftware/Brave-Browser",
+		.macos_system = "/Library/Application Support/BraveSoftware/"
+		    "Brave-Browser/NativeMessagingHosts",
+		.windows_key =
+		    "Software\\BraveSoftware\\Brave-Browser\\NativeMessagingHosts",
+	},
+	{
+		.name = "vivaldi",
+		.title = "Vivaldi",
+		.linux_user = "vivaldi",
+		.linux_system = "/etc/opt/vivaldi/native-messaging-hosts",
+		.macos_user = "Vivaldi",
+		.macos_system =
+		    "/Library/Application Support/Vivaldi/NativeMessagingHosts",
+		.windows_key = "Software\\Google\\Chrome\\NativeMessagingHosts",
+	},
+};
+const size_t install_browser_count =
+    sizeof install_browsers / sizeof install_browsers[0];
+
+/* Returns the OS this binary was built for. */
+enum install_os
+install_current_os(void)
+{
+#ifdef __APPLE__
+	return INSTALL_OS_MACOS;
+#else
+	return INSTALL_OS_LINUX;
+#endif
+}
+
+/* Finds a browser by its --browser name. */
+const struct install_browser *
+install_browser_find(const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < install_browser_count; i++) {
+		if (strcmp(install_browsers[i].name, name) == 0)
+			return &install_browsers[i];
+	}
+	return NULL;
+}
+
+/*
+ * Returns the browser's default user data directory. On Linux config_home
+ * is $XDG_CONFIG_HOME (NULL or relative: ~/.config), as Chrome reads it.
+ */
+char *
+install_browser_data_dir(const struct install_browser *browser,
+    enum install_os os, const char *home, const char *config_home)
+{
+	if (os == INSTALL_OS_MACOS) {
+		return xasprintf("%s/Library/Application Support/%s", home,
+		    browser->macos_user);
+	}
+	if (config_home != NULL && *config_home == '/')
+		return xasprintf("%s/%s", config_home, browser->linux_user);
+	return xasprintf("%s/.config/%s", home, browser->linux_user);
+}
+
+/* Returns the directory a browser reads manifests from. */
+char *
+install_manifest_dir(const struct install_browser *browser, enum install_os os,
+    enum install_scope scope, const char *home, const char *config_home)
+{
+	char	*data, *dir;
+
+	if (scope == INSTALL_SCOPE_SYSTEM) {
+		return xstrdup(os == INSTALL_OS_MACOS ? browser->macos_system :
+		    browser->linux_system);
+	}
+	data = install_browser_data_dir(browser, os, home, config_home);
+	dir = xasprintf("%s/NativeMessagingHosts", data);
+	free(data);
+	return dir;
+}
+
+/* Returns the manifest directory of a browser run with --user-data-dir. */
+char *
+install_profile_manifest_dir(const char *user_data_dir)
+{
+	size_t	len = strlen(user_data_dir);
+
+	while (len > 1 && user_data_dir[len - 1] == '/')
+		len--;
+	return xasprintf("%.*s/NativeMessagingHosts", (int)len, user_data_dir);
+}
+
+/* Says whether id is an extension ID: 32 letters from a to p. */
+bool
+install_extension_id_valid(const char *id)
+{
+	size_t	i;
+
+	for (i = 0; id[i] != '\0'; i++) {
+		if (id[i] < 'a' || id[i] > 'p')
+			return false;
+	}
+	return i == INSTALL_EXTENSION_ID_LENGTH;
+}
+
+/* Returns the origin Chrome gives an extension ID. */
+char *
+install_origin(const char *id)
+{
+	return xasprintf("chrome-extension://%s/", id);
+}
+
+/*
+ * Returns the manifest's exact text: indented JSON in a fixed key order and
+ * a final newline, the same text manifests/org.browserbridge.host.json.in
+ * gives with its placeholders filled.
+ */
+char *
+install_manifest_text(const char *path, const char *const *ids, size_t count)
+{
+	json_t	*manifest, *origins;
+	char	*text, *line;
+	size_t	 i;
+
+	origins = json_array();
+	for (i = 0; i < count; i++) {
+		line = install_origin(ids[i]);
+		json_array_append_new(origins, json_string(line));
+		free(line);
+	}
+	manifest = json_pack("{s:s,s:s,s:s,s:s,s:o}",
+	    "name", INSTALL_HOST_NAME,
+	    "description", INSTALL_DESCRIPTION,
+	    "path", path,
+	    "type", "stdio",
+	    "allowed_origins", origins);
+	if (manifest == NULL)
+		return NULL;	/* path is not UTF-8 */
+	text = json_dumps(manifest, JSON_INDENT(2)|JSON_PRESERVE_ORDER);
+	json_decref(manifest);
+	line = xasprintf("%s\n", text);
+	free(text);
+	return line;
+}
+
+/* Returns the absolute path of the running binary. */
+char *
+install_self_path(char **cause)
+{
+#ifdef __APPLE__
+	char		 buf[PATH_MAX], *raw, *resolved;
+	uint32_t	 size = sizeof buf;
+
+	if (_NSGetExecutablePath(buf, &size) != 0) {
+		raw = xmalloc(size);
+		if (_NSGetExecutablePath(raw, &size) != 0) {
+			free(raw);
+			*cause = xstrdup("cannot find this program's path");
+			return NULL;
+		}
+	} else
+		raw = xstrdup(buf);
+	resolved = realpath(raw, NULL);
+	free(raw);
+	if (resolved == NULL) {
+		*cause = xasprintf("cannot resolve this program's path: %s",
+		    strerror(errno));
+		return NULL;
+	}
+	return resolved;
+#else
+	char	buf[PATH_MAX];
+	ssize_t	n;
+
+	n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n <= 0 || (size_t)n >= sizeof buf - 1) {
+		*cause = xasprintf("cannot read /proc/self/exe to find this "
+		    "program's path: %s", n == -1 ? strerror(errno) :
+		    "path too long");
+		return NULL;
+	}
+	buf[n] = '\0';
+	return xstrdup(buf);
+#endif
+}
+
+/* Says whether c needs no quoting in a POSIX shell word. */
+static bool
+install_shell_safe(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || strchr("_@%+=:,./-", c) != NULL;
+}
+
+/* Returns text quoted for a POSIX shell, unchanged when it needs none. */
+char *
+install_shell_quote(const char *text)
+{
+	const char	*p;
+	char		*out, *q;
+	bool		 safe = *text != '\0';
+
+	for (p = text; *p != '\0'; p++) {
+		if (!install_shell_safe((unsigned char)*p))
+			safe = false;
+	}
+	if (safe)
+		return xstrdup(text);
+	out = q = xmalloc(strlen(text) * 4 + 3);
+	*q++ = '\'';
+	for (p = text; *p != '\0'; p++) {
+		if (*p == '\'') {
+			memcpy(q, "'\\''", 4);
+			q += 4;
+		} else
+			*q++ = *p;
+	}
+	*q++ = '\'';
+	*q = '\0';
+	return out;
+}
+
+/*
+ * Returns how a user types this program: "browser-bridge" when that name
+ * on PATH is this binary, else its quoted absolute path.
+ */
+char *
+install_command_name(const char *self)
+{
+	const char	*path = getenv("PATH"), *start, *end;
+	char		*candidate, *resolved;
+	bool		 same = false;
+
+	for (start = path; start != NULL && !same; start = end) {
+		end = strchr(start, ':');
+		candidate = xasprintf("%.*s/browser-bridge", end == NULL ?
+		    (int)strlen(start) : (int)(end - start), start);
+		if (*candidate == '/' &&
+		    (resolved = realpath(candidate, NULL)) != NULL) {
+			same = strcmp(resolved, self) == 0;
+			free(resolved);
+			free(candidate);
+			break;	/* the first one on PATH is what runs */
+		}
+		free(candidate);
+		if (end != NULL)
+			end++;
+	}
+	return same ? xstrdup("browser-bridge") : install_shell_quote(self);
+}
+
+/* Collects the allowed extension IDs: the default one, then each option's. */
+int
+install_allowed_ids(const struct config *config, char ***ids, size_t *count,
+    char **cause)
+{
+	size_t	i, j;
+	bool	seen;
+
+	*ids = xcalloc(config->extension_id_count + 1, sizeof **ids);
+	*count = 0;
+	(*ids)[(*count)++] = xstrdup(INSTALL_EXTENSION_ID);
+	for (i = 0; i < config->extension_id_count; i++) {
+		const char *id = config->extension_ids[i];
+
+		if (!install_extension_id_valid(id)) {
+			*cause = xasprintf("--extension-id \"%s\" is not an "
+			    "extension ID: an ID is 32 letters from a to p, as "
+			    "chrome://extensions shows it in Developer mode",
+			    id);
+			for (j = 0; j < *count; j++)
+				free((*ids)[j]);
+			free(*ids);
+			*ids = NULL;
+			*count = 0;
+			return -1;
+		}
+		seen = false;
+		for (j = 0; j < *count; j++)
+			seen = seen || strcmp((*ids)[j], id) == 0;
+		if (!seen)
+			(*ids)[(*count)++] = xstrdup(id);
+	}
+	return 0;
+}
+
+/* Says whether path is a directory. */
+static bool
+install_is_dir(const char *path)
+{
+	struct stat	sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* Returns the directory part of path as a new string. */
+static char *
+install_dirname(const char *path)
+{
+	const char	*slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+/* Fills in a browser target: its directory and whether it is installed. */
+static void
+install_target_browser(struct install_target *target,
+    const struct install_browser *browser, enum install_os os,
+    enum install_scope scope, const char *home, const char *config_home)
+{
+	char	*data, *parent;
+
+	target->browser = browser;
+	target->title = xstrdup(browser->title);
+	target->dir = install_manifest_dir(browser, os, scope, home,
+	    config_home);
+	target->path = xasprintf("%s/%s", target->dir, INSTALL_MANIFEST_FILE);
+	data = install_browser_data_dir(browser, os, home, config_home);
+	target->found = install_is_dir(data);
+	if (!target->found && scope == INSTALL_SCOPE_SYSTEM) {
+		parent = install_dirname(target->dir);
+		target->found = install_is_dir(parent);
+		free(parent);
+	}
+	if (!target->found)
+		target->missing = xasprintf("no %s", data);
+	free(data);
+}
+
+/* Returns DIR as an absolute path (relative to the current directory). */
+static char *
+install_absolute(const char *dir)
+{
+	char	cwd[PATH_MAX];
+
+	if (*dir == '/' || getcwd(cwd, sizeof cwd) == NULL)
+		return xstrdup(dir);
+	return xasprintf("%s/%s", cwd, dir);
+}
+
+/*
+ * Lists where manifests go. --user-data-dir names a profile; --browser names
+ * browsers ("all": every one), which are then written even when not found;
+ * with neither, every known browser is listed with whether it was found.
+ */
+int
+install_targets(const struct config *config, struct install_target **targets,
+    size_t *count, char **cause)
+{
+	enum install_os		 os = install_current_os();
+	enum install_scope	 scope;
+	const char		*home = getenv("HOME");
+	const char		*config_home = getenv("XDG_CONFIG_HOME");
+	const struct install_browser *browser;
+	struct install_target	*t;
+	bool			 want[16] = { false }, named;
+	size_t			 i, j;
+	char			*dir;
+
+	scope = config->system ? INSTALL_SCOPE_SYSTEM : INSTALL_SCOPE_USER;
+	*targets = xcalloc(install_browser_count + 1, sizeof **targets);
+	*count = 0;
+	named = config->browser_count > 0;
+	for (i = 0; i < config->browser_count; i++) {
+		if (strcmp(config->browsers[i], "all") == 0) {
+			for (j = 0; j < install_browser_count; j++)
+				want[j] = true;
+			continue;
+		}
+		if ((browser = install_browser_find(config->browsers[i])) ==
+		    NULL) {
+			*cause = xasprintf("unknown browser \"%s\": use chrome, "
+			    "chromium, edge, brave, vivaldi or all",
+			    config->browsers[i]);
+			free(*targets);
+			*targets = NULL;
+			return -1;
+		}
+		want[browser - install_browsers] = true;
+	}
+	if (config->user_data_dir != NULL) {
+		t = &(*targets)[(*count)++];
+		dir = install_absolute(config->user_data_dir);
+		t->title = xasprintf("Profile %s", dir);
+		t->dir = install_profile_manifest_dir(dir);
+		t->path = xasprintf("%s/%s", t->dir, INSTALL_MANIFEST_FILE);
+		t->found = true;
+		t->named = true;
+		free(dir);
+		if (!named)
+			return 0;
+	}
+	if (home == NULL || *home != '/') {
+		install_targets_free(*targets, *count);
+		*targets = NULL;
+		*count = 0;
+		*cause = xstrdup("HOME is not set to an absolute path, so the "
+		    "browsers' directories cannot be found; set HOME");
+		return -1;
+	}
+	for (i = 0; i < install_browser_count; i++) {
+		if (named && !want[i])
+			continue;
+		t = &(*targets)[(*count)++];
+		install_target_browser(t, &install_browsers[i], os, scope, home,
+		    config_home);
+		t->named = named;
+	}
+	return 0;
+}
+
+/* Frees a target list. */
+void
+install_targets_free(struct install_target *targets, size_t count)
+{
+	size_t	i;
+
+	for (i = 0; i < count; i++) {
+		free(targets[i].title);
+		free(targets[i].dir);
+		free(targets[i].path);
+		free(targets[i].missing);
+	}
+	free(targets);
+}
+
+/*
+ * Returns the command that (re)does verb ("install" or "uninstall") for one
+ * target with the options this run was given, ready to paste.
+ */
+char *
+install_fix_command(const struct config *config, const char *self,
+    const char *verb, const struct install_target *target)
+{
+	char	*name, *out, *next, *quoted;
+	size_t	 i;
+
+	name = install_command_name(self);
+	out = xasprintf("%s%s %s%s", config->system ? "sudo " : "", name,
+	    verb, config->system ? " --system" : "");
+	free(name);
+	if (target != NULL && target->browser != NULL) {
+		next = xasprintf("%s --browser %s", out, target->browser->name);
+		free(out);
+		out = next;
+	} else if (target != NULL) {
+		quoted = install_shell_quote(config->user_data_dir);
+		next = xasprintf("%s --user-data-dir %s", out, quoted);
+		free(quoted);
+		free(out);
+		out = next;
+	}
+	for (i = 0; i < config->extension_id_count; i++) {
+		next = xasprintf("%s --extension-id %s", out,
+		    config->extension_ids[i]);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+/* Reads a small file whole; NULL with errno set when it cannot. */
+static char *
+install_read_file(const char *path, size_t *len)
+{
+	char	*buf;
+	size_t	 used = 0;
+	ssize_t	 n;
+	int	 fd;
+
+	if ((fd = open(path, O_RDONLY|O_CLOEXEC|O_NOCTTY)) == -1)
+		return NULL;
+	buf = xmalloc(INSTALL_READ_MAX + 1);
+	while (used < INSTALL_READ_MAX) {
+		n = read(fd, buf + used, INSTALL_READ_MAX - used);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	buf[used] = '\0';
+	*len = used;
+	return buf;
+}
+
+/* Creates dir and its missing parents with mode. */
+static int
+install_make_dirs(const char *dir, mode_t mode, char **cause)
+{
+	char	*copy, *p, saved;
+
+	if (install_is_dir(dir))
+		return 0;
+	copy = xstrdup(dir);
+	for (p = copy + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		saved = *p;
+		*p = '\0';
+		if (mkdir(copy, mode) == -1 && errno != EEXIST) {
+			*cause = xasprintf("cannot create %s: %s", copy,
+			    strerror(errno));
+			free(copy);
+			return -1;
+		}
+		if (saved == '\0')
+			break;
+		*p = saved;
+	}
+	free(copy);
+	return 0;
+}
+
+enum install_outcome {
+	INSTALL_WROTE,
+	INSTALL_UPDATED,
+	INSTALL_UNCHANGED,
+};
+
+/* Writes the manifest into place atomically unless it is already there. */
+static int
+install_write(const struct install_target *target, const char *text,
+    mode_t dir_mode, enum install_outcome *outcome, char **cause)
+{
+	char	*old, *tmp;
+	size_t	 len, old_len;
+	ssize_t	 n;
+	int	 fd, rc = -1;
+
+	len = strlen(text);
+	if ((old = install_read_file(target->path, &old_len)) != NULL) {
+		if (old_len == len && memcmp(old, text, len) == 0) {
+			free(old);
+			*outcome = INSTALL_UNCHANGED;
+			return 0;
+		}
+		free(old);
+		*outcome = INSTALL_UPDATED;
+	} else
+		*outcome = INSTALL_WROTE;
+	if (install_make_dirs(target->dir, dir_mode, cause) != 0)
+		return -1;
+	tmp = xasprintf("%s/.%s.XXXXXX", target->dir, INSTALL_MANIFEST_FILE);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+		*cause = xasprintf("cannot write in %s: %s", target->dir,
+		    strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	n = write(fd, text, len);
+	if (n != (ssize_t)len || fchmod(fd, 0644) == -1) {
+		*cause = xasprintf("cannot write %s: %s", tmp,
+		    n == -1 || n == (ssize_t)len ? strerror(errno) :
+		    "short write");
+		close(fd);
+	} else if (close(fd) == -1 || rename(tmp, target->path) == -1)
+		*cause = xasprintf("cannot write %s: %s", target->path,
+		    strerror(errno));
+	else
+		rc = 0;
+	if (rc != 0)
+		(void)unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* Writes a line to the output descriptor. */
+static void
+install_print(int fd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Writes a line to the output descriptor. */
+static void
+install_print(int fd, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*text;
+	size_t	 len;
+	ssize_t	 n;
+
+	va_start(ap, fmt);
+	text = xvasprintf(fmt, ap);
+	va_end(ap);
+	for (len = strlen(text), n = 0; len > 0; len -= (size_t)n) {
+		if ((n = write(fd, text + strlen(text) - len, len)) <= 0)
+			break;
+	}
+	free(text);
+}
+
+/* Frees a list of IDs. */
+static void
+install_ids_free(char **ids, size_t count)
+{
+	size_t	i;
+
+	for (i = 0; i < count; i++)
+		free(ids[i]);
+	free(ids);
+}
+
+/* install: writes the manifest for every browser found or named. */
+int
+install_run(struct config *config, int out_fd)
+{
+	static const char *const outcomes[] = { "wrote", "updated",
+	    "unchanged" };
+	struct install_target	*targets = NULL;
+	enum install_outcome	 outcome;
+	char			**ids = NULL, *self = NULL, *text = NULL;
+	char			*cause = NULL, *fix;
+	size_t			 count = 0, nids = 0, i, done = 0, failed = 0;
+	int			 rc = 1;
+
+	if (install_allowed_ids(config, &ids, &nids, &cause) != 0 ||
+	    (self = install_self_path(&cause)) == NULL ||
+	    install_targets(config, &targets, &count, &cause) != 0)
+		goto out;
+	text = install_manifest_text(self, (const char *const *)ids, nids);
+	if (text == NULL) {
+		cause = xasprintf("this program's path is not valid UTF-8: %s",
+		    self);
+		goto out;
+	}
+	for (i = 0; i < count; i++) {
+		struct install_target *t = &targets[i];
+
+		if (!t->named && !t->found) {
+			fix = install_fix_command(config, self, "install", t);
+			install_print(out_fd, "%s: skipped, not found (%s); "
+			    "to register anyway: %s\n", t->title, t->missing,
+			    fix);
+			free(fix);
+			continue;
+		}
+		if (install_write(t, text, config->system ? 0755 : 0700,
+		    &outcome, &cause) != 0) {
+			install_print(out_fd, "%s: FAILED: %s%s\n", t->title,
+			    cause, config->system && geteuid() != 0 ?
+			    " (--system needs root: run it with sudo)" : "");
+			free(cause);
+			cause = NULL;
+			failed++;
+			continue;
+		}
+		install_print(out_fd, "%s: %s %s\n", t->title,
+		    outcomes[outcome], t->path);
+		done++;
+	}
+	if (done == 0 && failed == 0) {
+		cause = xstrdup("no Chrome-family browser found; name one "
+		    "with --browser (chrome, chromium, edge, brave, vivaldi "
+		    "or all) to register it before its first start");
+		goto out;
+	}
+	if (done > 0) {
+		install_print(out_fd, "The manifest starts %s for", self);
+		for (i = 0; i < nids; i++)
+			install_print(out_fd, " chrome-extension://%s/", ids[i]);
+		install_print(out_fd, "\nRestart the browser (or reload the "
+		    "extension) to pick it up; `browser-bridge doctor` checks "
+		    "the whole setup.\n");
+	}
+	rc = failed == 0 ? 0 : 1;
+
+out:
+	if (cause != NULL) {
+		fprintf(stderr, "browser-bridge install: %s\n", cause);
+		free(cause);
+	}
+	install_targets_free(targets, count);
+	install_ids_free(ids, nids);
+	free(text);
+	free(self);
+	return rc;
+}
+
+/* Says whether a manifest file is ours (by its name); *why when not. */
+static bool
+install_is_ours(const char *path, char **why)
+{
+	json_error_t	 error;
+	json_t		*manifest;
+	const char	*name;
+	bool		 ours;
+
+	manifest = json_load_file(path, 0, &error);
+	if (manifest == NULL) {
+		*why = xasprintf("it is not valid JSON (%s)", error.text);
+		return false;
+	}
+	name = json_string_value(json_object_get(manifest, "name"));
+	ours = name != NULL && strcmp(name, INSTALL_HOST_NAME) == 0;
+	if (!ours)
+		*why = xasprintf("its name is \"%s\", not " INSTALL_HOST_NAME,
+		    name != NULL ? name : "(none)");
+	json_decref(manifest);
+	return ours;
+}
+
+/* uninstall: removes the manifests install wrote, and only those. */
+int
+install_uninstall_run(struct config *config, int out_fd)
+{
+	struct install_target	*targets = NULL;
+	struct stat		 sb;
+	char			*cause = NULL, *why = NULL;
+	size_t			 count = 0, i;
+	int			 rc = 0;
+
+	if (install_targets(config, &targets, &count, &cause) != 0) {
+		fprintf(stderr, "browser-bridge uninstall: %s\n", cause);
+		free(cause);
+		return 1;
+	}
+	for (i = 0; i < count; i++) {
+		struct install_target *t = &targets[i];
+
+		if (lstat(t->path, &sb) == -1 && errno == ENOENT) {
+			install_print(out_fd, "%s: nothing to remove\n",
+			    t->title);
+			continue;
+		}
+		if (!install_is_ours(t->path, &why)) {
+			install_print(out_fd, "%s: kept %s: %s\n", t->title,
+			    t->path, why);
+			free(why);
+			why = NULL;
+			continue;
+		}
+		if (unlink(t->path) == -1) {
+			install_print(out_fd, "%s: FAILED to remove %s: %s%s\n",
+			    t->title, t->path, strerror(errno),
+			    config->system && geteuid() != 0 ?
+			    " (--system needs root: run it with sudo)" : "");
+			rc = 1;
+			continue;
+		}
+		install_print(out_fd, "%s: removed %s\n", t->title, t->path);
+	}
+	install_targets_free(targets, count);
+	return rc;
+}

@@ -1,0 +1,33 @@
+/*
+ * Finding a running host from the outside: its runtime file, whether its
+ * process lives, and a small blocking HTTP/1.1 GET over loopback for
+ * /health. Used by doctor, status and the stdio bridge; never by the host.
+ */
+#ifndef PROBE_H
+#define PROBE_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#define PROBE_TIMEOUT_MS	2000
+
+/* What the runtime file says. */
+struct probe_runtime {
+	long	 pid;
+	int	 port;
+	char	*version;	/* NULL if absent */
+	char	*url;		/* NULL if absent */
+};
+
+int	 probe_runtime_read(const char *path, struct probe_runtime *runtime,
+	    char **cause);
+void	 probe_runtime_clear(struct probe_runtime *runtime);
+bool	 probe_pid_alive(long pid);
+int	 probe_http_get(int port, const char *path, int timeout_ms,
+	    int *status, char **body, char **cause);
+int	 probe_http_parse(const char *response, size_t len, int *status,
+	    char **body, char **cause);
+json_t	*probe_health(int port, int timeout_ms, char **cause);
+
+#endif
