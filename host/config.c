@@ -26,6 +26,8 @@ static const char config_usage_text[] =
 "                                        remove what install wrote\n"
 "       browser-bridge doctor            check the setup; say how to fix it\n"
 "       browser-bridge status            describe the running host\n"
+"       browser-bridge stdio             MCP on stdin/stdout for clients that\n"
+"                                        only start stdio servers\n"
 "       browser-bridge --version | --help\n"
 "\n"
 "options (each may also be set in ~/.config/browser-bridge/config.json):\n"
@@ -404,6 +406,8 @@ config_load(struct config *config, int argc, char **argv, char **cause)
 			config->command = CONFIG_COMMAND_DOCTOR;
 		else if (strcmp(argv[i], "status") == 0)
 			config->command = CONFIG_COMMAND_STATUS;
+		else if (strcmp(argv[i], "stdio") == 0)
+			config->command = CONFIG_COMMAND_STDIO;
 		else if (strncmp(argv[i], "--parent-window", 15) != 0) {
 			*cause = xasprintf("unknown command \"%s\"; see "
 			    "browser-bridge --help", argv[i]);

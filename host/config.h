@@ -28,6 +28,7 @@ enum config_command {
 	CONFIG_COMMAND_UNINSTALL, /* remove what install wrote */
 	CONFIG_COMMAND_DOCTOR,	/* check the setup, say how to fix it */
 	CONFIG_COMMAND_STATUS,	/* describe the running host */
+	CONFIG_COMMAND_STDIO,	/* MCP on stdin/stdout, relayed to the host */
 };
 
 struct config {

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "doctor.h"
 #include "install.h"
+#include "stdio-bridge.h"
 #include "stdout-guard.h"
 #include "token.h"
 
@@ -106,6 +107,9 @@ main(int argc, char **argv)
 		break;
 	case CONFIG_COMMAND_STATUS:
 		rc = doctor_status_run(&config, out_fd);
+		break;
+	case CONFIG_COMMAND_STDIO:
+		rc = stdio_bridge_run(&config, out_fd);
 		break;
 	default:
 		rc = main_serve(&config, out_fd);

@@ -1,0 +1,242 @@
+// `browser-bridge stdio` driven by the official SDK's StdioClientTransport:
+// relayed to a running host with the fake extension (tools/list, a call,
+// progress, cancellation, server notifications), and with no host running
+// (initialize and tools/list still work, calls say to open the browser, and
+// the bridge connects when a host appears and lets go when it leaves).
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import { TOOL_NAMES, never, scaled, startHost } from './fake-extension.mjs';
+import { close, connect, eventually, opts, textOf } from './mcp-client.mjs';
+
+// Starts `browser-bridge stdio` with env and connects an SDK client to it.
+// The client gets .child (the process), .exit (resolves to its exit) and
+// .stderrText() (what it logged).
+async function connectStdio(env) {
+	const bin = process.env.BRIDGE_BIN;
+	const wrapper = (process.env.BRIDGE_WRAPPER ?? '').split(' ').filter(Boolean);
+	const argv = [...wrapper, bin, 'stdio'];
+	const transport = new StdioClientTransport({
+		command: argv[0],
+		args: argv.slice(1),
+		env,
+		stderr: 'pipe',
+	});
+	let stderr = '';
+	transport.stderr.setEncoding('utf8');
+	transport.stderr.on('data', text => {
+		stderr += text;
+		if (process.env.BRIDGE_TEST_VERBOSE)
+			process.stderr.write(text);
+	});
+	const errors = [];
+	const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+	await client.connect(transport, { timeout: scaled(10000) });
+	transport.onerror = error => errors.push(error);	// after connect: the Client sets its own
+	const child = transport._process;
+	client.child = child;
+	client.exit = new Promise(resolve => child.once('exit', (code, signal) => resolve({ code, signal })));
+	client.stderrText = () => stderr;
+	client.transportErrors = errors;
+	return client;
+}
+
+// Closes a stdio client and checks the bridge exited cleanly by itself.
+async function closeStdio(client) {
+	await client.close();
+	const exit = await client.exit;
+	assert.deepEqual(exit, { code: 0, signal: null },
+	    `the stdio bridge exited with ${JSON.stringify(exit)}\n--- its stderr ---\n${client.stderrText().slice(-4000)}`);
+	assert.deepEqual(client.transportErrors, [], 'the bridge wrote something that is not a JSON-RPC line');
+}
+
+// A private HOME, config and runtime directory for a run without a host.
+function freshDirs() {
+	const dir = mkdtempSync(join(tmpdir(), 'bb-stdio-'));
+	const env = {
+		HOME: dir,
+		XDG_CONFIG_HOME: join(dir, 'config'),
+		XDG_RUNTIME_DIR: join(dir, 'run'),
+	};
+	mkdirSync(env.XDG_CONFIG_HOME, { mode: 0o700 });
+	mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
+	return { dir, env };
+}
+
+describe('stdio bridge with a running host', () => {
+	let host;
+	let client;
+
+	before(async () => {
+		host = await startHost();
+		client = await connectStdio(host.env);
+	});
+
+	after(async () => {
+		await closeStdio(client);
+		await host.stop();
+	});
+
+	it('initialize describes the same server as the host does over HTTP', async () => {
+		const direct = await connect(host);
+		try {
+			assert.deepEqual(client.getServerVersion(), direct.getServerVersion());
+			assert.deepEqual(client.getServerCapabilities(), direct.getServerCapabilities());
+			assert.equal(client.getInstructions(), direct.getInstructions());
+		} finally {
+			await close(direct);
+		}
+	});
+
+	it('tools/list relays the host\'s catalogue', async () => {
+		const { tools } = await client.listTools(undefined, opts());
+		assert.deepEqual(tools.map(t => t.name).sort(), [...TOOL_NAMES].sort());
+	});
+
+	it('a call reaches the extension and its result comes back unchanged', async () => {
+		const result = {
+			content: [{ type: 'text', text: 'typed "ü" \\ \n 😀' }],
+			structuredContent: { typed: 'ü', list: [1, 2.5, null, true] },
+		};
+		host.handle('type_value', () => result);
+		const got = await client.callTool({ name: 'type_value', arguments: { ref: 'e1', text: 'ü' } }, undefined, opts());
+		assert.deepEqual(got, result);
+		assert.deepEqual(host.requests.at(-1).params, { ref: 'e1', text: 'ü' });
+	});
+
+	it('progress notifications reach the client in order, then the result', async () => {
+		host.handle('wait_for', async (params, ctx) => {
+			ctx.progress(1, 3, 'first');
+			await new Promise(resolve => setTimeout(resolve, 30));
+			ctx.progress(2, 3, 'second');
+			await new Promise(resolve => setTimeout(resolve, 30));
+			return { content: [{ type: 'text', text: 'waited' }] };
+		});
+		const seen = [];
+		const got = await client.callTool({ name: 'wait_for', arguments: { text: 'x' } }, undefined,
+		    opts({ onprogress: p => seen.push(p) }));
+		assert.equal(textOf(got), 'waited');
+		assert.deepEqual(seen, [
+			{ progress: 1, total: 3, message: 'first' },
+			{ progress: 2, total: 3, message: 'second' },
+		]);
+	});
+
+	it('cancelling a call sends the cancel on to the extension', async () => {
+		host.handle('hover_element', () => never());
+		const before = host.requests.length;
+		const controller = new AbortController();
+		const call = client.callTool({ name: 'hover_element', arguments: { ref: 'slow' } }, undefined,
+		    opts({ signal: controller.signal }));
+		const request = await host.waitForRequest((r, i) => r.method === 'hover_element' &&
+		    host.requests.indexOf(r) >= before, 'the hover_element request');
+		controller.abort('the test cancels');
+		await assert.rejects(call);
+		const cancel = await host.waitForCancel(request.id);
+		assert.equal(cancel.id, request.id);
+	});
+
+	it('a tool error from the extension comes back as isError', async () => {
+		host.handle('click_element', () => ({ content: [{ type: 'text', text: 'STALE_REF: gone' }], isError: true }));
+		const got = await client.callTool({ name: 'click_element', arguments: { ref: 'e9' } }, undefined, opts());
+		assert.equal(got.isError, true);
+		assert.equal(textOf(got), 'STALE_REF: gone');
+	});
+});
+
+describe('stdio bridge relays notifications that belong to no request', () => {
+	it('tools/list_changed sent when the extension connects reaches the client', async () => {
+		const host = await startHost({ hello: false });
+		const client = await connectStdio(host.env);
+		try {
+			const changed = new Promise(resolve =>
+			    client.setNotificationHandler(ToolListChangedNotificationSchema, resolve));
+			// The bridge opens GET /mcp right after initialize; give it a moment.
+			await new Promise(resolve => setTimeout(resolve, scaled(300)));
+			host.sendHello();
+			await host.until(() => host.welcome, 'the welcome');
+			const note = await Promise.race([changed, new Promise((resolve, reject) =>
+			    setTimeout(() => reject(new Error('no tools/list_changed reached the client')), scaled(5000)))]);
+			assert.equal(note.method, 'notifications/tools/list_changed');
+		} finally {
+			await closeStdio(client);
+			await host.stop();
+		}
+	});
+});
+
+describe('stdio bridge with no host running', () => {
+	let dirs;
+	let client;
+	let host;
+
+	before(async () => {
+		dirs = freshDirs();
+		client = await connectStdio(dirs.env);
+	});
+
+	after(async () => {
+		if (client)
+			await closeStdio(client);
+		if (host && host.exitInfo === null)
+			await host.stop();
+		if (!process.env.BRIDGE_KEEP_TMP)
+			rmSync(dirs.dir, { recursive: true, force: true });
+	});
+
+	it('initialize works and names the same server', () => {
+		assert.equal(client.getServerVersion().name, 'browser-bridge');
+		assert.ok(client.getServerCapabilities().tools);
+		assert.match(client.getInstructions(), /get_browser_state/);
+	});
+
+	it('tools/list gives the whole catalogue', async () => {
+		const { tools } = await client.listTools(undefined, opts());
+		assert.deepEqual(tools.map(t => t.name).sort(), [...TOOL_NAMES].sort());
+		assert.ok(tools.every(t => t.inputSchema?.type === 'object'));
+	});
+
+	it('a tool call returns isError saying to open the browser', async () => {
+		const got = await client.callTool({ name: 'get_browser_state', arguments: {} }, undefined, opts());
+		assert.equal(got.isError, true);
+		const text = textOf(got);
+		assert.match(text, /^HOST_NOT_RUNNING: No Browser Bridge host is running/);
+		assert.match(text, /Open the browser with the Browser Bridge extension/);
+		assert.match(text, /browser-bridge doctor/);
+	});
+
+	it('an unknown tool is still a protocol error', async () => {
+		await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }, undefined, opts()),
+		    /Unknown tool: no_such_tool/);
+	});
+
+	it('once a host starts, a later call reaches the extension', async () => {
+		host = await startHost({ env: dirs.env });
+		host.handle('get_browser_state', () => ({ content: [{ type: 'text', text: 'state from the host' }] }));
+		const got = await eventually(async () => {
+			const result = await client.callTool({ name: 'get_browser_state', arguments: {} },
+			    CallToolResultSchema, opts());
+			return result.isError ? false : result;
+		}, 'a call that reaches the host', 10000);
+		assert.equal(textOf(got), 'state from the host');
+		assert.equal(host.requests.at(-1).method, 'get_browser_state');
+	});
+
+	it('when the host stops, calls say to open the browser again', async () => {
+		await host.stop();
+		const got = await eventually(async () => {
+			const result = await client.callTool({ name: 'get_browser_state', arguments: {} },
+			    CallToolResultSchema, opts());
+			return result.isError ? result : false;
+		}, 'a call answered without the host', 10000);
+		assert.match(textOf(got), /^HOST_NOT_RUNNING: /);
+	});
+});
