@@ -1,0 +1,350 @@
+/*
+ * Tests for the pieces the stdio bridge, doctor and status read the host
+ * with: the client-side SSE parser, the HTTP response parser, the runtime
+ * file reader, the process check and the blocking GET's failures.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <event2/buffer.h>
+#include <jansson.h>
+
+#include "check-helpers.h"
+#include "probe.h"
+#include "stdio-bridge.h"
+#include "xmalloc.h"
+
+/* The events a parser delivered, as "event|data" lines. */
+struct seen {
+	char	*text;
+	size_t	 count;
+};
+
+/* Records one event. */
+static void
+seen_event(const char *event, const char *data, size_t len, void *arg)
+{
+	struct seen	*seen = arg;
+	char		*next;
+
+	next = xasprintf("%s%s|%.*s\n", seen->text != NULL ? seen->text : "",
+	    event, (int)len, data);
+	free(seen->text);
+	seen->text = next;
+	seen->count++;
+}
+
+/* Feeds text to a parser in one piece. */
+static void
+feed(struct stdio_sse_parser *parser, struct evbuffer *input,
+    const char *text, struct seen *seen)
+{
+	evbuffer_add(input, text, strlen(text));
+	stdio_sse_feed(parser, input, seen_event, seen);
+}
+
+START_TEST(test_sse_events)
+{
+	struct stdio_sse_parser	 parser;
+	struct evbuffer		*input = evbuffer_new();
+	struct seen		 seen = { NULL, 0 };
+
+	stdio_sse_init(&parser, 1024);
+	feed(&parser, input,
+	    ": stream open\n\n"
+	    "event: message\ndata: {\"a\":1}\n\n"
+	    "data: line one\ndata: line two\n\n"
+	    "event: endpoint\r\ndata:/messages?x=1\r\n\r\n"
+	    "data\n\n"
+	    "id: 7\nretry: 100\ndata: x\n\n", &seen);
+	ck_assert_str_eq(seen.text,
+	    "message|{\"a\":1}\n"
+	    "message|line one\nline two\n"
+	    "endpoint|/messages?x=1\n"
+	    "message|\n"
+	    "message|x\n");
+	ck_assert_uint_eq(seen.count, 5);
+	ck_assert_uint_eq(evbuffer_get_length(input), 0);
+	free(seen.text);
+	stdio_sse_clear(&parser);
+	evbuffer_free(input);
+}
+END_TEST
+
+START_TEST(test_sse_split_anywhere)
+{
+	static const char	 stream[] = "event: message\ndata: {\"id\":1}\n\n"
+				    "data: {\"id\":2}\r\n\r\n";
+	struct stdio_sse_parser	 parser;
+	struct evbuffer		*input;
+	struct seen		 seen;
+	size_t			 cut;
+	char			 part[sizeof stream];
+
+	for (cut = 0; cut < sizeof stream - 1; cut++) {
+		input = evbuffer_new();
+		memset(&seen, 0, sizeof seen);
+		stdio_sse_init(&parser, 1024);
+		memcpy(part, stream, cut);
+		part[cut] = '\0';
+		feed(&parser, input, part, &seen);
+		feed(&parser, input, stream + cut, &seen);
+		ck_assert_msg(seen.text != NULL &&
+		    strcmp(seen.text, "message|{\"id\":1}\nmessage|{\"id\":2}\n")
+		    == 0, "cut at %zu: %s", cut, seen.text);
+		free(seen.text);
+		stdio_sse_clear(&parser);
+		evbuffer_free(input);
+	}
+}
+END_TEST
+
+START_TEST(test_sse_no_event_without_data)
+{
+	struct stdio_sse_parser	 parser;
+	struct evbuffer		*input = evbuffer_new();
+	struct seen		 seen = { NULL, 0 };
+
+	stdio_sse_init(&parser, 1024);
+	feed(&parser, input, "\n\n: keepalive\n\nevent: message\n\n", &seen);
+	ck_assert_uint_eq(seen.count, 0);
+	/* The event name does not leak into the next event. */
+	feed(&parser, input, "data: y\n\n", &seen);
+	ck_assert_str_eq(seen.text, "message|y\n");
+	free(seen.text);
+	stdio_sse_clear(&parser);
+	evbuffer_free(input);
+}
+END_TEST
+
+START_TEST(test_sse_oversized_event_is_dropped)
+{
+	struct stdio_sse_parser	 parser;
+	struct evbuffer		*input = evbuffer_new();
+	struct seen		 seen = { NULL, 0 };
+	char			 big[200];
+
+	stdio_sse_init(&parser, 64);
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	feed(&parser, input, "data: ", &seen);
+	feed(&parser, input, big, &seen);
+	ck_assert_uint_le(evbuffer_get_length(input), 64);
+	feed(&parser, input, "\n\ndata: small\n\n", &seen);
+	ck_assert_str_eq(seen.text, "message|small\n");
+
+	/* Many short data lines that add up past the limit. */
+	free(seen.text);
+	memset(&seen, 0, sizeof seen);
+	feed(&parser, input, "data: 0123456789\ndata: 0123456789\n"
+	    "data: 0123456789\ndata: 0123456789\ndata: 0123456789\n"
+	    "data: 0123456789\n\ndata: after\n\n", &seen);
+	ck_assert_str_eq(seen.text, "message|after\n");
+	free(seen.text);
+	stdio_sse_clear(&parser);
+	evbuffer_free(input);
+}
+END_TEST
+
+/* Parses a response and checks the status and body, or the failure. */
+static void
+check_parse(const char *response, int want_status, const char *want_body)
+{
+	char	*body = NULL, *cause = NULL;
+	int	 status = 0, rc;
+
+	rc = probe_http_parse(response, strlen(response), &status, &body,
+	    &cause);
+	if (want_body == NULL) {
+		ck_assert_msg(rc == -1, "parsed: %s", response);
+		ck_assert_ptr_nonnull(cause);
+		free(cause);
+		return;
+	}
+	ck_assert_msg(rc == 0, "%s: %s", response, cause);
+	ck_assert_int_eq(status, want_status);
+	ck_assert_str_eq(body, want_body);
+	free(body);
+}
+
+START_TEST(test_http_parse)
+{
+	check_parse("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+	    "Content-Length: 15\r\n\r\n{\"status\":\"ok\"}", 200,
+	    "{\"status\":\"ok\"}");
+	check_parse("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}trailing",
+	    200, "{}");
+	check_parse("HTTP/1.0 404 Not Found\r\nConnection: close\r\n\r\nnope",
+	    404, "nope");
+	check_parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n", 200, "{\"a\":1}");
+	check_parse("HTTP/1.1 204 No Content\r\n\r\n", 204, "");
+	check_parse("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", 0,
+	    NULL);
+	check_parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "zz\r\n", 0, NULL);
+	check_parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "10\r\nabc", 0, NULL);
+	check_parse("SSH-2.0-OpenSSH\r\n\r\n", 0, NULL);
+	check_parse("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", 0, NULL);
+	check_parse("", 0, NULL);
+}
+END_TEST
+
+/* Writes text to a temporary file and returns its path. */
+static char *
+temp_file(const char *text)
+{
+	char	*path = xstrdup("/tmp/check-stdio-XXXXXX");
+	int	 fd = mkstemp(path);
+
+	ck_assert_int_ne(fd, -1);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+START_TEST(test_runtime_read)
+{
+	struct probe_runtime	 runtime;
+	char			*path, *cause = NULL;
+
+	path = temp_file("{\"pid\": 1234, \"port\": 9333, \"version\": "
+	    "\"0.1.0\", \"url\": \"http://127.0.0.1:9333/mcp\", "
+	    "\"started\": 1}\n");
+	ck_assert_int_eq(probe_runtime_read(path, &runtime, &cause), 0);
+	ck_assert_int_eq(runtime.pid, 1234);
+	ck_assert_int_eq(runtime.port, 9333);
+	ck_assert_str_eq(runtime.version, "0.1.0");
+	ck_assert_str_eq(runtime.url, "http://127.0.0.1:9333/mcp");
+	probe_runtime_clear(&runtime);
+	unlink(path);
+	free(path);
+
+	path = temp_file("{\"pid\": 1234, \"port\": 70000}");
+	ck_assert_int_eq(probe_runtime_read(path, &runtime, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "lacks a valid \"pid\" and "
+	    "\"port\""));
+	free(cause);
+	unlink(path);
+	free(path);
+
+	path = temp_file("{\"port\": 9333}");
+	ck_assert_int_eq(probe_runtime_read(path, &runtime, &cause), -1);
+	free(cause);
+	unlink(path);
+	free(path);
+
+	path = temp_file("{\"pid\": ");
+	ck_assert_int_eq(probe_runtime_read(path, &runtime, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "is not valid JSON"));
+	free(cause);
+	unlink(path);
+
+	ck_assert_int_eq(probe_runtime_read(path, &runtime, &cause), -1);
+	ck_assert_str_eq(cause + strlen(cause) - strlen(path), path);
+	ck_assert_ptr_nonnull(strstr(cause, "no runtime file at "));
+	free(cause);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_pid_alive)
+{
+	pid_t	child;
+	int	status;
+
+	ck_assert(probe_pid_alive((long)getpid()));
+	ck_assert(!probe_pid_alive(0));
+	ck_assert(!probe_pid_alive(-1));
+	if ((child = fork()) == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(!probe_pid_alive((long)child));
+}
+END_TEST
+
+/* Listens on a free loopback port without ever answering. */
+static int
+silent_listener(int *port)
+{
+	struct sockaddr_in	sin;
+	socklen_t		len = sizeof sin;
+	int			fd;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ne(fd, -1);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	ck_assert_int_eq(listen(fd, 4), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+START_TEST(test_http_get_failures)
+{
+	char	*body = NULL, *cause = NULL;
+	int	 status, port, fd;
+
+	/* Nobody listens once the listener is closed. */
+	fd = silent_listener(&port);
+	close(fd);
+	ck_assert_int_eq(probe_http_get(port, "/health", 500, &status, &body,
+	    &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "cannot connect to 127.0.0.1:"));
+	free(cause);
+
+	/* A listener that never answers: the timeout ends the wait. */
+	fd = silent_listener(&port);
+	ck_assert_int_eq(probe_http_get(port, "/health", 200, &status, &body,
+	    &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "did not answer /health within "
+	    "200 ms"));
+	free(cause);
+	ck_assert_ptr_null(probe_health(port, 100, &cause));
+	free(cause);
+	close(fd);
+}
+END_TEST
+
+/* The suite: SSE parser, HTTP parser, runtime file, processes, GET. */
+static Suite *
+stdio_suite(void)
+{
+	Suite	*s = suite_create("stdio");
+	TCase	*tc;
+
+	tc = tcase_create("sse parser");
+	tcase_add_test(tc, test_sse_events);
+	tcase_add_test(tc, test_sse_split_anywhere);
+	tcase_add_test(tc, test_sse_no_event_without_data);
+	tcase_add_test(tc, test_sse_oversized_event_is_dropped);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("probe");
+	tcase_add_test(tc, test_http_parse);
+	tcase_add_test(tc, test_runtime_read);
+	tcase_add_test(tc, test_pid_alive);
+	tcase_add_test(tc, test_http_get_failures);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return check_run_suite(stdio_suite());
+}
