@@ -22,6 +22,7 @@
 
 #include "check-helpers.h"
 #include "config.h"
+#include "doctor.h"
 #include "install.h"
 #include "xmalloc.h"
 
@@ -680,6 +681,50 @@ START_TEST(test_self_path_is_this_test)
 }
 END_TEST
 
+/* Writes an executable shell script into the scratch directory. */
+static char *
+scratch_script(const char *name, const char *body)
+{
+	char	*path = xasprintf("%s/%s", scratch, name);
+	FILE	*f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	return path;
+}
+
+START_TEST(test_program_version)
+{
+	char	*path, *version, *cause = NULL;
+
+	path = scratch_script("ok", "echo \"browser-bridge 9.9.9\"; echo more");
+	version = doctor_program_version(path, 5000, &cause);
+	ck_assert_msg(version != NULL, "%s", cause);
+	ck_assert_str_eq(version, "browser-bridge 9.9.9");
+	free(version);
+	free(path);
+
+	path = scratch_script("fails", "echo oops; exit 3");
+	ck_assert_ptr_null(doctor_program_version(path, 5000, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "failed (exit status 3)"));
+	free(cause);
+	free(path);
+
+	path = scratch_script("hangs", "exec sleep 30");
+	ck_assert_ptr_null(doctor_program_version(path, 200, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "did not finish within 200 ms"));
+	free(cause);
+	free(path);
+
+	ck_assert_ptr_null(doctor_program_version("/nonexistent/browser-bridge",
+	    5000, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "failed (exit status 127)"));
+	free(cause);
+}
+END_TEST
+
 /* The suite: path tables, manifest, IDs, Windows keys, targets, fixes. */
 static Suite *
 install_suite(void)
@@ -718,6 +763,7 @@ install_suite(void)
 	tcase_add_test(tc, test_fix_commands);
 	tcase_add_test(tc, test_command_name_prefers_path);
 	tcase_add_test(tc, test_self_path_is_this_test);
+	tcase_add_test(tc, test_program_version);
 	suite_add_tcase(s, tc);
 	return s;
 }
