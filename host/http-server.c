@@ -232,8 +232,10 @@ http_server_new(struct bridge *bridge, char **cause)
 	TAILQ_INIT(&server->streams);
 	server->http = evhttp_new(bridge->base);
 	evhttp_set_gencb(server->http, http_server_route, server);
+	/* The router answers 405 itself; libevent would say 501. */
 	evhttp_set_allowed_methods(server->http, EVHTTP_REQ_GET|
-	    EVHTTP_REQ_POST|EVHTTP_REQ_DELETE|EVHTTP_REQ_OPTIONS);
+	    EVHTTP_REQ_POST|EVHTTP_REQ_DELETE|EVHTTP_REQ_OPTIONS|
+	    EVHTTP_REQ_PUT|EVHTTP_REQ_PATCH|EVHTTP_REQ_HEAD);
 	evhttp_set_max_body_size(server->http, (ev_ssize_t)config->max_body);
 	evhttp_set_max_headers_size(server->http,
 	    (ev_ssize_t)config->max_headers);

@@ -111,23 +111,17 @@ mcp_invalid_params(const json_t *request, const char *message)
 	    JSONRPC_INVALID_PARAMS, message, NULL);
 }
 
-/* initialize: negotiates the version and describes the server. */
-static json_t *
-mcp_initialize(struct mcp *mcp, struct session *session, const json_t *request,
-    const json_t *params, mcp_emit_cb emit, void *arg, struct mcp_call **call,
-    json_t **error)
+/* Returns the version to answer a client that asked for this one. */
+const char *
+mcp_negotiate_version(const char *asked)
 {
-	const char	*asked, *version;
+	return mcp_version_supported(asked) ? asked : MCP_LATEST_VERSION;
+}
 
-	asked = json_string_value(json_object_get(params, "protocolVersion"));
-	if (asked == NULL) {
-		*error = mcp_invalid_params(request,
-		    "initialize needs params.protocolVersion (a string)");
-		return NULL;
-	}
-	version = mcp_version_supported(asked) ? asked : MCP_LATEST_VERSION;
-	snprintf(session->protocol_version, sizeof session->protocol_version,
-	    "%s", version);
+/* Builds the initialize result for a negotiated protocol version. */
+json_t *
+mcp_initialize_result(const char *version)
+{
 	return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b},s:{s:b},s:{}},"
 	    "s:{s:s,s:s,s:s},s:s}",
 	    "protocolVersion", version,
@@ -139,6 +133,25 @@ mcp_initialize(struct mcp *mcp, struct session *session, const json_t *request,
 	    "serverInfo", "name", "browser-bridge", "title", "Browser Bridge",
 	    "version", PACKAGE_VERSION,
 	    "instructions", mcp_instructions);
+}
+
+/* initialize: negotiates the version and describes the server. */
+static json_t *
+mcp_initialize(struct mcp *mcp, struct session *session, const json_t *request,
+    const json_t *params, mcp_emit_cb emit, void *arg, struct mcp_call **call,
+    json_t **error)
+{
+	const char	*asked;
+
+	asked = json_string_value(json_object_get(params, "protocolVersion"));
+	if (asked == NULL) {
+		*error = mcp_invalid_params(request,
+		    "initialize needs params.protocolVersion (a string)");
+		return NULL;
+	}
+	snprintf(session->protocol_version, sizeof session->protocol_version,
+	    "%s", mcp_negotiate_version(asked));
+	return mcp_initialize_result(session->protocol_version);
 }
 
 /* ping: answers with an empty result. */
@@ -529,14 +542,21 @@ mcp_call_abandon(struct mcp *mcp, struct mcp_call *call)
 	mcp_call_free(call);
 }
 
-/* A session ended: abandon its pending calls. */
+/*
+ * A session ended (DELETE, expiry, its stream closed): each pending call is
+ * cancelled at the extension and answered with an error, so a caller still
+ * waiting on its POST is not left hanging.
+ */
 void
 mcp_session_ended(struct mcp *mcp, struct session *session)
 {
 	struct mcp_call	*call;
 
 	while ((call = TAILQ_FIRST(&session->calls)) != NULL) {
-		call->emit(NULL, true, call->arg);
+		call->emit(jsonrpc_error(call->request_id,
+		    JSONRPC_INTERNAL_ERROR, "The MCP session ended before this "
+		    "call finished; initialize a new session and retry.", NULL),
+		    true, call->arg);
 		mcp_call_abandon(mcp, call);
 	}
 }

@@ -41,6 +41,8 @@ void		 mcp_call_abandon(struct mcp *mcp, struct mcp_call *call);
 void		 mcp_session_ended(struct mcp *mcp, struct session *session);
 void		 mcp_broadcast(struct mcp *mcp, const char *method);
 bool		 mcp_version_supported(const char *version);
+const char	*mcp_negotiate_version(const char *asked);
+json_t		*mcp_initialize_result(const char *version);
 bool		 mcp_wants_progress(const json_t *message);
 bool		 mcp_is_initialize(const json_t *message);
 

@@ -41,12 +41,6 @@
 #define STDIO_EXIT_GRACE_MS	3000
 #define STDIO_REPLAY_ID		"browser-bridge-stdio-initialize"
 
-/* The same words the host's initialize carries (host/mcp.c). */
-static const char stdio_instructions[] =
-    "Drives the user's own browser. Read the page with get_browser_state, "
-    "then act on elements by their ref. Refs go stale when the page "
-    "changes: read the state again.";
-
 enum stdio_state {
 	STDIO_OFFLINE,		/* no host: answer here, look for one */
 	STDIO_CONNECTING,	/* initialize sent to a host, not answered yet */
@@ -282,7 +276,7 @@ stdio_offline_text(struct stdio_bridge *bridge, bool lost)
 	return xasprintf("%s: %s Open the browser with the Browser Bridge "
 	    "extension (the extension starts the host); this bridge connects "
 	    "to it within a second, then call again. `browser-bridge doctor` "
-	    "shows what is missing.%s%s", STDIO_BRIDGE_NO_HOST, lost ?
+	    "shows what is missing.%s%s", ERR_HOST_NOT_RUNNING, lost ?
 	    "The Browser Bridge host went away while this request was on its "
 	    "way (was the browser closed?)." : "No Browser Bridge host is "
 	    "running, so there is no browser to drive.",
@@ -305,20 +299,10 @@ stdio_initialize_result(struct stdio_bridge *bridge, const json_t *request,
 		    "initialize needs params.protocolVersion (a string)", NULL);
 		return NULL;
 	}
-	version = mcp_version_supported(asked) ? asked : MCP_LATEST_VERSION;
+	version = mcp_negotiate_version(asked);
 	free(bridge->protocol_version);
 	bridge->protocol_version = xstrdup(version);
-	return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b},s:{s:b},s:{}},"
-	    "s:{s:s,s:s,s:s},s:s}",
-	    "protocolVersion", version,
-	    "capabilities",
-	    "tools", "listChanged", 1,
-	    "resources", "listChanged", 1, "subscribe", 0,
-	    "prompts", "listChanged", 0,
-	    "logging",
-	    "serverInfo", "name", "browser-bridge", "title", "Browser Bridge",
-	    "version", PACKAGE_VERSION,
-	    "instructions", stdio_instructions);
+	return mcp_initialize_result(version);
 }
 
 /* Builds the tools/call answer while no host runs. */
@@ -405,7 +389,7 @@ stdio_answer_offline(struct stdio_bridge *bridge, const json_t *message,
 	else {
 		text = stdio_offline_text(bridge, lost);
 		error = jsonrpc_error(id, JSONRPC_INTERNAL_ERROR, text,
-		    json_pack("{s:s}", "code", STDIO_BRIDGE_NO_HOST));
+		    json_pack("{s:s}", "code", ERR_HOST_NOT_RUNNING));
 		free(text);
 	}
 	stdio_write_free(bridge, result != NULL ? jsonrpc_result(id, result) :

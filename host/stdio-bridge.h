@@ -20,8 +20,6 @@ struct evbuffer;
 /* How often the bridge looks for a host while it has none. */
 #define STDIO_BRIDGE_RETRY_MS	1000
 
-/* The error code in tool results while no host runs. */
-#define STDIO_BRIDGE_NO_HOST	"HOST_NOT_RUNNING"
 
 /* Called with each complete event of a server-sent event stream. */
 typedef void (*stdio_sse_event_cb)(const char *event, const char *data,

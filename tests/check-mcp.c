@@ -514,7 +514,11 @@ START_TEST(test_session_end_abandons_calls)
 	    "\"params\":{\"name\":\"navigate_to\",\"arguments\":{\"url\":\"y\"}}}",
 	    NULL);
 	mcp_session_ended(fx.bridge.mcp, fx.session);
-	ck_assert_int_eq(fx.silent_finals, 2);
+	ck_assert_int_eq(fx.finals, 2);
+	ck_assert_uint_eq(json_array_size(fx.emitted), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(
+	    fx.emitted, 1), "id")), 2);
+	assert_error_code(JSONRPC_INTERNAL_ERROR);
 	ck_assert_uint_eq(fx.session->call_count, 0);
 	ck_assert_uint_eq(json_array_size(fx.sent), 4);	/* 2 requests, 2 cancels */
 	ck_assert_uint_eq(rpc_pending_count(fx.bridge.rpc), 0);
