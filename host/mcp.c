@@ -208,7 +208,7 @@ mcp_tool_result(const json_t *result)
 	json_t	*wrapped;
 
 	if (json_is_array(json_object_get(result, "content")))
-		return json_deep_copy(result);
+		return json_incref((json_t *)result);
 	text = json_dumps(result, JSON_COMPACT|JSON_ENCODE_ANY);
 	wrapped = json_pack("{s:[{s:s,s:s}]}", "content", "type", "text",
 	    "text", text != NULL ? text : "null");
@@ -248,7 +248,7 @@ mcp_call_done(const json_t *result, const char *error_code,
 		    text, json_pack("{s:s}", "code", error_code));
 		free(text);
 	} else if (json_is_array(json_object_get(result, "contents")))
-		reply = jsonrpc_result(call->request_id, json_deep_copy(result));
+		reply = jsonrpc_result(call->request_id, json_incref((json_t *)result));
 	else {
 		reply = jsonrpc_error(call->request_id, JSONRPC_INTERNAL_ERROR,
 		    "The extension returned a resource without contents",
@@ -347,7 +347,7 @@ mcp_tools_call(struct mcp *mcp, struct session *session, const json_t *request,
 		result = tool->entry->handler(mcp->bridge, args);
 	else {
 		*call = mcp_forward(mcp, session, request, MCP_CALL_TOOL,
-		    tool->entry->method, json_deep_copy(args),
+		    tool->entry->method, json_incref((json_t *)args),
 		    tool_timeout_ms(tool, args), emit, arg);
 		result = NULL;
 	}
