@@ -39,9 +39,11 @@ export class RequestRunner {
 	 * @param {Dispatch} options.dispatch runs a method
 	 * @param {(text: string) => void} [options.log]
 	 * @param {() => number} [options.now]
+	 * @param {number} [options.maxBytes] the largest message the host accepts
 	 */
-	constructor({ send, dispatch, log = () => {}, now = Date.now }) {
+	constructor({ send, dispatch, log = () => {}, now = Date.now, maxBytes = MAX_OUTBOUND_BYTES }) {
 		this.send = send;
+		this.maxBytes = maxBytes;
 		this.dispatch = dispatch;
 		this.log = log;
 		this.now = now;
@@ -174,12 +176,12 @@ export class RequestRunner {
 			message = { type: 'response', id, error: toProtocolError(cause) };
 			text = JSON.stringify(message);
 		}
-		if (text.length > MAX_OUTBOUND_BYTES / 3 &&
-		    new TextEncoder().encode(text).length > MAX_OUTBOUND_BYTES) {
+		if (text.length > this.maxBytes / 3 &&
+		    new TextEncoder().encode(text).length > this.maxBytes) {
 			message = {
 				type: 'response', id, error: {
 					code: ErrorCode.MESSAGE_TOO_LARGE,
-					message: `The result is larger than the host accepts (${MAX_OUTBOUND_BYTES} bytes). ` +
+					message: `The result is larger than the host accepts (${this.maxBytes} bytes). ` +
 					    'Ask for less: a smaller page_size, max_chars or a single element.',
 				},
 			};

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { RequestRunner, DEADLINE_MARGIN_MS } from '../src/rpc.js';
+import { RequestRunner, DEADLINE_MARGIN_MS, MAX_OUTBOUND_BYTES } from '../src/rpc.js';
 import { BridgeError, ErrorCode, toProtocolError } from '../src/errors.js';
 
 // A runner whose sent messages are collected; dispatch is the test's.
-function runner(dispatch) {
+function runner(dispatch, options = {}) {
 	const sent = [];
-	const r = new RequestRunner({ send: m => sent.push(m), dispatch });
+	const r = new RequestRunner({ send: m => sent.push(m), dispatch, ...options });
 	return { r, sent };
 }
 
@@ -118,10 +118,14 @@ test('a duplicate request id while running is ignored', async () => {
 });
 
 test('results too large for the host become MESSAGE_TOO_LARGE', async () => {
-	const { r, sent } = runner(async () => ({ content: [{ type: 'text', text: 'x'.repeat(65 * 1024 * 1024) }] }));
-	r.handle({ type: 'request', id: 8, method: 'big', timeout_ms: 10000 });
-	await tick(50);
-	assert.equal(sent[0].error.code, 'MESSAGE_TOO_LARGE');
+	const { r, sent } = runner(async (method, params) => ({ content: [{ type: 'text', text: 'é'.repeat(params.n) }] }), { maxBytes: 1000 });
+	r.handle({ type: 'request', id: 8, method: 'big', params: { n: 480 }, timeout_ms: 10000 });
+	r.handle({ type: 'request', id: 9, method: 'big', params: { n: 400 }, timeout_ms: 10000 });
+	await tick(10);
+	assert.equal(sent[0].error.code, 'MESSAGE_TOO_LARGE', 'counted in UTF-8 bytes, not characters');
+	assert.match(sent[0].error.message, /1000 bytes/);
+	assert.ok(sent[1].result);
+	assert.equal(MAX_OUTBOUND_BYTES, 64 * 1024 * 1024);
 });
 
 test('calls to the host are matched by id', async () => {

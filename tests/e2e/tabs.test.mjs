@@ -65,7 +65,7 @@ describe('tabs and connection', () => {
 	test('actions on different tabs run in parallel, on one tab in order', async () => {
 		const one = await b.ok('manage_tabs', { action: 'open', url: b.page('form.html') });
 		const two = await b.ok('manage_tabs', { action: 'open', url: b.page('form.html') });
-		const slow = b.page('slow?ms=1500');
+		const slow = b.page('slow?ms=3000');
 		const start = Date.now();
 		const [navigation, state] = await Promise.all([
 			b.ok('navigate_to', { url: slow, tab_id: one.data.tab_id }),
@@ -75,7 +75,7 @@ describe('tabs and connection', () => {
 				return { r, at: Date.now() - start };
 			})(),
 		]);
-		assert.ok(state.at < 1200, `the other tab waited ${state.at} ms`);
+		assert.ok(state.at < 2500, `the other tab waited ${state.at} ms`);
 		assert.equal(navigation.data.url, slow);
 		const sameTab = await Promise.all([
 			b.ok('navigate_to', { url: b.page('slow?ms=600'), tab_id: two.data.tab_id }),
