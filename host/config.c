@@ -40,6 +40,7 @@ static const char config_usage_text[] =
 "  --max-sessions N     MCP sessions kept at once\n"
 "  --session-idle MS    idle time after which a session expires\n"
 "  --hello-grace MS     how long calls wait for the extension to connect\n"
+"  --keepalive MS       how often idle SSE streams get a keepalive comment\n"
 "  --tools-page-size N  tools per tools/list page (0: all)\n"
 "\n"
 "install, uninstall and doctor options:\n"
@@ -212,6 +213,14 @@ config_set(struct config *config, const char *name, const char *value,
 		if (config_number(name, value, INT_MAX, &n, cause) != 0)
 			return -1;
 		config->session_idle_ms = (int)n;
+	} else if (strcmp(name, "keepalive") == 0) {
+		if (config_number(name, value, INT_MAX, &n, cause) != 0)
+			return -1;
+		if (n < 10) {
+			*cause = xstrdup("keepalive must be at least 10 ms");
+			return -1;
+		}
+		config->keepalive_ms = (int)n;
 	} else if (strcmp(name, "hello-grace") == 0) {
 		if (config_number(name, value, INT_MAX, &n, cause) != 0)
 			return -1;
@@ -329,6 +338,7 @@ config_load(struct config *config, int argc, char **argv, char **cause)
 		{ "max-sessions", required_argument, NULL, 's' },
 		{ "session-idle", required_argument, NULL, 'i' },
 		{ "hello-grace", required_argument, NULL, 'g' },
+		{ "keepalive", required_argument, NULL, 'k' },
 		{ "tools-page-size", required_argument, NULL, 't' },
 		{ "parent-window", required_argument, NULL, 'w' },
 		{ "browser", required_argument, NULL, 'B' },
