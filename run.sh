@@ -1,14 +1,72 @@
 #!/bin/sh
 # Builds Browser Bridge (installing missing Debian packages as root) and runs
-# it: the host with its MCP endpoint on 127.0.0.1, printed with the token and
-# a ready client configuration. Ctrl-C stops everything.
+# it: Chromium with a private profile in which the extension is loaded and
+# the host registered, then prints the MCP endpoint, the token and a client
+# configuration. HEADLESS=1 runs the browser headless (servers, CI); without
+# a display it is headless anyway. Ctrl-C stops everything.
 set -eu
 cd "$(dirname "$0")"
 top=$(pwd)
 
-scripts/deps.sh build
-./autogen.sh >/dev/null 2>&1 || ./autogen.sh
-mkdir -p _build-main
-(cd _build-main && { [ -f Makefile ] || "$top/configure" -q; } &&
-	make -s -j"$(nproc 2>/dev/null || echo 2)" browser-bridge)
-exec node scripts/run-fake.mjs "$top/_build-main/browser-bridge"
+# BRIDGE_BIN names an already built host (the tests use that).
+bridge="${BRIDGE_BIN:-$top/_build-main/browser-bridge}"
+if [ -z "${BRIDGE_BIN:-}" ]; then
+	scripts/deps.sh run
+	echo "Building Browser Bridge (log: _build-main/build.log)..."
+	./autogen.sh >/dev/null 2>&1 || ./autogen.sh
+	mkdir -p _build-main
+	(cd _build-main && { [ -f Makefile ] || "$top/configure" -q; } &&
+		make -j"$(nproc 2>/dev/null || echo 2)" browser-bridge) \
+		>_build-main/build.log 2>&1 ||
+		{ tail -n 30 _build-main/build.log >&2; exit 1; }
+fi
+
+profile="${BROWSER_BRIDGE_PROFILE:-${XDG_CACHE_HOME:-$HOME/.cache}/browser-bridge/profile}"
+mkdir -p "$profile"
+"$bridge" install --user-data-dir "$profile" >/dev/null
+
+set -- --no-first-run --no-default-browser-check --disable-background-networking \
+	--disable-component-update --disable-sync --disable-quic \
+	--user-data-dir="$profile" --load-extension="$top/extension" about:blank
+if [ "${HEADLESS:-0}" = 1 ] || [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+	set -- --headless=new --disable-gpu "$@"
+fi
+[ "$(id -u)" -ne 0 ] || set -- --no-sandbox "$@"
+log="$profile/chromium.log"
+setsid chromium "$@" >"$log" 2>&1 &
+browser=$!
+
+# Ends the browser's whole process group; its host exits when the port closes.
+stop() {
+	trap - INT TERM EXIT
+	kill -TERM -"$browser" 2>/dev/null || true
+	wait "$browser" 2>/dev/null || true
+	exit "${1:-0}"
+}
+trap 'stop 0' INT TERM
+trap 'stop $?' EXIT
+
+echo "Starting Chromium with the Browser Bridge extension (profile: $profile)..."
+tries=0
+until "$bridge" status 2>/dev/null | grep -q "extension:  connected"; do
+	tries=$((tries + 1))
+	if [ "$tries" -gt 300 ] || ! kill -0 "$browser" 2>/dev/null; then
+		echo "The extension did not connect to the host within 30 s." >&2
+		echo "Run '$bridge doctor' to see why; Chromium's log: $log" >&2
+		stop 1
+	fi
+	sleep 0.1
+done
+url=$("$bridge" status | sed -n 's/^  MCP URL: *//p')
+token=$("$bridge" token)
+cat <<MSG
+Browser Bridge is running.
+MCP endpoint: $url
+Token:        $token
+Client configuration:
+{ "mcpServers": { "browser-bridge": {
+    "type": "http", "url": "$url",
+    "headers": { "Authorization": "Bearer $token" } } } }
+Press Ctrl-C to stop.
+MSG
+wait "$browser" || true

@@ -5,7 +5,8 @@ set -eu
 
 need="gcc make autoconf automake libtool pkg-config libevent-dev libjansson-dev check"
 case "${1:-build}" in
-test) need="$need valgrind" ;;
+test) need="$need valgrind chromium" ;;
+run) need="$need chromium" ;;
 esac
 
 missing=""
