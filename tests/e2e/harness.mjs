@@ -51,8 +51,10 @@ function alive(pid) {
 	}
 }
 
-// Starts everything; resolves to a Bridge (see the methods below).
-export async function startBridge() {
+// Starts everything; resolves to a Bridge (see the methods below). With
+// installHost false the profile has no host manifest, and only the browser
+// starts (for testing what the extension says then).
+export async function startBridge({ installHost = true } = {}) {
 	const hostBin = process.env.BRIDGE_BIN;
 	const extensionDir = process.env.E2E_EXTENSION;
 	const chromium = process.env.CHROMIUM ?? 'chromium';
@@ -65,13 +67,15 @@ export async function startBridge() {
 	mkdirSync(join(profile, 'NativeMessagingHosts'), { recursive: true });
 	mkdirSync(join(config, 'browser-bridge'), { recursive: true, mode: 0o700 });
 	mkdirSync(runtime, { recursive: true, mode: 0o700 });
-	writeFileSync(join(profile, 'NativeMessagingHosts', `${HOST_NAME}.json`), JSON.stringify({
-		name: HOST_NAME,
-		description: 'Browser Bridge (end-to-end tests)',
-		path: hostBin,
-		type: 'stdio',
-		allowed_origins: [`chrome-extension://${EXTENSION_ID}/`],
-	}));
+	if (installHost) {
+		writeFileSync(join(profile, 'NativeMessagingHosts', `${HOST_NAME}.json`), JSON.stringify({
+			name: HOST_NAME,
+			description: 'Browser Bridge (end-to-end tests)',
+			path: hostBin,
+			type: 'stdio',
+			allowed_origins: [`chrome-extension://${EXTENSION_ID}/`],
+		}));
+	}
 	writeFileSync(join(config, 'browser-bridge', 'config.json'), JSON.stringify({ port: 0, log_level: 'debug' }));
 
 	const site = await startFixtureSite();
@@ -99,6 +103,11 @@ export async function startBridge() {
 	const cdp = new CdpPipe(child.stdio[3], child.stdio[4]);
 	const bridge = new Bridge({ dir, profile, config, runtime, site, child, exited, cdp, logPath });
 	try {
+		if (!installHost) {
+			await until(async () => (await cdp.targets()).some(t => t.url.startsWith(`chrome-extension://${EXTENSION_ID}/`)),
+			    { ms: 20000, what: 'the extension to load' });
+			return bridge;
+		}
 		const hostFile = join(runtime, 'browser-bridge', 'host.json');
 		const host = await until(() => existsSync(hostFile) && JSON.parse(readFileSync(hostFile, 'utf8')),
 		    { ms: 20000, what: `the host to start (${hostFile}); is the extension loading?` });

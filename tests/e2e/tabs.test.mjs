@@ -149,3 +149,29 @@ describe('tabs and connection', () => {
 		assert.equal(await b.evaluate(url, 'document.getElementById("agree").checked'), true);
 	});
 });
+
+describe('without a host', () => {
+	let b;
+	before(async () => {
+		b = await startBridge({ installHost: false });
+	});
+	after(async () => {
+		await b?.close();
+	});
+
+	test('the popup says the host is not installed and how to install it', async () => {
+		const popup = `chrome-extension://${EXTENSION_ID}/popup/popup.html`;
+		await b.cdp.send('Target.createTarget', { url: popup });
+		const summary = await until(async () => {
+			const t = await b.evaluate(popup, 'document.getElementById("error-summary").textContent');
+			return t !== '' && t;
+		}, { what: 'the popup to show the error' });
+		assert.equal(summary, 'The Browser Bridge host is not installed for this browser.');
+		assert.match(await b.evaluate(popup, 'document.getElementById("error-detail").textContent'),
+		    /run `browser-bridge install`.*org\.browserbridge\.host\.json/);
+		assert.match(await b.evaluate(popup, 'document.getElementById("state").textContent'),
+		    /^(Not connected to the host\.|Connecting to the host…)$/);
+		await until(async () => /^Retrying by itself in \d+ s\.$/.test(await b.evaluate(popup, 'document.getElementById("retry").textContent')),
+		    { what: 'the popup to say when it retries' });
+	});
+});
