@@ -40,11 +40,14 @@ export class NetworkTracker {
 		return entry;
 	}
 
-	/** @param {{tabId: number, requestId: string}} details */
+	/** @param {{tabId: number, requestId: string, type: string}} details */
 	started(details) {
 		if (details.tabId < 0)
 			return;
 		const entry = this.entry(details.tabId);
+		/* A new page: what the old one still loads does not count. */
+		if (details.type === 'main_frame')
+			entry.inflight.clear();
 		entry.inflight.add(details.requestId);
 		entry.last = Date.now();
 	}
