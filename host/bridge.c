@@ -274,8 +274,7 @@ bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 	if ((bridge->tools = tool_registry_new(cause)) == NULL)
 		goto fail;
 	if (config->auth) {
-		if (config_ensure_private_dir(config->config_dir, cause) != 0 ||
-		    (bridge->token = token_load_or_create(config->token_file,
+		if ((bridge->token = token_load_or_create(config->token_file,
 		    cause)) == NULL)
 			goto fail;
 	} else

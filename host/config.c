@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -125,31 +124,6 @@ config_dir_path(char **cause)
 		return NULL;
 	}
 	return xasprintf("%s/.config/browser-bridge", home);
-}
-
-/* Creates a directory (and missing parents) that only the user can enter. */
-int
-config_ensure_private_dir(const char *path, char **cause)
-{
-	char	*copy = xstrdup(path), *p;
-	int	 rc = 0;
-
-	for (p = copy + 1; rc == 0; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-		*p = '\0';
-		if (mkdir(copy, 0700) == -1 && errno != EEXIST) {
-			*cause = xasprintf("cannot create %s: %s", copy,
-			    strerror(errno));
-			rc = -1;
-		}
-		*p = saved;
-		if (saved == '\0')
-			break;
-	}
-	free(copy);
-	return rc;
 }
 
 /* Parses a non-negative integer option no larger than max. */

@@ -65,7 +65,6 @@ int	 config_load(struct config *config, int argc, char **argv,
 	    char **cause);
 void	 config_clear(struct config *config);
 char	*config_dir_path(char **cause);
-int	 config_ensure_private_dir(const char *path, char **cause);
 const char *config_usage(void);
 
 #endif

@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "files.h"
 #include "xmalloc.h"
 
 /* Largest manifest file read back (ours are a few hundred bytes). */
@@ -358,19 +359,6 @@ install_is_dir(const char *path)
 	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
-/* Returns the directory part of path as a new string. */
-static char *
-install_dirname(const char *path)
-{
-	const char	*slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
 /* Fills in a browser target: its directory and whether it is installed. */
 static void
 install_target_browser(struct install_target *target,
@@ -387,7 +375,7 @@ install_target_browser(struct install_target *target,
 	data = install_browser_data_dir(browser, os, home, config_home);
 	target->found = install_is_dir(data);
 	if (!target->found && scope == INSTALL_SCOPE_SYSTEM) {
-		parent = install_dirname(target->dir);
+		parent = files_dirname(target->dir);
 		target->found = install_is_dir(parent);
 		free(parent);
 	}
@@ -554,34 +542,6 @@ install_read_file(const char *path, size_t *len)
 	return buf;
 }
 
-/* Creates dir and its missing parents with mode. */
-static int
-install_make_dirs(const char *dir, mode_t mode, char **cause)
-{
-	char	*copy, *p, saved;
-
-	if (install_is_dir(dir))
-		return 0;
-	copy = xstrdup(dir);
-	for (p = copy + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		saved = *p;
-		*p = '\0';
-		if (mkdir(copy, mode) == -1 && errno != EEXIST) {
-			*cause = xasprintf("cannot create %s: %s", copy,
-			    strerror(errno));
-			free(copy);
-			return -1;
-		}
-		if (saved == '\0')
-			break;
-		*p = saved;
-	}
-	free(copy);
-	return 0;
-}
-
 enum install_outcome {
 	INSTALL_WROTE,
 	INSTALL_UPDATED,
@@ -595,7 +555,6 @@ install_write(const struct install_target *target, const char *text,
 {
 	char	*old, *tmp;
 	size_t	 len, old_len;
-	ssize_t	 n;
 	int	 fd, rc = -1;
 
 	len = strlen(text);
@@ -609,7 +568,8 @@ install_write(const struct install_target *target, const char *text,
 		*outcome = INSTALL_UPDATED;
 	} else
 		*outcome = INSTALL_WROTE;
-	if (install_make_dirs(target->dir, dir_mode, cause) != 0)
+	if (files_make_dirs(target->dir, dir_mode, "so the manifest can be "
+	    "written there", cause) != 0)
 		return -1;
 	tmp = xasprintf("%s/.%s.XXXXXX", target->dir, INSTALL_MANIFEST_FILE);
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
@@ -618,11 +578,9 @@ install_write(const struct install_target *target, const char *text,
 		free(tmp);
 		return -1;
 	}
-	n = write(fd, text, len);
-	if (n != (ssize_t)len || fchmod(fd, 0644) == -1) {
+	if (files_write_all(fd, text, len) == -1 || fchmod(fd, 0644) == -1) {
 		*cause = xasprintf("cannot write %s: %s", tmp,
-		    n == -1 || n == (ssize_t)len ? strerror(errno) :
-		    "short write");
+		    strerror(errno));
 		close(fd);
 	} else if (close(fd) == -1 || rename(tmp, target->path) == -1)
 		*cause = xasprintf("cannot write %s: %s", target->path,
@@ -646,16 +604,11 @@ install_print(int fd, const char *fmt, ...)
 {
 	va_list	 ap;
 	char	*text;
-	size_t	 len;
-	ssize_t	 n;
 
 	va_start(ap, fmt);
 	text = xvasprintf(fmt, ap);
 	va_end(ap);
-	for (len = strlen(text), n = 0; len > 0; len -= (size_t)n) {
-		if ((n = write(fd, text + strlen(text) - len, len)) <= 0)
-			break;
-	}
+	(void)files_write_all(fd, text, strlen(text));
 	free(text);
 }
 

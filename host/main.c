@@ -12,6 +12,7 @@
 #include "bridge.h"
 #include "config.h"
 #include "doctor.h"
+#include "files.h"
 #include "install.h"
 #include "stdio-bridge.h"
 #include "stdout-guard.h"
@@ -21,13 +22,7 @@
 static void
 main_print(int fd, const char *text)
 {
-	size_t	len = strlen(text);
-	ssize_t	n;
-
-	while (len > 0 && (n = write(fd, text, len)) > 0) {
-		text += n;
-		len -= (size_t)n;
-	}
+	(void)files_write_all(fd, text, strlen(text));
 }
 
 /* Prints the bearer token, creating it on first use. */
@@ -36,8 +31,7 @@ main_token(struct config *config, int out_fd)
 {
 	char	*cause = NULL, *token;
 
-	if (config_ensure_private_dir(config->config_dir, &cause) != 0 ||
-	    (token = token_load_or_create(config->token_file, &cause)) == NULL) {
+	if ((token = token_load_or_create(config->token_file, &cause)) == NULL) {
 		fprintf(stderr, "browser-bridge: %s\n", cause);
 		free(cause);
 		return 1;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "xmalloc.h"
 
 #define RUNTIME_FILE_NAME	"browser-bridge/host.json"
@@ -45,80 +46,16 @@ runtime_file_path(char **cause)
 	return NULL;
 }
 
-/* Returns the directory part of path as a new string. */
-static char *
-runtime_file_dirname(const char *path)
-{
-	const char	*slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
-/* Creates dir and any missing parents, each new one with mode 0700. */
-static int
-runtime_file_make_dirs(const char *dir, char **cause)
-{
-	struct stat	 sb;
-	char		*copy, *p, saved;
-
-	if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return 0;
-	copy = xstrdup(dir);
-	for (p = copy + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		saved = *p;
-		*p = '\0';
-		if (mkdir(copy, 0700) == -1 && errno != EEXIST) {
-			*cause = xasprintf("cannot create directory %s: %s",
-			    copy, strerror(errno));
-			free(copy);
-			return -1;
-		}
-		if (saved == '\0')
-			break;
-		*p = saved;
-	}
-	free(copy);
-	if (stat(dir, &sb) == -1 || !S_ISDIR(sb.st_mode)) {
-		*cause = xasprintf("%s is not a directory; move it away so the "
-		    "runtime file can be written there", dir);
-		return -1;
-	}
-	return 0;
-}
-
-/* Writes all of buf to fd. */
-static int
-runtime_file_write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t	n;
-
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Writes contents as indented JSON to path through a temporary file. */
 int
 runtime_file_write(const char *path, const json_t *contents, char **cause)
 {
 	char	*dir, *tmp = NULL, *text = NULL, *line = NULL;
-	int	 fd, result = -1;
+	int	 result = -1;
 
-	dir = runtime_file_dirname(path);
-	if (runtime_file_make_dirs(dir, cause) == -1)
+	dir = files_dirname(path);
+	if (files_make_dirs(dir, 0700, "so the runtime file can be written "
+	    "there", cause) == -1)
 		goto out;
 	text = json_dumps(contents, JSON_INDENT(2));
 	if (text == NULL) {
@@ -127,28 +64,9 @@ runtime_file_write(const char *path, const json_t *contents, char **cause)
 	}
 	line = xasprintf("%s\n", text);
 
-	/* mkostemp opens with O_CREAT|O_EXCL and mode 0600. */
-	tmp = xasprintf("%s.XXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd == -1) {
-		*cause = xasprintf("cannot create runtime file in %s: %s", dir,
-		    strerror(errno));
+	if ((tmp = files_write_temp(path, "runtime file", line, strlen(line),
+	    cause)) == NULL)
 		goto out;
-	}
-	if (runtime_file_write_all(fd, line, strlen(line)) == -1 ||
-	    fsync(fd) == -1) {
-		*cause = xasprintf("cannot write runtime file %s: %s", tmp,
-		    strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	if (close(fd) == -1) {
-		*cause = xasprintf("cannot write runtime file %s: %s", tmp,
-		    strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
 	if (rename(tmp, path) == -1) {
 		*cause = xasprintf("cannot rename %s to %s: %s", tmp, path,
 		    strerror(errno));

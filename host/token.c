@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "random.h"
 #include "xmalloc.h"
 
@@ -35,53 +36,6 @@ static bool
 token_char_trailing(unsigned char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-/* Returns the directory part of path as a new string. */
-static char *
-token_dirname(const char *path)
-{
-	const char	*slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
-/* Creates dir and any missing parents, each new one with mode 0700. */
-static int
-token_make_dirs(const char *dir, char **cause)
-{
-	struct stat	 sb;
-	char		*copy, *p, saved;
-
-	if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return 0;
-	copy = xstrdup(dir);
-	for (p = copy + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		saved = *p;
-		*p = '\0';
-		if (mkdir(copy, 0700) == -1 && errno != EEXIST) {
-			*cause = xasprintf("cannot create directory %s: %s",
-			    copy, strerror(errno));
-			free(copy);
-			return -1;
-		}
-		if (saved == '\0')
-			break;
-		*p = saved;
-	}
-	free(copy);
-	if (stat(dir, &sb) == -1 || !S_ISDIR(sb.st_mode)) {
-		*cause = xasprintf("%s is not a directory; move it away so the "
-		    "token can be stored there", dir);
-		return -1;
-	}
-	return 0;
 }
 
 /* Flushes a directory so a rename or link in it survives a crash. */
@@ -109,7 +63,8 @@ token_read(const char *path, char **token, char **cause)
 
 	fd = open(path, O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_NOCTTY|O_CLOEXEC);
 	if (fd == -1) {
-		if (errno == ENOENT)
+		/* ENOTDIR: token_create says which part is in the way. */
+		if (errno == ENOENT || errno == ENOTDIR)
 			return TOKEN_READ_MISSING;
 		if (errno == ELOOP) {
 			*cause = xasprintf("token file %s is a symbolic link; "
@@ -182,24 +137,6 @@ fail:
 	return TOKEN_READ_FAILED;
 }
 
-/* Writes all of buf to fd. */
-static int
-token_write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t	n;
-
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * Makes a new token file: the token goes into a temporary file, then link(2)
  * puts it at path only if nothing is there yet, so two hosts starting at
@@ -210,11 +147,12 @@ static int
 token_create(const char *path, char **token, char **cause)
 {
 	char	 text[TOKEN_HEX_LENGTH + 2];
-	char	*dir, *tmp;
-	int	 fd, result = -1;
+	char	*dir, *tmp = NULL;
+	int	 result = -1;
 
-	dir = token_dirname(path);
-	if (token_make_dirs(dir, cause) == -1) {
+	dir = files_dirname(path);
+	if (files_make_dirs(dir, 0700, "so the token can be stored there",
+	    cause) == -1) {
 		free(dir);
 		return -1;
 	}
@@ -227,28 +165,9 @@ token_create(const char *path, char **token, char **cause)
 	text[TOKEN_HEX_LENGTH] = '\n';
 	text[TOKEN_HEX_LENGTH + 1] = '\0';
 
-	/* mkostemp opens with O_CREAT|O_EXCL and mode 0600. */
-	tmp = xasprintf("%s.XXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd == -1) {
-		*cause = xasprintf("cannot create token file in %s: %s", dir,
-		    strerror(errno));
+	if ((tmp = files_write_temp(path, "token file", text,
+	    TOKEN_HEX_LENGTH + 1, cause)) == NULL)
 		goto out;
-	}
-	if (token_write_all(fd, text, TOKEN_HEX_LENGTH + 1) == -1 ||
-	    fsync(fd) == -1) {
-		*cause = xasprintf("cannot write token file %s: %s", tmp,
-		    strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	if (close(fd) == -1) {
-		*cause = xasprintf("cannot write token file %s: %s", tmp,
-		    strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
 
 	if (link(tmp, path) == 0)
 		result = 0;

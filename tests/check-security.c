@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "check-helpers.h"
+#include "files.h"
 #include "http-guard.h"
 #include "random.h"
 #include "runtime-file.h"
@@ -446,6 +447,27 @@ START_TEST(test_token_refuses_non_regular_files)
 	    "fifo: %s", cause);
 	free(cause);
 	free(path);
+}
+END_TEST
+
+START_TEST(test_token_reports_file_in_the_way)
+{
+	char	*blocker = test_path("config");
+	char	*path = test_path("config/browser-bridge/token");
+	char	*cause = NULL, *expected;
+
+	/* Opening fails with ENOTDIR; the message names what to move. */
+	test_write_file(blocker, "", 0, 0600);
+	ck_assert_ptr_null(token_load_or_create(path, &cause));
+	expected = xasprintf("%s is not a directory; move it away so the "
+	    "token can be stored there", blocker);
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_str_eq(cause, expected);
+
+	free(expected);
+	free(cause);
+	free(path);
+	free(blocker);
 }
 END_TEST
 
@@ -972,6 +994,175 @@ START_TEST(test_runtime_file_remove_keeps_foreign_files)
 }
 END_TEST
 
+/* ------------------------------------------------------------- files */
+
+START_TEST(test_files_dirname_table)
+{
+	static const struct {
+		const char	*path;
+		const char	*dir;
+	} table[] = {
+		{ "/", "/" },
+		{ "a", "." },
+		{ "", "." },
+		{ "/a", "/" },
+		{ "a/b", "a" },
+		{ "/a/b", "/a" },
+		{ "/a/b/", "/a/b" },	/* a trailing slash ends the name */
+		{ "/a/b/host.json", "/a/b" },
+	};
+	size_t	 i;
+	char	*dir;
+
+	for (i = 0; i < nitems(table); i++) {
+		dir = files_dirname(table[i].path);
+		ck_assert_msg(strcmp(dir, table[i].dir) == 0,
+		    "files_dirname(\"%s\") = \"%s\", expected \"%s\"",
+		    table[i].path, dir, table[i].dir);
+		free(dir);
+	}
+}
+END_TEST
+
+START_TEST(test_files_make_dirs_nested_private)
+{
+	char	*a = test_path("a"), *b = test_path("a/b");
+	char	*c = test_path("a/b/c"), *slashed = test_path("a/b/c/d/");
+	char	*d = test_path("a/b/c/d"), *cause = NULL;
+
+	/* An existing parent keeps its mode; each new directory gets 0700. */
+	ck_assert_int_eq(mkdir(a, 0755), 0);
+	ck_assert_int_eq(chmod(a, 0755), 0);
+	ck_assert_msg(files_make_dirs(c, 0700, "so tests can run", &cause) ==
+	    0, "files_make_dirs: %s", cause);
+	ck_assert_uint_eq(test_mode(a), 0755);
+	ck_assert_uint_eq(test_mode(b), 0700);
+	ck_assert_uint_eq(test_mode(c), 0700);
+
+	/* Existing: nothing to do. A trailing slash is fine. */
+	ck_assert_int_eq(files_make_dirs(c, 0700, "so tests can run", &cause),
+	    0);
+	ck_assert_msg(files_make_dirs(slashed, 0700, "so tests can run",
+	    &cause) == 0, "files_make_dirs: %s", cause);
+	ck_assert_uint_eq(test_mode(d), 0700);
+	ck_assert_ptr_null(cause);
+
+	free(d);
+	free(slashed);
+	free(c);
+	free(b);
+	free(a);
+}
+END_TEST
+
+START_TEST(test_files_make_dirs_refuses_file_in_path)
+{
+	char	*blocker = test_path("blocker");
+	char	*below = test_path("blocker/sub/dir");
+	char	*cause = NULL, *expected;
+
+	test_write_file(blocker, "", 0, 0600);
+	expected = xasprintf("%s is not a directory; move it away so the "
+	    "token can be stored there", blocker);
+
+	/* The file is a parent of the directory asked for. */
+	ck_assert_int_eq(files_make_dirs(below, 0700, "so the token can be "
+	    "stored there", &cause), -1);
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_str_eq(cause, expected);
+	free(cause);
+	cause = NULL;
+
+	/* The file is the directory asked for. */
+	ck_assert_int_eq(files_make_dirs(blocker, 0700, "so the token can be "
+	    "stored there", &cause), -1);
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_str_eq(cause, expected);
+	ck_assert_int_eq(access(below, F_OK), -1);
+
+	free(cause);
+	free(expected);
+	free(below);
+	free(blocker);
+}
+END_TEST
+
+START_TEST(test_files_write_all_writes_everything)
+{
+	enum { SIZE = 256 * 1024 };
+	char	*path = test_path("data");
+	char	*buf, *back;
+	ssize_t	 n;
+	size_t	 i, got = 0;
+	int	 fd;
+
+	buf = xmalloc(SIZE);
+	back = xmalloc(SIZE);
+	for (i = 0; i < SIZE; i++)
+		buf[i] = (char)(i * 7);
+	fd = open(path, O_WRONLY|O_CREAT|O_TRUNC, 0600);
+	ck_assert_int_ne(fd, -1);
+	ck_assert_int_eq(files_write_all(fd, buf, SIZE), 0);
+	ck_assert_int_eq(close(fd), 0);
+
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ne(fd, -1);
+	while (got < SIZE && (n = read(fd, back + got, SIZE - got)) > 0)
+		got += (size_t)n;
+	ck_assert_int_eq(read(fd, back, 1), 0);
+	close(fd);
+	ck_assert_uint_eq(got, SIZE);
+	ck_assert(memcmp(buf, back, SIZE) == 0);
+
+	/* A descriptor not open for writing: -1 with errno set. */
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ne(fd, -1);
+	errno = 0;
+	ck_assert_int_eq(files_write_all(fd, buf, 1), -1);
+	ck_assert_int_eq(errno, EBADF);
+	close(fd);
+
+	free(back);
+	free(buf);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_files_write_temp_private_next_to_path)
+{
+	char	*path = test_path("host.json"), *missing = test_path("gone");
+	char	*in_missing = test_path("gone/host.json");
+	char	*tmp, *text, *cause = NULL, *expected;
+
+	tmp = files_write_temp(path, "test file", "hello\n", 6, &cause);
+	ck_assert_msg(tmp != NULL, "files_write_temp: %s", cause);
+	ck_assert_uint_eq(strlen(tmp), strlen(path) + 7);
+	ck_assert(strncmp(tmp, path, strlen(path)) == 0);
+	ck_assert(strncmp(tmp + strlen(path), ".", 1) == 0);
+	ck_assert_uint_eq(test_mode(tmp), 0600);
+	text = test_read_file(tmp);
+	ck_assert_str_eq(text, "hello\n");
+	ck_assert_int_eq(access(path, F_OK), -1);	/* path is untouched */
+	free(text);
+	free(tmp);
+
+	/* No directory: the message names the file and where it was to go. */
+	ck_assert_ptr_null(files_write_temp(in_missing, "test file", "x", 1,
+	    &cause));
+	expected = xasprintf("cannot create test file in %s: %s", missing,
+	    strerror(ENOENT));
+	ck_assert_ptr_nonnull(cause);
+	ck_assert_str_eq(cause, expected);
+	ck_assert_int_eq(test_count_entries(test_dir), 1);
+
+	free(expected);
+	free(cause);
+	free(in_missing);
+	free(missing);
+	free(path);
+}
+END_TEST
+
 /* Builds the suite. */
 static Suite *
 security_suite(void)
@@ -998,6 +1189,7 @@ security_suite(void)
 	tcase_add_test(tc, test_token_refuses_too_long);
 	tcase_add_test(tc, test_token_accepts_user_token_with_trailing_whitespace);
 	tcase_add_test(tc, test_token_refuses_non_regular_files);
+	tcase_add_test(tc, test_token_reports_file_in_the_way);
 	tcase_add_test(tc, test_token_refuses_other_owner);
 	tcase_add_test(tc, test_token_concurrent_creators_agree);
 	tcase_add_test(tc, test_token_equal_table);
@@ -1019,6 +1211,15 @@ security_suite(void)
 	tcase_add_test(tc, test_runtime_file_write_reports_bad_directory);
 	tcase_add_test(tc, test_runtime_file_remove_only_own_pid);
 	tcase_add_test(tc, test_runtime_file_remove_keeps_foreign_files);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("files");
+	tcase_add_checked_fixture(tc, test_dir_setup, test_dir_teardown);
+	tcase_add_test(tc, test_files_dirname_table);
+	tcase_add_test(tc, test_files_make_dirs_nested_private);
+	tcase_add_test(tc, test_files_make_dirs_refuses_file_in_path);
+	tcase_add_test(tc, test_files_write_all_writes_everything);
+	tcase_add_test(tc, test_files_write_temp_private_next_to_path);
 	suite_add_tcase(suite, tc);
 
 	return suite;

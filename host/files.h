@@ -1,0 +1,19 @@
+/*
+ * File-system helpers the host's own files share: the token, the runtime
+ * file and the manifests install writes.
+ */
+#ifndef FILES_H
+#define FILES_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+
+char	*files_dirname(const char *path);
+int	 files_make_dirs(const char *dir, mode_t mode, const char *purpose,
+	    char **cause);
+int	 files_write_all(int fd, const void *buf, size_t len);
+char	*files_write_temp(const char *path, const char *what, const void *buf,
+	    size_t len, char **cause);
+
+#endif
