@@ -239,6 +239,7 @@ export function describeStateChange(label, before, after) {
  */
 function syntheticNote(error) {
 	const fix = /not visible/.test(error.message) ? 'Switch to the tab with manage_tabs for real input.' :
+	    /debugging bar/.test(error.message) ? 'Leave the extension\'s debugging bar open for real input.' :
 	    'Close DevTools or the other debugger for real input.';
 	return `(Used DOM events instead of real input because ${error.message}; some pages ignore those. ${fix})`;
 }
@@ -278,6 +279,8 @@ export const inputActions = {
 					const outcome = await observer.finish({ signal, deadline });
 					return actionResult(`Clicked at (${x}, ${y}).`, outcome, { x, y });
 				}
+				/* Attach first: the debugging bar may resize the page before we measure it. */
+				await services.debuggers.attach(tab.id).catch(() => {});
 				if (element.frameId !== 0)
 					await frameOffset(tab, element.frameId, true);
 				const prepared = await onElement(context, 'prepareClick', [{}]);
@@ -341,6 +344,7 @@ export const inputActions = {
 			const observer = new OutcomeObserver(tab);
 			try {
 				await observer.start(element.documentId);
+				await services.debuggers.attach(tab.id).catch(() => {});
 				if (element.frameId !== 0)
 					await frameOffset(tab, element.frameId, true);
 				let prepared = await onElement(context, 'prepareType', [{ clear }]);

@@ -11,6 +11,8 @@
 export const IDLE_DETACH_MS = 15000;
 /** A CDP command that takes longer than this is given up. */
 export const COMMAND_TIMEOUT_MS = 10000;
+/** After the user closes the debugging bar, leave the tab alone this long. */
+export const USER_REFUSAL_MS = 10 * 60 * 1000;
 
 /** The debugger cannot be used on this tab; the message says why. */
 export class DebuggerUnavailable extends Error {
@@ -45,6 +47,8 @@ export class DebuggerPool {
 		this.tabs = new Map();
 		/** @type {Map<number, string>} why the debugger went away, per tab */
 		this.lostReason = new Map();
+		/** @type {Map<number, number>} when the user closed the debugging bar, per tab */
+		this.refusedAt = new Map();
 		chrome.debugger.onDetach.addListener((source, reason) => {
 			if (source.tabId === undefined)
 				return;
@@ -54,6 +58,8 @@ export class DebuggerPool {
 				this.tabs.delete(source.tabId);
 			}
 			this.lostReason.set(source.tabId, reason);
+			if (reason === 'canceled_by_user')
+				this.refusedAt.set(source.tabId, Date.now());
 			this.log(`debugger detached from tab ${source.tabId}: ${reason}`);
 		});
 		chrome.tabs.onRemoved.addListener(tabId => {
@@ -62,6 +68,7 @@ export class DebuggerPool {
 				clearTimeout(entry.timer);
 			this.tabs.delete(tabId);
 			this.lostReason.delete(tabId);
+			this.refusedAt.delete(tabId);
 		});
 	}
 
@@ -73,6 +80,9 @@ export class DebuggerPool {
 	 */
 	async attach(tabId) {
 		let entry = this.tabs.get(tabId);
+		const refused = this.refusedAt.get(tabId);
+		if (entry === undefined && refused !== undefined && Date.now() - refused < USER_REFUSAL_MS)
+			throw new DebuggerUnavailable('the user closed the debugging bar on this tab');
 		if (entry === undefined) {
 			const ready = chrome.debugger.attach({ tabId }, '1.3').catch(error => {
 				this.tabs.delete(tabId);

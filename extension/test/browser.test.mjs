@@ -1,0 +1,182 @@
+// The browser-facing helpers whose logic is subtle, against a fake chrome
+// object: navigation waits, network idle, the debugger pool.
+
+import { test, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+
+// A chrome.* event: addListener, removeListener, and emit for the test.
+function event() {
+	const listeners = new Set();
+	return {
+		addListener: fn => listeners.add(fn),
+		removeListener: fn => listeners.delete(fn),
+		emit: (...args) => { for (const fn of [...listeners]) fn(...args); },
+		get size() { return listeners.size; },
+	};
+}
+
+let debuggerAttach;
+let debuggerSend;
+beforeEach(() => {
+	globalThis.chrome = {
+		webNavigation: {
+			onBeforeNavigate: event(), onCommitted: event(), onDOMContentLoaded: event(),
+			onCompleted: event(), onErrorOccurred: event(), onHistoryStateUpdated: event(),
+			onReferenceFragmentUpdated: event(),
+		},
+		webRequest: { onBeforeRequest: event(), onCompleted: event(), onErrorOccurred: event() },
+		tabs: { onRemoved: event(), onCreated: event() },
+		debugger: {
+			onDetach: event(),
+			attach: (...args) => debuggerAttach(...args),
+			detach: async () => {},
+			sendCommand: (...args) => debuggerSend(...args),
+		},
+	};
+});
+
+const { NavigationWatcher } = await import('../src/browser/navigation.js');
+const { NetworkTracker, NETWORK_IDLE_MS } = await import('../src/browser/network.js');
+const { DebuggerPool, DebuggerUnavailable } = await import('../src/browser/debugger.js');
+
+const nav = () => chrome.webNavigation;
+const later = ms => new Promise(resolve => setTimeout(resolve, ms));
+
+test('waitFor load resolves on the load event of the document that committed', async () => {
+	const w = new NavigationWatcher(5);
+	const done = w.waitFor('load', { deadline: Date.now() + 2000 });
+	nav().onBeforeNavigate.emit({ tabId: 5, frameId: 0, url: 'http://a/' });
+	nav().onCommitted.emit({ tabId: 5, frameId: 0, url: 'http://a/', documentId: 'D1' });
+	nav().onCompleted.emit({ tabId: 5, frameId: 0, documentId: 'OLD' });	/* another document: ignored */
+	nav().onCompleted.emit({ tabId: 6, frameId: 0, documentId: 'D1' });	/* another tab: ignored */
+	nav().onCompleted.emit({ tabId: 5, frameId: 3, documentId: 'D1' });	/* a subframe: ignored */
+	await later(20);
+	assert.equal(w.status().stage, 1);
+	nav().onDOMContentLoaded.emit({ tabId: 5, frameId: 0, documentId: 'D1' });
+	nav().onCompleted.emit({ tabId: 5, frameId: 0, documentId: 'D1' });
+	const status = await done;
+	assert.equal(status.documentId, 'D1');
+	assert.equal(status.url, 'http://a/');
+	w.dispose();
+	assert.equal(nav().onCommitted.size, 0, 'dispose removes the listeners');
+});
+
+test('the old page\'s aborted load does not fail the new navigation', async () => {
+	const w = new NavigationWatcher(5);
+	const done = w.waitFor('domcontentloaded', { deadline: Date.now() + 2000 });
+	nav().onBeforeNavigate.emit({ tabId: 5, frameId: 0, url: 'http://new/' });
+	nav().onErrorOccurred.emit({ tabId: 5, frameId: 0, url: 'http://old/', error: 'net::ERR_ABORTED' });
+	nav().onCommitted.emit({ tabId: 5, frameId: 0, url: 'http://new/', documentId: 'N' });
+	nav().onDOMContentLoaded.emit({ tabId: 5, frameId: 0, documentId: 'N' });
+	assert.equal((await done).url, 'http://new/');
+	w.dispose();
+});
+
+test('a network error fails the wait with NAVIGATION_FAILED and advice', async () => {
+	const w = new NavigationWatcher(5);
+	const done = w.waitFor('load', { deadline: Date.now() + 2000 });
+	nav().onBeforeNavigate.emit({ tabId: 5, frameId: 0, url: 'http://x/' });
+	nav().onErrorOccurred.emit({ tabId: 5, frameId: 0, url: 'http://x/', error: 'net::ERR_NAME_NOT_RESOLVED' });
+	await assert.rejects(done, error => error.code === 'NAVIGATION_FAILED' &&
+	    /http:\/\/x\/ did not load: net::ERR_NAME_NOT_RESOLVED \(.*typos\)/.test(error.message));
+	w.dispose();
+});
+
+test('same-document navigations count as loaded', async () => {
+	const w = new NavigationWatcher(5);
+	const done = w.waitFor('load', { deadline: Date.now() + 2000 });
+	nav().onHistoryStateUpdated.emit({ tabId: 5, frameId: 0, url: 'http://a/spa/about' });
+	const status = await done;
+	assert.equal(status.same, true);
+	assert.equal(w.started, true);
+	w.dispose();
+});
+
+test('a wait that runs out says how far the page got; a closed tab is TAB_NOT_FOUND', async () => {
+	const w = new NavigationWatcher(5);
+	nav().onBeforeNavigate.emit({ tabId: 5, frameId: 0, url: 'http://slow/' });
+	nav().onCommitted.emit({ tabId: 5, frameId: 0, url: 'http://slow/', documentId: 'S' });
+	await assert.rejects(w.waitFor('load', { deadline: Date.now() + 150, what: 'http://slow/' }),
+	    error => error.code === 'TIMEOUT' && /DOMContentLoaded had not fired/.test(error.message));
+	const closed = w.waitFor('load', { deadline: Date.now() + 2000 });
+	chrome.tabs.onRemoved.emit(5);
+	await assert.rejects(closed, error => error.code === 'TAB_NOT_FOUND');
+	w.dispose();
+});
+
+test('pages restored from the back-forward cache are caught by polling readyState', async () => {
+	const w = new NavigationWatcher(5);
+	const asked = [];
+	const done = w.waitFor('load', {
+		deadline: Date.now() + 2000,
+		readyState: async documentId => { asked.push(documentId); return 'complete'; },
+	});
+	nav().onCommitted.emit({ tabId: 5, frameId: 0, url: 'http://cached/', documentId: 'C' });
+	await done;
+	assert.deepEqual(asked, ['C']);
+	w.dispose();
+});
+
+test('a watcher made before its tab exists binds to it later', async () => {
+	const w = new NavigationWatcher(null);
+	nav().onCommitted.emit({ tabId: 9, frameId: 0, url: 'http://n/', documentId: 'N' });
+	nav().onCompleted.emit({ tabId: 9, frameId: 0, documentId: 'N' });
+	w.bind(9);
+	assert.equal((await w.waitFor('load', { deadline: Date.now() + 500 })).documentId, 'N');
+	w.dispose();
+});
+
+test('an aborted signal stops the wait at once', async () => {
+	const w = new NavigationWatcher(5);
+	const controller = new AbortController();
+	const done = w.waitFor('load', { deadline: Date.now() + 5000, signal: controller.signal });
+	controller.abort(new Error('cancelled'));
+	await assert.rejects(done, /cancelled/);
+	w.dispose();
+});
+
+test('network idle waits until no request has been in flight for the idle time', async () => {
+	const t = new NetworkTracker();
+	const req = chrome.webRequest;
+	req.onBeforeRequest.emit({ tabId: 2, requestId: 'r1', type: 'script' });
+	const start = Date.now();
+	const idle = t.waitIdle(2, { deadline: Date.now() + 3000 });
+	setTimeout(() => req.onCompleted.emit({ tabId: 2, requestId: 'r1', type: 'script', url: 'u' }), 200);
+	await idle;
+	assert.ok(Date.now() - start >= 200 + NETWORK_IDLE_MS - 20, `idle after ${Date.now() - start} ms`);
+	req.onBeforeRequest.emit({ tabId: 2, requestId: 'r2', type: 'xhr' });
+	await assert.rejects(t.waitIdle(2, { deadline: Date.now() + 200 }),
+	    error => error.code === 'TIMEOUT' && /1 request\(s\) still open/.test(error.message));
+	/* A new page drops what the old one was still loading. */
+	req.onBeforeRequest.emit({ tabId: 2, requestId: 'main', type: 'main_frame' });
+	req.onCompleted.emit({ tabId: 2, requestId: 'main', type: 'main_frame', url: 'http://p/', statusCode: 404 });
+	assert.equal(t.statusFor(2, 'http://p/'), 404);
+	assert.equal(t.statusFor(2, 'http://other/'), undefined);
+	await t.waitIdle(2, { deadline: Date.now() + 2000 });
+});
+
+test('the debugger pool attaches once, and reports a tab held by another debugger', async () => {
+	let attaches = 0;
+	debuggerAttach = async () => { attaches++; };
+	debuggerSend = async (target, method) => ({ method, tabId: target.tabId });
+	const pool = new DebuggerPool();
+	assert.deepEqual(await pool.send(3, 'Input.dispatchMouseEvent'), { method: 'Input.dispatchMouseEvent', tabId: 3 });
+	await pool.send(3, 'Input.dispatchKeyEvent');
+	assert.equal(attaches, 1);
+	await pool.detach(3);
+	debuggerAttach = async () => { throw new Error('Another debugger is already attached to the tab with id: 4.'); };
+	await assert.rejects(pool.send(4, 'X'), error => error instanceof DebuggerUnavailable && /DevTools/.test(error.message));
+});
+
+test('after the user closes the debugging bar the pool leaves the tab alone', async () => {
+	debuggerAttach = async () => {};
+	debuggerSend = async () => { throw new Error('Debugger is not attached to the tab with id: 7.'); };
+	const pool = new DebuggerPool();
+	await pool.attach(7);
+	chrome.debugger.onDetach.emit({ tabId: 7 }, 'canceled_by_user');
+	await assert.rejects(pool.send(7, 'X'), error => error instanceof DebuggerUnavailable && /debugging bar/.test(error.message));
+	chrome.tabs.onRemoved.emit(7);
+	await pool.attach(7);
+	for (const entry of pool.tabs.values())
+		clearTimeout(entry.timer);
+});
