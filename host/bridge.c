@@ -91,6 +91,11 @@ bridge_welcome(const json_t *hello, void *arg)
 	if (bridge->port_note != NULL)
 		json_object_set_new(welcome, "port_note",
 		    json_string(bridge->port_note));
+	/* The extension is the one peer Chrome lets start us; its popup
+	 * hands the token to the user's MCP client configuration. */
+	if (bridge->token != NULL)
+		json_object_set_new(welcome, "token",
+		    json_string(bridge->token));
 	free(url);
 	return welcome;
 }

@@ -243,6 +243,7 @@ describe('catalogue', () => {
 		const { stdout } = await run(process.env.BRIDGE_BIN, ['token'], { env: host.env });
 		assert.equal(stdout, `${host.token}\n`);
 		assert.match(host.token, /^[A-Za-z0-9_-]{32,}$/);
+		assert.equal(host.welcome.token, host.token, 'the welcome hands the extension the token');
 		assert.equal(statSync(host.tokenFile).mode & 0o777, 0o600);
 		assert.equal(statSync(host.configDir).mode & 0o777, 0o700);
 	});

@@ -234,6 +234,7 @@ describe('--no-auth', () => {
 		const host = await startHost({ args: ['--no-auth'] });
 		try {
 			assert.equal(host.welcome.auth, false);
+			assert.equal(host.welcome.token, undefined);
 			const response = await raw(host, {
 				method: 'POST',
 				headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
