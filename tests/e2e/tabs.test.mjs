@@ -122,7 +122,8 @@ describe('tabs and connection', () => {
 		}, { what: 'the popup to show the status' });
 		assert.match(text, /^Connected to the host \(version \d+\.\d+\.\d+\)\.$/);
 		assert.equal(await b.evaluate(popup, 'document.getElementById("url").textContent'), b.url);
-		assert.equal(await b.evaluate(popup, 'document.getElementById("token-hint").hidden'), false);
+		// The welcome carries the token, so no "run browser-bridge token" hint.
+		assert.equal(await b.evaluate(popup, 'document.getElementById("token-hint").hidden'), true);
 		await until(async () => /MCP session/.test(await b.evaluate(popup, 'document.getElementById("sessions").textContent')),
 		    { what: 'the popup to show the host status' });
 		await b.ok('manage_tabs', { action: 'close', tab_id: opened.data.tab_id });
