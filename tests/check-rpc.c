@@ -395,11 +395,12 @@ START_TEST(test_call_before_hello_fails_after_grace)
 	struct ctx	ctx;
 	struct outcome	o = { 0 }, shorter = { 0 };
 
-	ctx_start(&ctx, 50);
+	/* Margins wide enough for a loaded machine (sanitizers, -j2). */
+	ctx_start(&ctx, 500);
 	ctx_call(&ctx, "snapshot", NULL, 10000, &o);
 	ctx_run(&ctx, 20);
 	ck_assert_int_eq(o.done, 0);
-	ctx_run(&ctx, 200);
+	ctx_run(&ctx, 1500);
 	ck_assert_failed(&o, ERR_EXTENSION_NOT_CONNECTED, MSG_NOT_CONNECTED);
 	ck_assert_uint_eq(json_array_size(ctx.sent), 0);
 	ck_assert_uint_eq(rpc_pending_count(ctx.rpc), 0);
