@@ -122,6 +122,46 @@
 		    Number(style.opacity) !== 0;
 	}
 
+	/* The question the click-listener tracker (page/click-listeners.js) answers. */
+	const CLICK_QUERY_EVENT = '__browser_bridge_has_click__';
+
+	/**
+	 * Asks the click-listener tracker, which runs in the page's own world,
+	 * about a target: true when it cancels the question.
+	 */
+	function askTracker(target, composed) {
+		try {
+			return !target.dispatchEvent(new CustomEvent(CLICK_QUERY_EVENT,
+			    { bubbles: false, cancelable: true, composed }));
+		} catch {
+			return false;
+		}
+	}
+
+	/** Whether the click-listener tracker runs in this document. */
+	function trackerRuns() {
+		return askTracker(window, false);
+	}
+
+	/**
+	 * Whether the page gave the element itself a click, mousedown, mouseup,
+	 * pointerdown or pointerup listener, or an onclick-like handler property.
+	 * The question is composed (the tracker's window listener sees the
+	 * element in composedPath()) when every shadow root above the element is
+	 * open; otherwise it stays in the element's own shadow root, where the
+	 * tracker listens too.
+	 */
+	function hasClickListener(element) {
+		let composed = true;
+		for (let root = element.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) {
+			if (root.mode !== 'open') {
+				composed = false;
+				break;
+			}
+		}
+		return askTracker(element, composed);
+	}
+
 	/** A short description of an element for messages: tag#id.class "text". */
 	function describe(element, withText = true) {
 		if (element === null || element === undefined)
@@ -452,6 +492,7 @@
 	function snapshot() {
 		const items = [];
 		let hiddenCount = 0, coveredCount = 0;
+		const tracked = trackerRuns();
 
 		/*
 		 * clip: the box that ancestors with overflow other than visible
@@ -489,14 +530,30 @@
 				});
 				return;
 			}
-			const role = roleOf(element, style, parentCursor, insideInteractive);
+			let role = roleOf(element, style, parentCursor, insideInteractive);
+			/*
+			 * Clickable only through a listener: asked only for visible
+			 * elements nothing else made interactive, never the root and
+			 * body (where delegated listeners live).
+			 */
+			let byListener = false;
+			if (role === null && tracked && !insideInteractive && style.visibility === 'visible' &&
+			    element !== document.documentElement && element !== document.body) {
+				const r = element.getBoundingClientRect();
+				if (r.width >= 1 && r.height >= 1 && hasClickListener(element)) {
+					role = 'clickable';
+					byListener = true;
+				}
+			}
+			let itemIndex = -1;
 			if (role !== null) {
 				const rect = element.getBoundingClientRect();
 				const clipped = clip === null ? null : clippedSide(rect, clip);
 				let keep = true;
 				if (rect.width < 1 || rect.height < 1 || !isRendered(element) || isInert(element)) {
 					keep = false;
-					hiddenCount++;
+					if (!byListener)
+						hiddenCount++;
 				} else if (clipped === null) {
 					/* Hit-test only the part its scroll containers show. */
 					const shown = clip === null ? rect : {
@@ -514,6 +571,7 @@
 					if (clipped !== null)
 						item.clipped = clipped;
 					detailsOf(element, role, item);
+					itemIndex = items.length;
 					items.push(item);
 				}
 			}
@@ -530,17 +588,19 @@
 					left: Math.max(clip.left, own.left), right: Math.min(clip.right, own.right),
 				};
 			}
-			const inside = insideInteractive || (role !== null && role !== 'editable');
+			/*
+			 * A listener element does not hide the controls inside it; if
+			 * any is listed, the listener is taken for a delegating
+			 * container (a list, a card, an app's root) and left out.
+			 */
+			const inside = insideInteractive || (role !== null && role !== 'editable' && !byListener);
 			if (role === 'editable' || role === 'select' || role === 'textarea')
 				return;	/* their insides are content, not controls */
 			const shadow = shadowRootOf(element);
-			if (shadow !== null) {
-				for (const child of shadow.children)
-					visit(child, style.cursor, inside, clip);
-				return;
-			}
-			for (const child of element.children)
+			for (const child of shadow !== null ? shadow.children : element.children)
 				visit(child, style.cursor, inside, clip);
+			if (byListener && itemIndex >= 0 && items.length > itemIndex + 1)
+				items.splice(itemIndex, 1);
 		};
 
 		if (document.documentElement)
@@ -666,7 +726,8 @@
 	/** Role and name of an element, for messages. */
 	function info(element) {
 		const style = getComputedStyle(element);
-		const role = roleOf(element, style, 'auto', false) ?? element.tagName.toLowerCase();
+		const role = roleOf(element, style, 'auto', false) ??
+		    (hasClickListener(element) ? 'clickable' : element.tagName.toLowerCase());
 		return { role, name: nameOf(element, role) };
 	}
 

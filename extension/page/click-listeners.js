@@ -1,0 +1,281 @@
+/*
+ * The click-listener tracker: a content script that runs in the page's own
+ * (MAIN) world at document_start in every frame (manifest.json
+ * "content_scripts"), before any page script. It lets the page agent
+ * (page/agent.js, in the extension's isolated world) list elements that are
+ * clickable only through addEventListener, which no DOM property shows.
+ *
+ * - EventTarget.prototype.addEventListener and removeEventListener are
+ *   wrapped to remember which objects have listeners for click-like events
+ *   (click, mousedown, mouseup, pointerdown, pointerup), per type, callback
+ *   and capture flag, as the browser identifies them; listeners removed by
+ *   an AbortSignal are forgotten when it aborts.
+ * - The agent asks about an element by dispatching a cancelable CustomEvent
+ *   named QUERY_EVENT on it (bubbles: false). The tracker listens for it in
+ *   the capture phase on the window and on every shadow root the page
+ *   attaches (Element.prototype.attachShadow is wrapped for that), and
+ *   cancels it when the element has such a listener or an onclick-like
+ *   handler property. defaultPrevented is DOM state both worlds see, so the
+ *   agent reads the answer from dispatchEvent's return value. The agent
+ *   sends the event composed when every shadow root above the element is
+ *   open (the window's listener then sees the element first in
+ *   composedPath()) and not composed otherwise (only the listener on the
+ *   element's own shadow root sees it).
+ * - The same event dispatched on the window itself is always cancelled: it
+ *   tells the agent the tracker runs in this document.
+ *
+ * Nothing is written to the DOM and nothing is exposed to the page. The
+ * wrappers are transparent: the original function runs first with the same
+ * this, arguments and return value (its exceptions propagate unchanged);
+ * the bookkeeping runs after it and its own errors are swallowed. The
+ * wrappers keep the originals' names, lengths and property attributes, are
+ * not constructors, and their own toString gives the native text.
+ *
+ * Limits: a listener on an ancestor (event delegation, as in React) is seen
+ * on the ancestor, not on the element it serves; a `once` listener is
+ * remembered after it has run; closed shadow roots the HTML parser creates
+ * (declarative shadow DOM) get no listener, so their elements are not
+ * answered for.
+ */
+((global) => {
+	'use strict';
+
+	const QUERY_EVENT = '__browser_bridge_has_click__';
+	const CLICK_TYPES = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup']);
+	const HANDLER_PROPERTIES = ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup'];
+
+	const apply = Reflect.apply;
+	const EventTargetClass = global.EventTarget;
+	const EventClass = global.Event;
+	if (typeof EventTargetClass !== 'function' || typeof EventClass !== 'function')
+		return;
+	const targetProto = EventTargetClass.prototype;
+	const originalAdd = targetProto.addEventListener;
+	const originalRemove = targetProto.removeEventListener;
+	const originalDispatch = targetProto.dispatchEvent;
+	const ElementClass = global.Element;
+	const originalAttachShadow = typeof ElementClass === 'function' ?
+	    ElementClass.prototype.attachShadow : undefined;
+	const preventDefault = EventClass.prototype.preventDefault;
+	const composedPath = EventClass.prototype.composedPath;
+	if (typeof originalAdd !== 'function' || typeof originalRemove !== 'function' ||
+	    typeof preventDefault !== 'function')
+		return;
+
+	/* Installed already in this realm (a second injection): leave it. */
+	try {
+		if (typeof global.CustomEvent === 'function' &&
+		    !apply(originalDispatch, global, [new global.CustomEvent(QUERY_EVENT, { cancelable: true })]))
+			return;
+	} catch {
+		/* no way to ask: install */
+	}
+
+	/** target -> Map(type -> Array<{listener, capture}>) */
+	const records = new WeakMap();
+
+	/** The getters of the onclick-like handler properties, per prototype. */
+	const handlerGetters = [];
+	for (const name of ['HTMLElement', 'SVGElement', 'MathMLElement']) {
+		const proto = typeof global[name] === 'function' ? global[name].prototype : undefined;
+		if (proto === undefined)
+			continue;
+		const getters = [];
+		for (const property of HANDLER_PROPERTIES) {
+			const descriptor = Object.getOwnPropertyDescriptor(proto, property);
+			if (descriptor !== undefined && typeof descriptor.get === 'function')
+				getters.push(descriptor.get);
+		}
+		if (getters.length > 0)
+			handlerGetters.push(getters);
+	}
+
+	/** The capture flag the browser derives from addEventListener's third argument. */
+	function captureOf(options) {
+		if (options === undefined || options === null)
+			return false;
+		if (typeof options === 'object' || typeof options === 'function')
+			return Boolean(options.capture);
+		return Boolean(options);
+	}
+
+	/** The index of a remembered listener in a list, or -1. */
+	function indexOf(list, listener, capture) {
+		for (let i = 0; i < list.length; i++) {
+			if (list[i].listener === listener && list[i].capture === capture)
+				return i;
+		}
+		return -1;
+	}
+
+	/** Forgets one entry (the entry object itself, or by listener and capture). */
+	function forget(target, type, listener, capture, entry) {
+		const byType = records.get(target);
+		if (byType === undefined)
+			return;
+		const list = byType.get(type);
+		if (list === undefined)
+			return;
+		const i = indexOf(list, listener, capture);
+		if (i < 0 || (entry !== undefined && list[i] !== entry))
+			return;
+		list.splice(i, 1);
+		if (list.length === 0) {
+			byType.delete(type);
+			if (byType.size === 0)
+				records.delete(target);
+		}
+	}
+
+	/** Remembers a listener the browser has just added, unless it is not click-like. */
+	function remember(target, type, listener, options) {
+		if (typeof type !== 'string' || !CLICK_TYPES.has(type))
+			return;
+		if (target === null || (typeof target !== 'object' && typeof target !== 'function'))
+			return;
+		if (listener === null || (typeof listener !== 'object' && typeof listener !== 'function'))
+			return;
+		const capture = captureOf(options);
+		let signal = null;
+		if (options !== null && (typeof options === 'object' || typeof options === 'function')) {
+			signal = options.signal ?? null;
+			if (signal !== null && signal.aborted)
+				return;	/* the browser did not add it */
+		}
+		let byType = records.get(target);
+		if (byType === undefined) {
+			byType = new Map();
+			records.set(target, byType);
+		}
+		let list = byType.get(type);
+		if (list === undefined) {
+			list = [];
+			byType.set(type, list);
+		}
+		if (indexOf(list, listener, capture) >= 0)
+			return;	/* the browser ignores a duplicate */
+		const entry = { listener, capture };
+		list.push(entry);
+		if (signal !== null) {
+			const weak = typeof WeakRef === 'function' ? new WeakRef(target) : { deref: () => target };
+			apply(originalAdd, signal, ['abort', () => {
+				try {
+					const t = weak.deref();
+					if (t !== undefined)
+						forget(t, type, listener, capture, entry);
+				} catch {
+					/* never disturb the page */
+				}
+			}, { once: true }]);
+		}
+	}
+
+	/** Whether an object has an onclick-like handler property set. */
+	function hasHandlerProperty(target) {
+		for (const getters of handlerGetters) {
+			try {
+				for (const getter of getters) {
+					const handler = apply(getter, target, []);
+					if (handler !== null && handler !== undefined)
+						return true;
+				}
+				return false;
+			} catch {
+				/* another kind of element: try the next prototype */
+			}
+		}
+		return false;
+	}
+
+	/** Whether an object has a click-like listener or handler. */
+	function hasClickListener(target) {
+		return records.has(target) || hasHandlerProperty(target);
+	}
+
+	/** Answers the agent's question: cancels the event if its target has a listener. */
+	function answer(event) {
+		try {
+			let target = event.target;
+			if (typeof composedPath === 'function') {
+				const path = apply(composedPath, event, []);
+				if (path.length > 0)
+					target = path[0];
+			}
+			if (target === global || hasClickListener(target))
+				apply(preventDefault, event, []);
+		} catch {
+			/* never disturb the page */
+		}
+	}
+
+	/** Gives a wrapper the original's property attributes and a native-looking toString. */
+	function install(proto, name, wrapper) {
+		const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+		const text = `function ${name}() { [native code] }`;
+		Object.defineProperty(wrapper, 'toString', {
+			value: { toString() { return text; } }.toString,
+			writable: true, enumerable: false, configurable: true,
+		});
+		Object.defineProperty(proto, name, {
+			value: wrapper,
+			writable: descriptor.writable, enumerable: descriptor.enumerable,
+			configurable: descriptor.configurable,
+		});
+	}
+
+	/*
+	 * Method shorthand: not constructors, no prototype property, and
+	 * `length` 2 like the originals (the options argument is read from
+	 * `arguments`). Strict mode keeps an undefined `this` undefined, which
+	 * the browser takes as the window, as for a bare addEventListener(...).
+	 */
+	const wrappers = {
+		addEventListener(type, listener) {
+			const result = apply(originalAdd, this, arguments);
+			try {
+				remember(this, type, listener, arguments[2]);
+			} catch {
+				/* never disturb the page */
+			}
+			return result;
+		},
+		removeEventListener(type, listener) {
+			const result = apply(originalRemove, this, arguments);
+			try {
+				if (typeof type === 'string' && CLICK_TYPES.has(type) && this !== null &&
+				    (typeof this === 'object' || typeof this === 'function'))
+					forget(this, type, listener, captureOf(arguments[2]));
+			} catch {
+				/* never disturb the page */
+			}
+			return result;
+		},
+		attachShadow(init) {
+			const root = apply(originalAttachShadow, this, arguments);
+			try {
+				apply(originalAdd, root, [QUERY_EVENT, answer, true]);
+			} catch {
+				/* never disturb the page */
+			}
+			return root;
+		},
+	};
+	/*
+	 * removeEventListener first, so a listener is never remembered without
+	 * a way to forget it; the window answers only once both are in place.
+	 * A frozen prototype leaves the page as it was, without detection.
+	 */
+	try {
+		install(targetProto, 'removeEventListener', wrappers.removeEventListener);
+		install(targetProto, 'addEventListener', wrappers.addEventListener);
+		apply(originalAdd, global, [QUERY_EVENT, answer, true]);
+	} catch {
+		return;
+	}
+	try {
+		if (typeof originalAttachShadow === 'function')
+			install(ElementClass.prototype, 'attachShadow', wrappers.attachShadow);
+	} catch {
+		/* elements in closed shadow roots go unanswered */
+	}
+})(globalThis);
