@@ -85,9 +85,10 @@ bridge_welcome(const json_t *hello, void *arg)
 	char		*url = bridge_mcp_url(bridge);
 	json_t		*welcome;
 
-	welcome = json_pack("{s:s,s:s,s:i,s:b}", "version", PACKAGE_VERSION,
-	    "mcp_url", url, "port", bridge->port, "auth",
-	    bridge->token != NULL);
+	welcome = json_pack("{s:s,s:s,s:i,s:b,s:b}", "version",
+	    PACKAGE_VERSION, "mcp_url", url, "port", bridge->port, "auth",
+	    bridge->token != NULL, "evaluate_script",
+	    bridge->config.evaluate_script);
 	if (bridge->port_note != NULL)
 		json_object_set_new(welcome, "port_note",
 		    json_string(bridge->port_note));
@@ -140,14 +141,28 @@ bridge_host_request(const char *method, const json_t *params, void *arg,
 	return NULL;
 }
 
-/* An event from the extension (tab navigated, ...): nothing uses it yet. */
+/*
+ * An event from the extension. resource_updated (the active tab navigated,
+ * tabs changed) is passed on to the sessions subscribed to its uri.
+ */
 static void
 bridge_event(const json_t *event, void *arg)
 {
 	struct bridge	*bridge = arg;
+	const char	*name, *uri;
+	size_t		 sent;
 
-	log_debug(bridge->log, "extension event %s",
-	    json_string_value(json_object_get(event, "event")));
+	name = json_string_value(json_object_get(event, "event"));
+	log_debug(bridge->log, "extension event %s", name);
+	if (name == NULL || strcmp(name, "resource_updated") != 0)
+		return;
+	uri = json_string_value(json_object_get(event, "uri"));
+	if (uri == NULL) {
+		log_warn(bridge->log, "resource_updated event without a uri");
+		return;
+	}
+	sent = mcp_resource_updated(bridge->mcp, uri, NULL, NULL);
+	log_debug(bridge->log, "%s updated: %zu subscribers told", uri, sent);
 }
 
 /* Passes a channel message to the RPC layer. */

@@ -32,6 +32,7 @@ static const char config_usage_text[] =
 "options (each may also be set in ~/.config/browser-bridge/config.json):\n"
 "  --port N             MCP port on 127.0.0.1 (default 9333, 0: any free)\n"
 "  --no-auth            accept MCP requests without the bearer token\n"
+"  --allow-evaluate     let the evaluate_script tool run page scripts\n"
 "  --log FILE           also append the log to FILE\n"
 "  --log-level LEVEL    error, warn, info (default) or debug\n"
 "  --max-frame BYTES    largest message accepted from the browser\n"
@@ -212,7 +213,8 @@ config_set(struct config *config, const char *name, const char *value,
 
 /*
  * Reads config.json in the config directory, if there is one. Keys are the
- * long option names with "_" or "-" ("log_level"), plus "auth" (boolean).
+ * long option names with "_" or "-" ("log_level"), plus "auth" and
+ * "evaluate_script" (booleans).
  */
 static int
 config_read_file(struct config *config, char **cause)
@@ -249,6 +251,15 @@ config_read_file(struct config *config, char **cause)
 				rc = -1;
 			} else
 				config->auth = json_is_true(value);
+			continue;
+		}
+		if (strcmp(key, "evaluate_script") == 0) {
+			if (!json_is_boolean(value)) {
+				*cause = xasprintf("%s: \"evaluate_script\" "
+				    "must be true or false", path);
+				rc = -1;
+			} else
+				config->evaluate_script = json_is_true(value);
 			continue;
 		}
 		name = xstrdup(key);
@@ -305,6 +316,7 @@ config_load(struct config *config, int argc, char **argv, char **cause)
 	static const struct option options[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "no-auth", no_argument, NULL, 'n' },
+		{ "allow-evaluate", no_argument, NULL, 'e' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "log-level", required_argument, NULL, 'L' },
 		{ "max-frame", required_argument, NULL, 'f' },
@@ -335,6 +347,9 @@ config_load(struct config *config, int argc, char **argv, char **cause)
 		switch (c) {
 		case 'n':
 			config->auth = false;
+			break;
+		case 'e':
+			config->evaluate_script = true;
 			break;
 		case 'w':
 			break;	/* Windows: Chrome's parent window handle */

@@ -35,6 +35,7 @@ struct config {
 	enum config_command	 command;
 	int			 port;		/* 0: any free port */
 	bool			 auth;
+	bool			 evaluate_script; /* let evaluate_script run */
 	enum log_level		 log_level;
 	char			*log_file;
 	size_t			 max_frame;
