@@ -127,7 +127,7 @@ mcp_initialize_result(const char *version)
 	    "protocolVersion", version,
 	    "capabilities",
 	    "tools", "listChanged", 1,
-	    "resources", "listChanged", 1, "subscribe", 0,
+	    "resources", "listChanged", 1, "subscribe", 1,
 	    "prompts", "listChanged", 0,
 	    "logging",
 	    "serverInfo", "name", "browser-bridge", "title", "Browser Bridge",
@@ -401,6 +401,67 @@ mcp_resources_read(struct mcp *mcp, struct session *session,
 	return NULL;
 }
 
+/*
+ * Returns the index of the known resource params.uri names, or -1 after
+ * setting *error (-32602 without a uri, -32002 for an unknown one).
+ */
+static int
+mcp_resource_param(const json_t *request, const json_t *params,
+    const char *method, json_t **error)
+{
+	const char	*uri = json_string_value(json_object_get(params, "uri"));
+	char		*message;
+	int		 index;
+
+	if (uri == NULL) {
+		message = xasprintf("%s needs params.uri (a string)", method);
+		*error = mcp_invalid_params(request, message);
+		free(message);
+		return -1;
+	}
+	if ((index = resources_index(uri)) == -1) {
+		message = xasprintf("Resource not found: %s. Call "
+		    "resources/list for the resources this server has.", uri);
+		*error = jsonrpc_error(json_object_get(request, "id"),
+		    MCP_RESOURCE_NOT_FOUND, message,
+		    json_pack("{s:s}", "uri", uri));
+		free(message);
+	}
+	return index;
+}
+
+/* resources/subscribe: notify this session when the resource changes. */
+static json_t *
+mcp_resources_subscribe(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	int	index;
+
+	index = mcp_resource_param(request, params, "resources/subscribe",
+	    error);
+	if (index == -1)
+		return NULL;
+	session->subscriptions |= 1u << index;
+	return json_object();
+}
+
+/* resources/unsubscribe: stop notifying; unsubscribed already is fine. */
+static json_t *
+mcp_resources_unsubscribe(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	int	index;
+
+	index = mcp_resource_param(request, params, "resources/unsubscribe",
+	    error);
+	if (index == -1)
+		return NULL;
+	session->subscriptions &= ~(1u << index);
+	return json_object();
+}
+
 /* prompts/list: there are none. */
 static json_t *
 mcp_prompts_list(struct mcp *mcp, struct session *session,
@@ -450,6 +511,8 @@ static const struct {
 	{ "resources/list", mcp_resources_list },
 	{ "resources/templates/list", mcp_resources_templates },
 	{ "resources/read", mcp_resources_read },
+	{ "resources/subscribe", mcp_resources_subscribe },
+	{ "resources/unsubscribe", mcp_resources_unsubscribe },
 	{ "prompts/list", mcp_prompts_list },
 	{ "logging/setLevel", mcp_logging_set_level },
 };
@@ -573,4 +636,38 @@ mcp_broadcast(struct mcp *mcp, const char *method)
 			sse_stream_message(s->stream, "message", note);
 	}
 	json_decref(note);
+}
+
+/*
+ * A resource changed: sends notifications/resources/updated to each session
+ * subscribed to uri, through deliver, or when deliver is NULL on the
+ * session's stream if it has one. Returns how many sessions were sent it;
+ * an unknown uri reaches none.
+ */
+size_t
+mcp_resource_updated(struct mcp *mcp, const char *uri,
+    mcp_deliver_cb deliver, void *arg)
+{
+	struct session	*s, *tmp;
+	json_t		*note;
+	size_t		 sent = 0;
+	int		 index;
+
+	if ((index = resources_index(uri)) == -1)
+		return 0;
+	note = jsonrpc_notification("notifications/resources/updated",
+	    json_pack("{s:s}", "uri", uri));
+	SESSION_STORE_FOREACH(s, mcp->bridge->sessions, tmp) {
+		if ((s->subscriptions & (1u << index)) == 0)
+			continue;
+		if (deliver != NULL)
+			deliver(s, note, arg);
+		else if (s->stream != NULL)
+			sse_stream_message(s->stream, "message", note);
+		else
+			continue;
+		sent++;
+	}
+	json_decref(note);
+	return sent;
 }

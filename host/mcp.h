@@ -7,6 +7,7 @@
 #define MCP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <jansson.h>
 
@@ -26,6 +27,10 @@ struct session;
  */
 typedef void (*mcp_emit_cb)(json_t *message, bool final, void *arg);
 
+/* Hands a notification (borrowed) to one session; see mcp_resource_updated. */
+typedef void (*mcp_deliver_cb)(struct session *session, const json_t *message,
+		    void *arg);
+
 enum mcp_outcome {
 	MCP_NO_REPLY,	/* a notification or a response: nothing to send */
 	MCP_REPLIED,	/* emit was called with the final response already */
@@ -40,6 +45,8 @@ enum mcp_outcome mcp_handle(struct mcp *mcp, struct session *session,
 void		 mcp_call_abandon(struct mcp *mcp, struct mcp_call *call);
 void		 mcp_session_ended(struct mcp *mcp, struct session *session);
 void		 mcp_broadcast(struct mcp *mcp, const char *method);
+size_t		 mcp_resource_updated(struct mcp *mcp, const char *uri,
+		    mcp_deliver_cb deliver, void *arg);
 bool		 mcp_version_supported(const char *version);
 const char	*mcp_negotiate_version(const char *asked);
 json_t		*mcp_initialize_result(const char *version);

@@ -21,6 +21,8 @@ static const struct resource_entry resources[] = {
 	  "The active tab's full element list as structured JSON.",
 	  "application/json" },
 };
+_Static_assert(sizeof resources / sizeof *resources == RESOURCES_COUNT,
+    "RESOURCES_COUNT must match the table");
 
 /* Returns the resources/list result. */
 json_t *
@@ -38,15 +40,22 @@ resources_list(void)
 	return json_pack("{s:o}", "resources", list);
 }
 
-/* Returns whether uri names one of the resources. */
-bool
-resources_known(const char *uri)
+/* Returns uri's index in the table (below RESOURCES_COUNT), or -1. */
+int
+resources_index(const char *uri)
 {
 	size_t	i;
 
 	for (i = 0; i < sizeof resources / sizeof *resources; i++) {
 		if (strcmp(uri, resources[i].uri) == 0)
-			return true;
+			return (int)i;
 	}
-	return false;
+	return -1;
+}
+
+/* Returns whether uri names one of the resources. */
+bool
+resources_known(const char *uri)
+{
+	return resources_index(uri) != -1;
 }

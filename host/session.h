@@ -31,6 +31,8 @@ struct session {
 	char			 protocol_version[16];
 	bool			 initialized;	/* notifications/initialized seen */
 	enum log_level		 log_level;	/* logging/setLevel */
+	/* resources/subscribe: bit i is resources_index() i. */
+	unsigned int		 subscriptions;
 	uint64_t		 last_active_ms;
 	/* The server-to-client stream: GET /mcp, or the /sse stream. */
 	struct sse_stream	*stream;

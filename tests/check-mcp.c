@@ -13,6 +13,7 @@
 #include "errors.h"
 #include "jsonrpc.h"
 #include "mcp.h"
+#include "resources.h"
 #include "rpc.h"
 #include "session.h"
 #include "tools.h"
@@ -480,6 +481,125 @@ START_TEST(test_unknown_resource_is_32002)
 }
 END_TEST
 
+/* Asserts a JSON value equals the value JSON text describes. */
+static void
+assert_json_text(const json_t *actual, const char *text)
+{
+	json_t	*expected = check_json(text);
+
+	ck_assert_json_eq(actual, expected);
+	json_decref(expected);
+}
+
+/* Records which session a resource notification went to. */
+static void
+capture_delivery(struct session *session, const json_t *message, void *arg)
+{
+	json_t	*seen = arg;
+
+	json_array_append_new(seen, json_pack("{s:s,s:O}", "session",
+	    session->id, "message", message));
+}
+
+START_TEST(test_initialize_advertises_subscribe)
+{
+	json_t	*resources;
+
+	handle("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+	    "\"params\":{\"protocolVersion\":\"2025-11-25\"}}", NULL);
+	resources = json_object_get(json_object_get(json_object_get(
+	    last_emitted(), "result"), "capabilities"), "resources");
+	ck_assert(json_is_true(json_object_get(resources, "subscribe")));
+	ck_assert(json_is_true(json_object_get(resources, "listChanged")));
+}
+END_TEST
+
+START_TEST(test_subscribe_then_unsubscribe)
+{
+	handle("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/subscribe\","
+	    "\"params\":{\"uri\":\"browser://current/state\"}}", NULL);
+	assert_json_text(last_emitted(),
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+	ck_assert_uint_eq(fx.session->subscriptions,
+	    1u << resources_index("browser://current/state"));
+	handle("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\","
+	    "\"params\":{\"uri\":\"browser://tabs\"}}", NULL);
+	handle("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
+	    "\"resources/unsubscribe\",\"params\":{\"uri\":"
+	    "\"browser://current/state\"}}", NULL);
+	assert_json_text(last_emitted(),
+	    "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}");
+	ck_assert_uint_eq(fx.session->subscriptions,
+	    1u << resources_index("browser://tabs"));
+	/* Unsubscribing twice is not an error. */
+	handle("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":"
+	    "\"resources/unsubscribe\",\"params\":{\"uri\":"
+	    "\"browser://current/state\"}}", NULL);
+	assert_json_text(last_emitted(),
+	    "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}");
+	ck_assert_uint_eq(json_array_size(fx.sent), 0);
+}
+END_TEST
+
+START_TEST(test_subscribe_unknown_uri_is_32002)
+{
+	handle("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/subscribe\","
+	    "\"params\":{\"uri\":\"browser://nowhere\"}}", NULL);
+	assert_error_code(MCP_RESOURCE_NOT_FOUND);
+	handle("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":"
+	    "\"resources/unsubscribe\",\"params\":{\"uri\":"
+	    "\"browser://nowhere\"}}", NULL);
+	assert_error_code(MCP_RESOURCE_NOT_FOUND);
+	handle("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/subscribe\","
+	    "\"params\":{}}", NULL);
+	assert_error_code(JSONRPC_INVALID_PARAMS);
+	ck_assert_uint_eq(fx.session->subscriptions, 0);
+}
+END_TEST
+
+START_TEST(test_resource_updated_reaches_only_subscribers)
+{
+	struct session	*other;
+	json_t		*seen = json_array();
+
+	other = session_store_create(fx.bridge.sessions, SESSION_STREAMABLE, 0);
+	handle("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/subscribe\","
+	    "\"params\":{\"uri\":\"browser://current/state\"}}", NULL);
+
+	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp,
+	    "browser://current/state", capture_delivery, seen), 1);
+	ck_assert_uint_eq(json_array_size(seen), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(seen,
+	    0), "session")), fx.session->id);
+	assert_json_text(json_object_get(json_array_get(seen, 0), "message"),
+	    "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/resources/updated\",\"params\":{\"uri\":"
+	    "\"browser://current/state\"}}");
+
+	/* Another resource, an unknown one: nobody is subscribed. */
+	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp, "browser://tabs",
+	    capture_delivery, seen), 0);
+	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp,
+	    "browser://nowhere", capture_delivery, seen), 0);
+	/* Without a stream, a subscriber gets nothing sent to it. */
+	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp,
+	    "browser://current/state", NULL, NULL), 0);
+
+	/* Both subscribed: both told; after unsubscribing, neither. */
+	other->subscriptions = fx.session->subscriptions;
+	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp,
+	    "browser://current/state", capture_delivery, seen), 2);
+	handle("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":"
+	    "\"resources/unsubscribe\",\"params\":{\"uri\":"
+	    "\"browser://current/state\"}}", NULL);
+	other->subscriptions = 0;
+	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp,
+	    "browser://current/state", capture_delivery, seen), 0);
+	ck_assert_uint_eq(json_array_size(seen), 3);
+	json_decref(seen);
+}
+END_TEST
+
 START_TEST(test_resource_read_forwards_and_fails_as_32603)
 {
 	json_t	*request;
@@ -566,6 +686,14 @@ mcp_suite(void)
 	tcase_add_test(tc, test_tools_list_pages_with_cursor);
 	tcase_add_test(tc, test_unknown_resource_is_32002);
 	tcase_add_test(tc, test_resource_read_forwards_and_fails_as_32603);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("subscriptions");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_initialize_advertises_subscribe);
+	tcase_add_test(tc, test_subscribe_then_unsubscribe);
+	tcase_add_test(tc, test_subscribe_unknown_uri_is_32002);
+	tcase_add_test(tc, test_resource_updated_reaches_only_subscribers);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("tools");
