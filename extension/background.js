@@ -14,6 +14,7 @@ import { stateActions } from './src/actions/state.js';
 import { navigationActions } from './src/actions/navigation.js';
 import { tabActions } from './src/actions/tabs.js';
 import { inputActions } from './src/actions/input.js';
+import { interactActions } from './src/actions/interact.js';
 
 const version = chrome.runtime.getManifest().version;
 const log = text => console.log(`[browser-bridge] ${text}`);
@@ -44,6 +45,7 @@ navigator.register(stateActions);
 navigator.register(navigationActions);
 navigator.register(tabActions);
 navigator.register(inputActions);
+navigator.register(interactActions);
 
 chrome.tabs.onRemoved.addListener(tabId => refs.expireTab(tabId, `its tab (${tabId}) was closed`));
 

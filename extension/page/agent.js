@@ -1157,6 +1157,8 @@
 		watchStart,
 		watchStop,
 		frameIndex: ownFrameIndex,
+		/* The live element of a localId (or null), for the content tools' own page functions. */
+		element: id => elementById(id),
 		state: id => {
 			const element = elementById(id);
 			return element === null ? { stale: true } : stateOf(element);

@@ -43,7 +43,7 @@ import { formatState, structuredState } from './page-state/format.js';
  */
 
 /** Tools of the catalogue that this extension version does not implement yet. */
-export const NOT_YET = ['select_option', 'hover_element', 'press_keys', 'handle_dialog',
+export const NOT_YET = ['handle_dialog',
 	'take_screenshot', 'get_page_content', 'evaluate_script', 'get_console_logs', 'wait_for', 'run_task'];
 
 /** The registry and its dispatcher. */

@@ -259,7 +259,7 @@ describe('clicking', () => {
 	});
 
 	test('tools of a later release answer that they are not implemented yet', async () => {
-		const error = await b.fails('hover_element', { ref: 'e1' });
+		const error = await b.fails('run_task', { task: 'Say hello' });
 		assert.equal(error.code, 'UNKNOWN_METHOD');
 		assert.match(error.message, /not implemented in this extension version/);
 	});

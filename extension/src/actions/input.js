@@ -39,7 +39,7 @@ export function elementLabel(ref, info) {
  * @param {unknown[]} args after the element's localId
  * @returns {Promise<any>}
  */
-async function onElement(context, method, args = []) {
+export async function onElement(context, method, args = []) {
 	const { tab, element, services } = context;
 	const result = await runInDocument(tab, element.documentId, method, [element.localId, ...args]);
 	if (result.gone || result.stale) {
@@ -58,7 +58,7 @@ async function onElement(context, method, args = []) {
  * @param {string} ref
  * @param {{error?: {code: string, message: string}, info?: object}} result
  */
-function throwIfFailed(verb, ref, result) {
+export function throwIfFailed(verb, ref, result) {
 	if (result.error === undefined)
 		return;
 	const { code, message } = result.error;
@@ -106,7 +106,7 @@ async function frameChain(tabId, frameId) {
  * @param {boolean} scroll
  * @returns {Promise<{x: number, y: number}>}
  */
-async function frameOffset(tab, frameId, scroll) {
+export async function frameOffset(tab, frameId, scroll) {
 	const chain = await frameChain(tab.id, frameId);
 	let x = 0, y = 0;
 	for (let i = 0; i + 1 < chain.length; i++) {
@@ -140,7 +140,7 @@ export function modifierBits(modifiers = []) {
  * @param {number} y
  * @param {{button?: string, clickCount?: number, modifiers?: string[]}} options
  */
-async function cdpClick(debuggers, tabId, x, y, { button = 'left', clickCount = 1, modifiers = [] }) {
+export async function cdpClick(debuggers, tabId, x, y, { button = 'left', clickCount = 1, modifiers = [] }) {
 	const bits = modifierBits(modifiers);
 	const mask = button === 'right' ? 2 : button === 'middle' ? 4 : 1;
 	await debuggers.send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers: bits });
@@ -159,7 +159,7 @@ async function cdpClick(debuggers, tabId, x, y, { button = 'left', clickCount = 
  * @param {ReturnType<typeof parseKeySequence>} tokens
  * @param {AbortSignal} signal
  */
-async function cdpType(debuggers, tabId, tokens, signal) {
+export async function cdpType(debuggers, tabId, tokens, signal) {
 	const send = params => debuggers.send(tabId, 'Input.dispatchKeyEvent', params);
 	for (const token of tokens) {
 		signal.throwIfAborted();
@@ -200,7 +200,7 @@ async function cdpType(debuggers, tabId, tokens, signal) {
  * @param {string} [note] e.g. why synthetic events were used
  * @param {boolean} [quiet] the sentence already says what changed
  */
-function actionResult(sentence, outcome, structured, note, quiet = false) {
+export function actionResult(sentence, outcome, structured, note, quiet = false) {
 	let text = `${sentence} ${describeOutcome(outcome, { quiet })}`.trimEnd();
 	if (note)
 		text += ` ${note}`;
@@ -237,7 +237,7 @@ export function describeStateChange(label, before, after) {
  * @param {DebuggerUnavailable} error
  * @returns {string}
  */
-function syntheticNote(error) {
+export function syntheticNote(error) {
 	const fix = /not visible/.test(error.message) ? 'Switch to the tab with manage_tabs for real input.' :
 	    /debugging bar/.test(error.message) ? 'Leave the extension\'s debugging bar open for real input.' :
 	    'Close DevTools or the other debugger for real input.';
