@@ -19,6 +19,14 @@ const struct tool_entry tools_content[] = {
 		    "},\"additionalProperties\":false}",
 		.read_only = true,
 		.method = "take_screenshot",
+		.example_call =
+		    "{\"full_page\":true,\"format\":\"jpeg\",\"quality\":70,\"max"
+		    "_width\":1024}",
+		.example_reply =
+		    "Screenshot of the full page of tab 1798930758 "
+		    "(https://shop.example/): 1024x3310 jpeg, scaled from "
+		    "1280x4138.\n"
+		    "(then an image item: image/jpeg, base64)",
 	},
 	{
 		.name = "get_page_content",
@@ -38,12 +46,28 @@ const struct tool_entry tools_content[] = {
 		    "},\"additionalProperties\":false}",
 		.read_only = true,
 		.method = "get_page_content",
+		.example_call =
+		    "{\"format\":\"markdown\",\"main_content\":true,\"max_chars\""
+		    ":300}",
+		.example_reply =
+		    "# Release notes\n"
+		    "\n"
+		    "Version 2.4 adds offline mode: pages you opened stay "
+		    "readable without a connection.\n"
+		    "\n"
+		    "## Fixes\n"
+		    "\n"
+		    "- Search keeps its filters after going back.\n"
+		    "\n"
+		    "[Cut at 300 of 5312 characters: call again with a larger "
+		    "max_chars, or read one part with ref or selector.]",
 	},
 	{
 		.name = "evaluate_script",
 		.title = "Run JavaScript",
 		.description = "Run JavaScript in the page and return the JSON "
-		    "result. Off unless the user enables it in the extension.",
+		    "result. Off unless the user enables it in the host's "
+		    "config or the extension's options.",
 		.input_schema = "{\"type\":\"object\",\"properties\":{"
 		    "\"expression\":{\"type\":\"string\","
 		    "\"description\":\"An expression, or a function's source, "
@@ -53,6 +77,12 @@ const struct tool_entry tools_content[] = {
 		    "},\"required\":[\"expression\"],"
 		    "\"additionalProperties\":false}",
 		.method = "evaluate_script",
+		.example_call =
+		    "{\"expression\":\"(selector) => "
+		    "document.querySelectorAll(selector).length\",\"args\":[\"a[h"
+		    "ref]\"]}",
+		.example_reply =
+		    "Result: 42",
 	},
 	{
 		.name = "get_console_logs",
@@ -70,6 +100,15 @@ const struct tool_entry tools_content[] = {
 		    "},\"additionalProperties\":false}",
 		.read_only = true,
 		.method = "get_console_logs",
+		.example_call =
+		    "{\"level\":[\"warn\",\"error\"],\"max\":2}",
+		.example_reply =
+		    "2 messages:\n"
+		    "12:04:31.118 warn Deprecated API used "
+		    "(https://shop.example/app.js:14:9)\n"
+		    "12:04:33.502 error Uncaught TypeError: Cannot read "
+		    "properties of null (reading 'value') "
+		    "(https://shop.example/checkout.js:88:17)",
 	},
 	{ .name = NULL }
 };

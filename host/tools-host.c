@@ -39,6 +39,12 @@ const struct tool_entry tools_host[] = {
 		    "},\"required\":[\"version\",\"extension_connected\"]}",
 		.read_only = true,
 		.handler = tool_host_status,
+		.example_call =
+		    "{}",
+		.example_reply =
+		    "{\"version\":\"0.1.0\",\"extension_connected\":true,\"port\""
+		    ":9333,\"mcp_url\":\"http://127.0.0.1:9333/mcp\",\"sessions\""
+		    ":1,\"pending_calls\":0,\"uptime_ms\":73210}",
 	},
 	{ .name = NULL }
 };

@@ -22,6 +22,11 @@ const struct tool_entry tools_input[] = {
 		    TOOL_ARG_TAB_ID "," TOOL_ARG_INCLUDE_STATE
 		    "},\"additionalProperties\":false}",
 		.method = "click_element",
+		.example_call =
+		    "{\"ref\":\"e9\"}",
+		.example_reply =
+		    "Clicked e9 button \"Place order\". The tab navigated to "
+		    "https://shop.example/thanks.",
 	},
 	{
 		.name = "type_value",
@@ -40,6 +45,10 @@ const struct tool_entry tools_input[] = {
 		    "},\"required\":[\"ref\",\"text\"],"
 		    "\"additionalProperties\":false}",
 		.method = "type_value",
+		.example_call =
+		    "{\"ref\":\"e3\",\"text\":\"ada@example.com\",\"clear\":true}",
+		.example_reply =
+		    "Typed 15 characters into e3 textbox \"Email\".",
 	},
 	{
 		.name = "select_option",
@@ -54,6 +63,10 @@ const struct tool_entry tools_input[] = {
 		    "},\"required\":[\"ref\",\"values\"],"
 		    "\"additionalProperties\":false}",
 		.method = "select_option",
+		.example_call =
+		    "{\"ref\":\"e6\",\"values\":[\"Canada\"]}",
+		.example_reply =
+		    "Selected \"Canada\" in e6 select \"Country\".",
 	},
 	{
 		.name = "hover_element",
@@ -65,6 +78,11 @@ const struct tool_entry tools_input[] = {
 		    TOOL_ARG_TAB_ID "," TOOL_ARG_INCLUDE_STATE
 		    "},\"required\":[\"ref\"],\"additionalProperties\":false}",
 		.method = "hover_element",
+		.example_call =
+		    "{\"ref\":\"e14\"}",
+		.example_reply =
+		    "Hovered over e14 button \"Products\". The page changed: "
+		    "call get_browser_state for the menu's refs.",
 	},
 	{
 		.name = "press_keys",
@@ -77,6 +95,10 @@ const struct tool_entry tools_input[] = {
 		    TOOL_ARG_TAB_ID "," TOOL_ARG_INCLUDE_STATE
 		    "},\"required\":[\"keys\"],\"additionalProperties\":false}",
 		.method = "press_keys",
+		.example_call =
+		    "{\"keys\":\"{Escape}\"}",
+		.example_reply =
+		    "Pressed Escape in the focused element.",
 	},
 	{
 		.name = "scroll_page",
@@ -95,6 +117,11 @@ const struct tool_entry tools_input[] = {
 		    "},\"required\":[\"direction\"],"
 		    "\"additionalProperties\":false}",
 		.method = "scroll_page",
+		.example_call =
+		    "{\"direction\":\"down\"}",
+		.example_reply =
+		    "Scrolled the page down 657px: now 657px from the top, "
+		    "1843px more below.",
 	},
 	{
 		.name = "handle_dialog",
@@ -108,6 +135,10 @@ const struct tool_entry tools_input[] = {
 		    TOOL_ARG_TAB_ID
 		    "},\"required\":[\"action\"],\"additionalProperties\":false}",
 		.method = "handle_dialog",
+		.example_call =
+		    "{\"action\":\"accept\",\"prompt_text\":\"Ada\"}",
+		.example_reply =
+		    "Accepted the prompt \"Your name?\" with \"Ada\".",
 	},
 	{ .name = NULL }
 };

@@ -20,6 +20,12 @@ const struct tool_entry tools_navigation[] = {
 		.timeout_ms = 5000,
 		.timeout_argument = "timeout_ms",
 		.method = "navigate_to",
+		.example_call =
+		    "{\"url\":\"https://example.com/login\",\"wait_until\":\"load"
+		    "\"}",
+		.example_reply =
+		    "Loaded tab 1798930758: https://example.com/login \"Sign "
+		    "in\".",
 	},
 	{
 		.name = "navigate_history",
@@ -31,6 +37,11 @@ const struct tool_entry tools_navigation[] = {
 		    TOOL_ARG_TAB_ID
 		    "},\"required\":[\"action\"],\"additionalProperties\":false}",
 		.method = "navigate_history",
+		.example_call =
+		    "{\"action\":\"back\"}",
+		.example_reply =
+		    "Went back in tab 1798930758: https://example.com/ \"Example "
+		    "Domain\".",
 	},
 	{ .name = NULL }
 };

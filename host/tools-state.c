@@ -16,6 +16,21 @@ const struct tool_entry tools_state[] = {
 		    "},\"additionalProperties\":false}",
 		.read_only = true,
 		.method = "get_browser_state",
+		.example_call =
+		    "{}",
+		.example_reply =
+		    "Tab 1798930758 \"Checkout\" https://shop.example/checkout\n"
+		    "Viewport 1280x657, scrolled 0px, 0px more below\n"
+		    "Other tabs: 1798930759 \"Docs\"\n"
+		    "e1 textbox \"First name\"\n"
+		    "e3 textbox \"Email\" type=email\n"
+		    "e6 select \"Country\" value=\"Choose…\" "
+		    "options=\"Choose…|United States|Canada\"\n"
+		    "e8 checkbox \"Save this information for next time\" "
+		    "unchecked\n"
+		    "e9 button \"Place order\"\n"
+		    "Not listed: 3 below the viewport (scroll_page, full_page: "
+		    "true or get_dom_extra_elements).",
 	},
 	{
 		.name = "get_dom_extra_elements",
@@ -32,6 +47,14 @@ const struct tool_entry tools_state[] = {
 		    "},\"additionalProperties\":false}",
 		.read_only = true,
 		.method = "get_dom_extra_elements",
+		.example_call =
+		    "{\"type\":\"links\",\"page\":1,\"page_size\":3}",
+		.example_reply =
+		    "Links 1-3 of 7 not listed by get_browser_state (page 1 of "
+		    "3):\n"
+		    "e40 link \"Pricing\" href=/pricing\n"
+		    "e41 link \"Blog\" href=/blog\n"
+		    "e42 link \"Careers\" href=/careers",
 	},
 	{ .name = NULL }
 };

@@ -16,6 +16,13 @@ const struct tool_entry tools_tabs[] = {
 		    "\"description\":\"URL for open.\"}"
 		    "},\"required\":[\"action\"],\"additionalProperties\":false}",
 		.method = "manage_tabs",
+		.example_call =
+		    "{\"action\":\"list\"}",
+		.example_reply =
+		    "2 tabs.\n"
+		    "Tabs (* = active):\n"
+		    "* 1798930758 \"Checkout\" https://shop.example/checkout\n"
+		    "  1798930759 \"Docs\" https://shop.example/docs",
 	},
 	{ .name = NULL }
 };

@@ -17,6 +17,13 @@ const struct tool_entry tools_task[] = {
 		    "},\"required\":[\"task\"],\"additionalProperties\":false}",
 		.timeout_ms = 600000,
 		.method = "run_task",
+		.example_call =
+		    "{\"task\":\"Find the cheapest direct flight from Oslo to "
+		    "Rome on 3 May; stop before paying.\",\"max_steps\":30}",
+		.example_reply =
+		    "Done in 14 steps: the cheapest direct flight is SK 4711 at "
+		    "08:05 for 1,290 NOK. Stopped at the payment page in tab "
+		    "1798930760.",
 	},
 	{ .name = NULL }
 };

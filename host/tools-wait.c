@@ -28,6 +28,10 @@ const struct tool_entry tools_wait[] = {
 		.timeout_argument = "timeout_ms",
 		.read_only = true,
 		.method = "wait_for",
+		.example_call =
+		    "{\"text\":\"Order confirmed\",\"timeout_ms\":10000}",
+		.example_reply =
+		    "\"Order confirmed\" appeared after 1240 ms.",
 	},
 	{ .name = NULL }
 };

@@ -538,6 +538,27 @@ tools_md_rows(FILE *f, const json_t *schema, const char *prefix)
 	}
 }
 
+/* Writes a tool's example call and reply, if it has them. */
+static void
+tools_md_example(FILE *f, const struct tool_entry *entry)
+{
+	json_t	*args, *call;
+	char	*text;
+
+	if (entry->example_call == NULL || entry->example_reply == NULL)
+		return;
+	args = json_loads(entry->example_call, 0, NULL);
+	if (args == NULL)
+		return;	/* check-tools rejects this */
+	call = json_pack("{s:s,s:o}", "name", entry->name, "arguments", args);
+	text = json_dumps(call, JSON_PRESERVE_ORDER);
+	fprintf(f, "\nExample call (`tools/call` params):\n\n```json\n%s\n"
+	    "```\n\nReply text:\n\n```text\n%s\n```\n",
+	    text != NULL ? text : "", entry->example_reply);
+	free(text);
+	json_decref(call);
+}
+
 /* Writes one tool's section. */
 static void
 tools_md_tool(FILE *f, const struct tool *tool)
@@ -587,6 +608,7 @@ tools_md_tool(FILE *f, const struct tool *tool)
 	if (entry->read_only)
 		fputs(" Read-only.", f);
 	fputc('\n', f);
+	tools_md_example(f, entry);
 }
 
 /* Renders the catalogue as the text of docs/tools.md. */

@@ -37,6 +37,9 @@ struct tool_entry {
 	bool			 read_only;	/* annotations.readOnlyHint */
 	const char		*method;	/* extension method, or NULL */
 	tool_host_handler	 handler;	/* host handler, or NULL */
+	/* For docs/tools.md only, never in tools/list: */
+	const char		*example_call;	/* JSON text of the arguments */
+	const char		*example_reply;	/* the text a model sees */
 };
 
 /* A loaded tool: the entry plus its parsed schemas. */

@@ -582,6 +582,73 @@ START_TEST(test_arguments_valid_calls_pass)
 }
 END_TEST
 
+START_TEST(test_every_tool_has_an_example)
+{
+	const struct tool	*tool;
+	size_t			 i;
+
+	for (i = 0; i < tool_registry_count(registry); i++) {
+		tool = tool_registry_at(registry, i);
+		ck_assert_msg(tool->entry->example_call != NULL,
+		    "%s has no example_call", tool->entry->name);
+		ck_assert_msg(tool->entry->example_reply != NULL &&
+		    tool->entry->example_reply[0] != '\0',
+		    "%s has no example_reply", tool->entry->name);
+	}
+}
+END_TEST
+
+START_TEST(test_examples_pass_the_input_schema)
+{
+	const struct tool	*tool;
+	json_error_t		 error;
+	json_t			*args;
+	char			*cause;
+	size_t			 i;
+
+	for (i = 0; i < tool_registry_count(registry); i++) {
+		tool = tool_registry_at(registry, i);
+		args = json_loads(tool->entry->example_call, 0, &error);
+		ck_assert_msg(json_is_object(args), "%s: example_call is not "
+		    "a JSON object: %s", tool->entry->name, error.text);
+		cause = NULL;
+		ck_assert_msg(tool_check_arguments(tool, args, &cause) == 0,
+		    "%s: example_call fails the input schema: %s",
+		    tool->entry->name, cause);
+		json_decref(args);
+	}
+}
+END_TEST
+
+START_TEST(test_examples_stay_out_of_tools_list)
+{
+	char	*cause = NULL, *text;
+	json_t	*list;
+
+	list = tool_registry_list(registry, NULL, 0, &cause);
+	ck_assert_msg(list != NULL, "list: %s", cause);
+	text = json_dumps(list, JSON_COMPACT);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_null(strstr(text, "example"));
+	ck_assert_ptr_null(strstr(text, "Place order"));
+	free(text);
+	json_decref(list);
+}
+END_TEST
+
+START_TEST(test_markdown_shows_examples)
+{
+	char	*text;
+
+	text = tool_registry_markdown(registry);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text, "```json\n{\"name\": "
+	    "\"click_element\", \"arguments\": {\"ref\": \"e9\"}}\n```"));
+	ck_assert_ptr_nonnull(strstr(text, "```text\nClicked e9 button "));
+	free(text);
+}
+END_TEST
+
 START_TEST(test_markdown_covers_every_tool)
 {
 	char	*text, *heading;
@@ -677,6 +744,10 @@ tools_suite(void)
 	tc = tcase_create("docs");
 	tcase_add_checked_fixture(tc, registry_setup, registry_teardown);
 	tcase_add_test(tc, test_markdown_covers_every_tool);
+	tcase_add_test(tc, test_every_tool_has_an_example);
+	tcase_add_test(tc, test_examples_pass_the_input_schema);
+	tcase_add_test(tc, test_examples_stay_out_of_tools_list);
+	tcase_add_test(tc, test_markdown_shows_examples);
 	tcase_add_test(tc, test_docs_match_catalogue);
 	suite_add_tcase(s, tc);
 
