@@ -4,6 +4,7 @@
 // that unsubscribed, does not.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,5 +138,17 @@ describe('evaluate_script in the welcome', () => {
 		} finally {
 			await host.stop();
 		}
+	});
+
+	it('a value other than true or false in config.json stops the host with the reason', () => {
+		const dir = join(configHome, 'browser-bridge');
+		mkdirSync(dir, { recursive: true, mode: 0o700 });
+		writeFileSync(join(dir, 'config.json'), '{"evaluate_script": "yes"}\n');
+		const r = spawnSync(process.env.BRIDGE_BIN, ['token'], {
+			env: { ...process.env, HOME: configHome, XDG_CONFIG_HOME: configHome },
+			encoding: 'utf8',
+		});
+		assert.notEqual(r.status, 0, r.stdout);
+		assert.match(r.stderr, /"evaluate_script" must be true or false/);
 	});
 });
