@@ -15,6 +15,7 @@ import { navigationActions } from './src/actions/navigation.js';
 import { tabActions } from './src/actions/tabs.js';
 import { inputActions } from './src/actions/input.js';
 import { interactActions } from './src/actions/interact.js';
+import { waitActions } from './src/actions/wait-for.js';
 
 const version = chrome.runtime.getManifest().version;
 const log = text => console.log(`[browser-bridge] ${text}`);
@@ -46,6 +47,7 @@ navigator.register(navigationActions);
 navigator.register(tabActions);
 navigator.register(inputActions);
 navigator.register(interactActions);
+navigator.register(waitActions);
 
 chrome.tabs.onRemoved.addListener(tabId => refs.expireTab(tabId, `its tab (${tabId}) was closed`));
 

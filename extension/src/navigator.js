@@ -44,7 +44,7 @@ import { formatState, structuredState } from './page-state/format.js';
 
 /** Tools of the catalogue that this extension version does not implement yet. */
 export const NOT_YET = ['handle_dialog',
-	'take_screenshot', 'get_page_content', 'evaluate_script', 'get_console_logs', 'wait_for', 'run_task'];
+	'take_screenshot', 'get_page_content', 'evaluate_script', 'get_console_logs', 'run_task'];
 
 /** The registry and its dispatcher. */
 export class Navigator {

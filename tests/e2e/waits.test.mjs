@@ -1,0 +1,102 @@
+// End-to-end: wait_for in real Chromium: late elements, text that
+// appears and goes, a URL changed by pushState, a delay, and TIMEOUT.
+
+import { describe, before, after, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { startBridge } from './harness.mjs';
+
+describe('wait_for', () => {
+	let b;
+	before(async () => {
+		b = await startBridge();
+	});
+	after(async () => {
+		await b?.close();
+	});
+
+	test('a selector that appears late, and text that appears', async () => {
+		await b.open('waits.html');
+		const s = await b.state();
+		await b.ok('click_element', { ref: s.ref('button', 'Add later') });
+		const r = await b.ok('wait_for', { selector: '#late', timeout_ms: 5000 });
+		assert.match(r.text, /^Waited \d+ ms: "#late" is visible\.$/);
+		assert.equal(r.data.state, 'visible');
+		const t = await b.ok('wait_for', { text: 'late ARRIVAL' });
+		assert.match(t.text, /is on the page/);
+	});
+
+	test('text that disappears, and a ref that goes away', async () => {
+		const { url } = await b.open('waits.html');
+		const s = await b.state();
+		const later = s.ref('button', 'Add later');
+		await b.ok('click_element', { ref: s.ref('button', 'Remove banner') });
+		await b.ok('wait_for', { text_gone: 'Loading results', timeout_ms: 5000 });
+		assert.equal(await b.evaluate(url, 'document.getElementById("banner")'), null);
+		await b.evaluate(url, 'setTimeout(() => document.getElementById("later").remove(), 300)');
+		const gone = await b.ok('wait_for', { ref: later, state: 'detached', timeout_ms: 5000 });
+		assert.equal(gone.data.ref, later);
+	});
+
+	test('a hidden element becoming visible, by selector', async () => {
+		await b.open('waits.html');
+		const s = await b.state();
+		const hidden = await b.ok('wait_for', { selector: '#ghost', state: 'hidden', timeout_ms: 1000 });
+		assert.ok(hidden.data.waited_ms < 1000);
+		await b.ok('click_element', { ref: s.ref('button', 'Show ghost') });
+		await b.ok('wait_for', { selector: '#ghost', timeout_ms: 5000 });
+	});
+
+	test('the URL changed by pushState, as a substring and as /regex/', async () => {
+		await b.open('waits.html');
+		const s = await b.state();
+		await b.ok('click_element', { ref: s.ref('button', 'Next step') });
+		const r = await b.ok('wait_for', { url: '/waits/step-2', timeout_ms: 5000 });
+		assert.match(r.data.url, /\/waits\/step-2$/);
+		await b.ok('wait_for', { url: '/step-\\d$/', timeout_ms: 1000 });
+	});
+
+	test('network_idle waits for requests made after the load event', async () => {
+		const url = b.page('network.html');
+		await b.ok('navigate_to', { url, wait_until: 'domcontentloaded' });
+		const r = await b.ok('wait_for', { network_idle: true, timeout_ms: 10000 });
+		assert.match(r.text, /the network is idle/);
+		assert.equal(await b.evaluate(url, 'window.__resourceLoaded === true'), true);
+	});
+
+	test('delay_ms waits that long', async () => {
+		await b.open('waits.html');
+		const start = Date.now();
+		const r = await b.ok('wait_for', { delay_ms: 300 });
+		assert.ok(Date.now() - start >= 300);
+		assert.match(r.text, /the delay of 300 ms passed/);
+	});
+
+	test('TIMEOUT says what was awaited and what was seen', async () => {
+		await b.open('waits.html');
+		const start = Date.now();
+		const e = await b.fails('wait_for', { selector: '#never', timeout_ms: 600 });
+		assert.ok(Date.now() - start < 4000, `took ${Date.now() - start} ms`);
+		assert.equal(e.code, 'TIMEOUT');
+		assert.match(e.message, /^Waited 600 ms for "#never" to be visible in tab \d+, but 0 elements match, 0 visible\./);
+		const text = await b.fails('wait_for', { text: 'Nowhere to be seen', timeout_ms: 400 });
+		assert.equal(text.code, 'TIMEOUT');
+		assert.match(text.message, /the page shows "waits loading results/);
+		const url = await b.fails('wait_for', { url: '/nope/', timeout_ms: 300 });
+		assert.match(url.message, /the URL is still http/);
+	});
+
+	test('argument errors: no condition, two conditions, a bad selector', async () => {
+		await b.open('waits.html');
+		const none = await b.fails('wait_for', {});
+		assert.equal(none.code, 'INVALID_ARGUMENT');
+		assert.match(none.message, /needs one condition/);
+		const two = await b.fails('wait_for', { text: 'a', url: 'b' });
+		assert.match(two.message, /one condition at a time/);
+		const bad = await b.fails('wait_for', { selector: 'div[' });
+		assert.equal(bad.code, 'INVALID_ARGUMENT');
+		assert.match(bad.message, /not valid CSS/);
+		const delay = await b.fails('wait_for', { delay_ms: 2000, timeout_ms: 1000 });
+		assert.match(delay.message, /raise timeout_ms/);
+	});
+});
