@@ -14,6 +14,8 @@ import { stateActions } from './src/actions/state.js';
 import { navigationActions } from './src/actions/navigation.js';
 import { tabActions } from './src/actions/tabs.js';
 import { inputActions } from './src/actions/input.js';
+import { contentActions } from './src/actions/content.js';
+import { ConsoleStore, consoleActions } from './src/actions/console.js';
 import { interactActions } from './src/actions/interact.js';
 import { waitActions } from './src/actions/wait-for.js';
 
@@ -46,6 +48,10 @@ navigator.register(stateActions);
 navigator.register(navigationActions);
 navigator.register(tabActions);
 navigator.register(inputActions);
+navigator.register(contentActions);
+const consoleStore = new ConsoleStore();
+navigator.register(consoleActions(consoleStore));
+chrome.tabs.onRemoved.addListener(tabId => consoleStore.forget(tabId));
 navigator.register(interactActions);
 navigator.register(waitActions);
 
@@ -64,7 +70,9 @@ const connection = new HostConnection({
 	capabilities: ['page-state', 'refs', 'cdp-input'],
 	log,
 	onStatus: broadcast,
-	onConnected: () => {
+	onConnected: welcome => {
+		/* What the host allows (evaluate_script), for the actions. */
+		navigator.services.welcome = welcome;
 		runner = new RequestRunner({
 			send: message => connection.send(message),
 			dispatch: async (method, params, context) => {
@@ -84,6 +92,11 @@ const connection = new HostConnection({
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
 	if (sender.id !== chrome.runtime.id)
 		return false;
+	if (message?.type === 'console') {
+		if (sender.tab?.id !== undefined)
+			consoleStore.add(sender.tab.id, sender.frameId ?? 0, message.entry);
+		return false;
+	}
 	if (message?.type === 'getStatus') {
 		reply(connection.status);
 		return false;

@@ -31,6 +31,7 @@ import { formatState, structuredState } from './page-state/format.js';
  * @property {import('./browser/network.js').NetworkTracker} network
  * @property {string} version the extension's version
  * @property {(text: string) => void} log
+ * @property {object} [welcome] the host's welcome (evaluate_script: whether the host config allows it)
  */
 
 /**
@@ -44,7 +45,7 @@ import { formatState, structuredState } from './page-state/format.js';
 
 /** Tools of the catalogue that this extension version does not implement yet. */
 export const NOT_YET = ['handle_dialog',
-	'take_screenshot', 'get_page_content', 'evaluate_script', 'get_console_logs', 'run_task'];
+	'get_page_content', 'run_task'];
 
 /** The registry and its dispatcher. */
 export class Navigator {
