@@ -18,6 +18,8 @@ import { contentActions } from './src/actions/content.js';
 import { ConsoleStore, consoleActions } from './src/actions/console.js';
 import { interactActions } from './src/actions/interact.js';
 import { waitActions } from './src/actions/wait-for.js';
+import { ResourceNotifier } from './src/resource-events.js';
+import { watchResources } from './src/browser/resource-watch.js';
 
 const version = chrome.runtime.getManifest().version;
 const log = text => console.log(`[browser-bridge] ${text}`);
@@ -116,5 +118,9 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 	}
 	return false;
 });
+
+/* Subscribed MCP clients hear when the tabs or the active page change. */
+const resourceNotifier = new ResourceNotifier({ send: message => connection.send(message) });
+watchResources(resourceNotifier);
 
 connection.connect();
