@@ -16,10 +16,9 @@ import { tabActions } from './src/actions/tabs.js';
 import { inputActions } from './src/actions/input.js';
 import { contentActions } from './src/actions/content.js';
 import { ConsoleStore, consoleActions } from './src/actions/console.js';
+import { pageContentActions } from './src/actions/page-content.js';
 import { interactActions } from './src/actions/interact.js';
 import { waitActions } from './src/actions/wait-for.js';
-import { ResourceNotifier } from './src/resource-events.js';
-import { watchResources } from './src/browser/resource-watch.js';
 
 const version = chrome.runtime.getManifest().version;
 const log = text => console.log(`[browser-bridge] ${text}`);
@@ -51,6 +50,7 @@ navigator.register(navigationActions);
 navigator.register(tabActions);
 navigator.register(inputActions);
 navigator.register(contentActions);
+navigator.register(pageContentActions);
 const consoleStore = new ConsoleStore();
 navigator.register(consoleActions(consoleStore));
 chrome.tabs.onRemoved.addListener(tabId => consoleStore.forget(tabId));
@@ -118,9 +118,5 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 	}
 	return false;
 });
-
-/* Subscribed MCP clients hear when the tabs or the active page change. */
-const resourceNotifier = new ResourceNotifier({ send: message => connection.send(message) });
-watchResources(resourceNotifier);
 
 connection.connect();

@@ -45,7 +45,7 @@ import { formatState, structuredState } from './page-state/format.js';
 
 /** Tools of the catalogue that this extension version does not implement yet. */
 export const NOT_YET = ['handle_dialog',
-	'get_page_content', 'run_task'];
+	'run_task'];
 
 /** The registry and its dispatcher. */
 export class Navigator {

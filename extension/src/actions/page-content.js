@@ -1,0 +1,132 @@
+/**
+ * get_page_content: the page, or one element (ref or CSS selector), as
+ * Markdown (Turndown), text or HTML, optionally only the main content
+ * (Readability), cut to max_chars with a note. The libraries are vendored
+ * in vendor/ and run in the page's isolated world.
+ * @module actions/page-content
+ */
+
+import { BridgeError, ErrorCode } from '../errors.js';
+import { scriptingError } from '../browser/frames.js';
+import { truncateText, truncationNote } from '../content-math.js';
+
+const FILES = ['page/agent.js', 'vendor/Readability.js', 'vendor/turndown.js'];
+
+/**
+ * Reads the content; runs in the page, so it must be self-contained.
+ * @param {{format: string, localId?: number, selector?: string, mainContent: boolean}} options
+ */
+function readContent(options) {
+	const { format, localId, selector, mainContent } = options;
+	let root = null;
+	let note = '';
+	let title = document.title;
+	if (localId !== undefined && localId !== null) {
+		root = globalThis.__browserBridgeAgent?.element?.(localId) ?? null;
+		if (root === null)
+			return { stale: true };
+	} else if (selector !== undefined && selector !== null) {
+		try {
+			root = document.querySelector(selector);
+		} catch (error) {
+			return { badSelector: String(error.message) };
+		}
+		if (root === null)
+			return { noMatch: true };
+	}
+	let html = null;
+	if (mainContent) {
+		const clone = root === null ? document.cloneNode(true) : (() => {
+			const d = document.implementation.createHTMLDocument(document.title);
+			d.body.appendChild(d.importNode(root, true));
+			return d;
+		})();
+		let article = null;
+		try {
+			article = new Readability(clone).parse();
+		} catch {
+			article = null;
+		}
+		if (article && article.content) {
+			html = article.content;
+			if (article.title)
+				title = article.title;
+		} else {
+			note = 'No main article was found, so this is the whole page.';
+		}
+	}
+	if (html === null)
+		html = root === null ? (format === 'html' ? document.documentElement.outerHTML : document.body.outerHTML) : root.outerHTML;
+	let text;
+	if (format === 'html') {
+		text = html;
+	} else if (format === 'text') {
+		if (!mainContent || note !== '') {
+			const element = root ?? document.body;
+			text = element.innerText ?? element.textContent;
+		} else {
+			const div = document.createElement('div');
+			div.innerHTML = html;
+			for (const block of div.querySelectorAll('p, h1, h2, h3, h4, h5, h6, li, pre, blockquote, tr, br, div'))
+				block.append('\n');
+			text = div.textContent.replace(/[ \t]+/g, ' ').replace(/\n\s*\n\s*/g, '\n\n');
+		}
+		text = text.trim();
+	} else {
+		const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+		service.remove(['script', 'style', 'noscript', 'template']);
+		text = service.turndown(html).trim();
+	}
+	return { text, title, url: location.href, note };
+}
+
+/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+export const pageContentActions = {
+	get_page_content: {
+		async run(params, { tab, element, services }) {
+			const format = params.format ?? 'markdown';
+			if (element !== undefined && typeof params.selector === 'string')
+				throw new BridgeError(ErrorCode.INVALID_ARGUMENT, 'Pass ref or selector, not both.');
+			const target = element !== undefined ?
+			    { tabId: tab.id, documentIds: [element.documentId] } : { tabId: tab.id, frameIds: [0] };
+			let results;
+			try {
+				await chrome.scripting.executeScript({ target, files: FILES });
+				results = await chrome.scripting.executeScript({
+					target, func: readContent,
+					args: [{ format, localId: element?.localId, selector: params.selector, mainContent: params.main_content === true }],
+				});
+			} catch (error) {
+				if (element !== undefined && /No document|document/i.test(String(error?.message)))
+					results = [];
+				else
+					throw scriptingError(error, tab);
+			}
+			const out = results[0]?.result;
+			if (out === undefined || out === null || out.stale) {
+				const reason = 'it was removed from the page, or the page changed since that state was read';
+				services.refs.expire(element.ref, reason);
+				throw new BridgeError(ErrorCode.STALE_REF,
+				    `Element ${element.ref} is no longer on the page: ${reason}. Call get_browser_state to get fresh refs.`);
+			}
+			if (out.badSelector !== undefined)
+				throw new BridgeError(ErrorCode.INVALID_ARGUMENT, `"${params.selector}" is not a valid CSS selector: ${out.badSelector}`);
+			if (out.noMatch)
+				throw new BridgeError(ErrorCode.ELEMENT_NOT_FOUND,
+				    `No element matches the selector "${params.selector}" in tab ${tab.id}. Check it, or read the whole page without selector.`);
+			const cut = truncateText(out.text, params.max_chars);
+			let text = cut.text;
+			if (out.note)
+				text = `${out.note}\n\n${text}`;
+			if (cut.truncated)
+				text += `\n\n${truncationNote(cut.text.length, cut.total)}`;
+			return {
+				content: [{ type: 'text', text }],
+				structuredContent: {
+					tab_id: tab.id, url: out.url, title: out.title, format,
+					truncated: cut.truncated, total_chars: cut.total,
+				},
+			};
+		},
+	},
+};
