@@ -19,6 +19,8 @@ import { ConsoleStore, consoleActions } from './src/actions/console.js';
 import { pageContentActions } from './src/actions/page-content.js';
 import { interactActions } from './src/actions/interact.js';
 import { waitActions } from './src/actions/wait-for.js';
+import { ResourceNotifier } from './src/resource-events.js';
+import { watchResources } from './src/browser/resource-watch.js';
 
 const version = chrome.runtime.getManifest().version;
 const log = text => console.log(`[browser-bridge] ${text}`);
@@ -118,5 +120,9 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 	}
 	return false;
 });
+
+/* Subscribed MCP clients hear when the tabs or the active page change. */
+const resourceNotifier = new ResourceNotifier({ send: message => connection.send(message) });
+watchResources(resourceNotifier);
 
 connection.connect();
