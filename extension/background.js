@@ -19,6 +19,7 @@ import { ConsoleStore, consoleActions } from './src/actions/console.js';
 import { pageContentActions } from './src/actions/page-content.js';
 import { interactActions } from './src/actions/interact.js';
 import { waitActions } from './src/actions/wait-for.js';
+import { dialogActions } from './src/actions/dialogs.js';
 import { ResourceNotifier } from './src/resource-events.js';
 import { watchResources } from './src/browser/resource-watch.js';
 
@@ -58,6 +59,7 @@ navigator.register(consoleActions(consoleStore));
 chrome.tabs.onRemoved.addListener(tabId => consoleStore.forget(tabId));
 navigator.register(interactActions);
 navigator.register(waitActions);
+navigator.register(dialogActions);
 
 chrome.tabs.onRemoved.addListener(tabId => refs.expireTab(tabId, `its tab (${tabId}) was closed`));
 

@@ -11,6 +11,8 @@ import { KeyedQueue } from './tab-queue.js';
 import { resolveTab, getTab } from './browser/tabs.js';
 import { captureState } from './page-state/capture.js';
 import { formatState, structuredState } from './page-state/format.js';
+import { DialogOpened } from './browser/debugger.js';
+import { describeDialog, dialogAdvice, dialogResult } from './actions/dialogs.js';
 
 /**
  * What an action's run() receives.
@@ -40,12 +42,18 @@ import { formatState, structuredState } from './page-state/format.js';
  * @property {'tab'|'browser'} [scope] 'tab' (default): acts on params.tab_id, the ref's tab or the active tab; 'browser': no tab resolved, queued with other browser-wide calls
  * @property {boolean} [refRequired] params.ref must name an element
  * @property {boolean} [stateable] honours include_state
+ * @property {boolean} [unqueued] runs at once, not behind the tab's queue (handle_dialog: the queued action waits on the dialog)
  * @property {(params: object, context: ActionContext) => Promise<object>} run
  */
 
 /** Tools of the catalogue that this extension version does not implement yet. */
-export const NOT_YET = ['handle_dialog',
-	'run_task'];
+export const NOT_YET = ['run_task'];
+
+/** Actions that may open a dialog: the tab's dialogs are watched (debugger attached, Page events on) before they run. */
+export const DIALOG_WATCHED = new Set(['click_element', 'type_value', 'press_keys', 'select_option',
+	'hover_element', 'navigate_to', 'navigate_history']);
+/** Tab actions that work while a dialog blocks the page. */
+export const DIALOG_FREE = new Set(['handle_dialog', 'get_console_logs']);
 
 /** The registry and its dispatcher. */
 export class Navigator {
@@ -134,15 +142,76 @@ export class Navigator {
 			context.tab = tabId !== undefined ? await getTab(tabId) : await resolveTab(params);
 			key = context.tab.id;
 		}
-		const result = await this.queue.run(key, async () => {
+		const task = async () => {
 			if (context.tab !== undefined)
 				context.tab = await getTab(context.tab.id);
-			const value = await definition.run(params, context);
-			if (definition.stateable && params.include_state === true && context.tab !== undefined)
+			if (context.tab === undefined || DIALOG_FREE.has(method))
+				return definition.run(params, context);
+			const value = await this.runWatchingDialogs(method, definition, params, context);
+			if (definition.stateable && params.include_state === true && value.structuredContent?.dialog === undefined)
 				await this.appendState(value, context);
 			return value;
-		}, call.signal);
-		return result;
+		};
+		if (definition.unqueued)
+			return task();
+		return this.queue.run(key, task, call.signal);
+	}
+
+	/**
+	 * Runs a tab action; a dialog that opens meanwhile ends it with a reply
+	 * that reports the dialog (the action's own work is aborted and its
+	 * end ignored), and one open at its end is added to its reply.
+	 * @param {string} method
+	 * @param {ActionDefinition} definition
+	 * @param {object} params
+	 * @param {ActionContext} context
+	 * @returns {Promise<object>}
+	 */
+	async runWatchingDialogs(method, definition, params, context) {
+		const debuggers = this.services.debuggers;
+		const tabId = context.tab.id;
+		const open = debuggers.dialogs.get(tabId);
+		if (open !== undefined)
+			throw new BridgeError(ErrorCode.NOT_INTERACTABLE,
+			    `Tab ${tabId} is blocked by ${describeDialog(open)}, so ${method} cannot run. ${dialogAdvice(open)}`);
+		if (DIALOG_WATCHED.has(method))
+			await debuggers.watchDialogs(tabId).catch(() => {});
+		const controller = new AbortController();
+		const outer = context.signal;
+		const forward = () => controller.abort(outer.reason);
+		if (outer.aborted)
+			forward();
+		else
+			outer.addEventListener('abort', forward, { once: true });
+		let stop = () => {};
+		const opened = new Promise(resolve => {
+			stop = debuggers.onDialog(tabId, dialog => resolve({ dialog }));
+		});
+		const action = definition.run(params, { ...context, signal: controller.signal });
+		action.catch(() => {});
+		try {
+			const first = await Promise.race([action.then(value => ({ value })), opened]);
+			if (first.dialog !== undefined) {
+				controller.abort(new DialogOpened(first.dialog));
+				return dialogResult(method, first.dialog);
+			}
+			const value = first.value;
+			const after = debuggers.dialogs.get(tabId);
+			if (after !== undefined && value?.content !== undefined) {
+				value.content.push({ type: 'text', text: `Then the page opened ${describeDialog(after)}. ${dialogAdvice(after)}` });
+				value.structuredContent = { ...(value.structuredContent ?? {}), dialog: after };
+			}
+			return value;
+		} catch (error) {
+			if (error instanceof DialogOpened) {
+				controller.abort(error);
+				return dialogResult(method, error.dialog);
+			}
+			throw error;
+		} finally {
+			stop();
+			outer.removeEventListener('abort', forward);
+		}
 	}
 
 	/**

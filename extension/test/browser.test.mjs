@@ -28,6 +28,7 @@ beforeEach(() => {
 		tabs: { onRemoved: event(), onCreated: event() },
 		debugger: {
 			onDetach: event(),
+			onEvent: event(),
 			attach: (...args) => debuggerAttach(...args),
 			detach: async () => {},
 			sendCommand: (...args) => debuggerSend(...args),
@@ -37,7 +38,7 @@ beforeEach(() => {
 
 const { NavigationWatcher } = await import('../src/browser/navigation.js');
 const { NetworkTracker, NETWORK_IDLE_MS } = await import('../src/browser/network.js');
-const { DebuggerPool, DebuggerUnavailable } = await import('../src/browser/debugger.js');
+const { DebuggerPool, DebuggerUnavailable, DialogOpened } = await import('../src/browser/debugger.js');
 
 const nav = () => chrome.webNavigation;
 const later = ms => new Promise(resolve => setTimeout(resolve, ms));
@@ -177,6 +178,38 @@ test('after the user closes the debugging bar the pool leaves the tab alone', as
 	await assert.rejects(pool.send(7, 'X'), error => error instanceof DebuggerUnavailable && /debugging bar/.test(error.message));
 	chrome.tabs.onRemoved.emit(7);
 	await pool.attach(7);
+	for (const entry of pool.tabs.values())
+		clearTimeout(entry.timer);
+});
+
+test('a dialog cuts short the commands the blocked page leaves hanging, and later ones until it closes', async () => {
+	debuggerAttach = async () => {};
+	const sent = [];
+	debuggerSend = (target, method, params) => {
+		sent.push(method);
+		/* The page is blocked: input never answers; answering the dialog does. */
+		return method === 'Input.dispatchMouseEvent' ? new Promise(() => {}) : Promise.resolve({});
+	};
+	const pool = new DebuggerPool();
+	const seen = [];
+	const stop = pool.onDialog(9, dialog => seen.push(dialog));
+	pool.onDialog(10, () => assert.fail('a dialog of another tab was reported'));
+	await pool.watchDialogs(9);
+	await pool.watchDialogs(9);
+	assert.deepEqual(sent, ['Page.enable']);
+	const click = pool.send(9, 'Input.dispatchMouseEvent', { type: 'mouseReleased' });
+	await later(10);
+	chrome.debugger.onEvent.emit({ tabId: 9 }, 'Page.javascriptDialogOpening',
+	    { type: 'prompt', message: 'Name?', defaultPrompt: 'Ada', url: 'http://a/' });
+	await assert.rejects(click, error => error instanceof DialogOpened && error.dialog.type === 'prompt');
+	assert.deepEqual(seen, [{ type: 'prompt', message: 'Name?', default_prompt: 'Ada', url: 'http://a/' }]);
+	await assert.rejects(pool.send(9, 'Runtime.evaluate'), DialogOpened);
+	await pool.send(9, 'Page.handleJavaScriptDialog', { accept: true });
+	chrome.debugger.onEvent.emit({ tabId: 9 }, 'Page.javascriptDialogClosed', { result: true });
+	assert.equal(pool.dialogs.has(9), false);
+	assert.deepEqual(await pool.send(9, 'Runtime.evaluate'), {});
+	stop();
+	assert.equal(pool.dialogWaiters.size, 1);
 	for (const entry of pool.tabs.values())
 		clearTimeout(entry.timer);
 });

@@ -1,6 +1,6 @@
 /**
  * chrome.debugger (CDP), used only where no extension API will do: trusted
- * mouse and keyboard input. Attaches to a tab on demand and detaches after
+ * mouse and keyboard input, JavaScript dialogs. Attaches to a tab on demand and detaches after
  * a short idle time. When another debugger holds the tab, or the user
  * dismisses the debugging bar, calls fail fast with DebuggerUnavailable so
  * the caller can fall back or explain; nothing waits forever.
@@ -23,6 +23,19 @@ export class DebuggerUnavailable extends Error {
 	}
 }
 
+/** A JavaScript dialog opened on the tab; commands the page blocks are cut short with this. */
+export class DialogOpened extends Error {
+	/** @param {{type: string, message: string, default_prompt?: string}} dialog */
+	constructor(dialog) {
+		super(`the page opened a ${dialog.type} dialog`);
+		this.name = 'DialogOpened';
+		this.dialog = dialog;
+	}
+}
+
+/** Commands that still work while a dialog blocks the page. */
+const DIALOG_SAFE = new Set(['Page.enable', 'Page.handleJavaScriptDialog']);
+
 /**
  * Words for why attaching failed.
  * @param {string} text chrome.debugger's error
@@ -43,8 +56,22 @@ export class DebuggerPool {
 	/** @param {(text: string) => void} [log] */
 	constructor(log = () => {}) {
 		this.log = log;
-		/** @type {Map<number, {ready: Promise<void>, timer: any}>} */
+		/** @type {Map<number, {ready: Promise<void>, timer: any, page?: Promise<object>}>} */
 		this.tabs = new Map();
+		/** @type {Map<number, {type: string, message: string, default_prompt?: string, url?: string}>} open dialogs, per tab */
+		this.dialogs = new Map();
+		/** @type {Map<number, Set<(error: Error) => void>>} rejecters of commands in flight, per tab */
+		this.pending = new Map();
+		/** @type {Set<{tabId: number, callback: Function}>} who waits for a dialog */
+		this.dialogWaiters = new Set();
+		chrome.debugger.onEvent.addListener((source, method, params) => {
+			if (source.tabId === undefined)
+				return;
+			if (method === 'Page.javascriptDialogOpening')
+				this.dialogOpened(source.tabId, params);
+			else if (method === 'Page.javascriptDialogClosed')
+				this.dialogs.delete(source.tabId);
+		});
 		/** @type {Map<number, string>} why the debugger went away, per tab */
 		this.lostReason = new Map();
 		/** @type {Map<number, number>} when the user closed the debugging bar, per tab */
@@ -57,6 +84,7 @@ export class DebuggerPool {
 				clearTimeout(entry.timer);
 				this.tabs.delete(source.tabId);
 			}
+			this.dialogs.delete(source.tabId);
 			this.lostReason.set(source.tabId, reason);
 			if (reason === 'canceled_by_user')
 				this.refusedAt.set(source.tabId, Date.now());
@@ -67,6 +95,7 @@ export class DebuggerPool {
 			if (entry !== undefined)
 				clearTimeout(entry.timer);
 			this.tabs.delete(tabId);
+			this.dialogs.delete(tabId);
 			this.lostReason.delete(tabId);
 			this.refusedAt.delete(tabId);
 		});
@@ -96,6 +125,65 @@ export class DebuggerPool {
 	}
 
 	/**
+	 * Records a dialog, tells who waits for one, and cuts short the
+	 * commands the blocked page would leave hanging.
+	 * @param {number} tabId
+	 * @param {{type: string, message: string, defaultPrompt?: string, url?: string}} params
+	 */
+	dialogOpened(tabId, params) {
+		const dialog = { type: params.type, message: params.message ?? '' };
+		if (params.type === 'prompt')
+			dialog.default_prompt = params.defaultPrompt ?? '';
+		if (params.url)
+			dialog.url = params.url;
+		this.dialogs.set(tabId, dialog);
+		this.log(`${dialog.type} dialog opened on tab ${tabId}`);
+		for (const waiter of [...this.dialogWaiters]) {
+			if (waiter.tabId === tabId)
+				waiter.callback(dialog);
+		}
+		const pending = this.pending.get(tabId);
+		if (pending !== undefined) {
+			this.pending.delete(tabId);
+			for (const reject of pending)
+				reject(new DialogOpened(dialog));
+		}
+	}
+
+	/**
+	 * Calls back when a dialog opens on a tab.
+	 * @param {number} tabId
+	 * @param {(dialog: object) => void} callback
+	 * @returns {() => void} stops listening
+	 */
+	onDialog(tabId, callback) {
+		const waiter = { tabId, callback };
+		this.dialogWaiters.add(waiter);
+		return () => this.dialogWaiters.delete(waiter);
+	}
+
+	/**
+	 * Attaches and enables Page events, so dialogs of the tab are seen.
+	 * @param {number} tabId
+	 * @returns {Promise<void>}
+	 * @throws {DebuggerUnavailable}
+	 */
+	async watchDialogs(tabId) {
+		await this.attach(tabId);
+		const entry = this.tabs.get(tabId);
+		if (entry === undefined)
+			return;
+		if (entry.page === undefined) {
+			entry.page = this.send(tabId, 'Page.enable');
+			entry.page.catch(() => {
+				if (this.tabs.get(tabId) === entry)
+					entry.page = undefined;
+			});
+		}
+		await entry.page;
+	}
+
+	/**
 	 * Restarts a tab's idle timer.
 	 * @param {number} tabId
 	 */
@@ -104,7 +192,8 @@ export class DebuggerPool {
 		if (entry === undefined)
 			return;
 		clearTimeout(entry.timer);
-		entry.timer = setTimeout(() => this.detach(tabId), IDLE_DETACH_MS);
+		/* An open dialog keeps the tab attached, so handle_dialog can answer it. */
+		entry.timer = setTimeout(() => this.dialogs.has(tabId) ? this.touch(tabId) : this.detach(tabId), IDLE_DETACH_MS);
 	}
 
 	/**
@@ -132,18 +221,28 @@ export class DebuggerPool {
 	 * @param {object} [params]
 	 * @returns {Promise<object>}
 	 * @throws {DebuggerUnavailable} when attaching fails, the debugger goes away, or the command hangs
+	 * @throws {DialogOpened} when a dialog blocks the page (open already, or opening while the command waits)
 	 */
 	async send(tabId, method, params = {}) {
 		await this.attach(tabId);
-		let timer;
+		const safe = DIALOG_SAFE.has(method);
+		if (!safe && this.dialogs.has(tabId))
+			throw new DialogOpened(this.dialogs.get(tabId));
+		let timer, cut;
 		const timeout = new Promise((resolve, reject) => {
 			timer = setTimeout(() => reject(new DebuggerUnavailable(
 			    `the page did not take ${method} within ${COMMAND_TIMEOUT_MS} ms`)), COMMAND_TIMEOUT_MS);
+			cut = reject;
 		});
+		if (!safe) {
+			if (!this.pending.has(tabId))
+				this.pending.set(tabId, new Set());
+			this.pending.get(tabId).add(cut);
+		}
 		try {
 			return await Promise.race([chrome.debugger.sendCommand({ tabId }, method, params), timeout]);
 		} catch (error) {
-			if (error instanceof DebuggerUnavailable)
+			if (error instanceof DebuggerUnavailable || error instanceof DialogOpened)
 				throw error;
 			const text = String(error?.message ?? error);
 			if (/not attached|Detached|No tab/i.test(text)) {
@@ -155,6 +254,9 @@ export class DebuggerPool {
 			throw error;
 		} finally {
 			clearTimeout(timer);
+			this.pending.get(tabId)?.delete(cut);
+			if (this.pending.get(tabId)?.size === 0)
+				this.pending.delete(tabId);
 			this.touch(tabId);
 		}
 	}
