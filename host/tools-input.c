@@ -126,8 +126,8 @@ const struct tool_entry tools_input[] = {
 	{
 		.name = "handle_dialog",
 		.title = "Answer dialog",
-		.description = "Accept or dismiss the open alert, confirm or "
-		    "prompt.",
+		.description = "Accept or dismiss the open alert, confirm, "
+		    "prompt or leave-page (beforeunload) dialog.",
 		.input_schema = "{\"type\":\"object\",\"properties\":{"
 		    "\"action\":{\"enum\":[\"accept\",\"dismiss\"]},"
 		    "\"prompt_text\":{\"type\":\"string\","
