@@ -76,17 +76,6 @@ config_defaults(struct config *config)
 	config->http_timeout_s = 60;
 }
 
-/* Frees a list of strings. */
-static void
-config_free_list(char **list, size_t count)
-{
-	size_t	i;
-
-	for (i = 0; i < count; i++)
-		free(list[i]);
-	free(list);
-}
-
 /* Appends a copy of value to a list of strings. */
 static void
 config_append(char ***list, size_t *count, const char *value)
@@ -104,8 +93,8 @@ config_clear(struct config *config)
 	free(config->config_dir);
 	free(config->token_file);
 	free(config->file_error);
-	config_free_list(config->browsers, config->browser_count);
-	config_free_list(config->extension_ids, config->extension_id_count);
+	xfree_strings(config->browsers, config->browser_count);
+	xfree_strings(config->extension_ids, config->extension_id_count);
 	free(config->user_data_dir);
 	memset(config, 0, sizeof *config);
 }

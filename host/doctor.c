@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "files.h"
 #include "install.h"
 #include "probe.h"
 #include "runtime-file.h"
@@ -43,43 +44,6 @@ struct doctor {
 	size_t		 failures;
 };
 
-/* Writes formatted text to the output descriptor. */
-static void
-doctor_vprint(int fd, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-
-/* Writes formatted text to the output descriptor. */
-static void
-doctor_vprint(int fd, const char *fmt, va_list ap)
-{
-	char	*text, *p;
-	size_t	 len;
-	ssize_t	 n;
-
-	text = xvasprintf(fmt, ap);
-	for (p = text, len = strlen(text); len > 0; p += n, len -= (size_t)n) {
-		if ((n = write(fd, p, len)) <= 0)
-			break;
-	}
-	free(text);
-}
-
-/* Writes formatted text to the output descriptor. */
-static void
-doctor_print(int fd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Writes formatted text to the output descriptor. */
-static void
-doctor_print(int fd, const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	doctor_vprint(fd, fmt, ap);
-	va_end(ap);
-}
-
 /* Reports a check that passed. */
 static void
 doctor_ok(struct doctor *d, const char *fmt, ...)
@@ -92,11 +56,11 @@ doctor_ok(struct doctor *d, const char *fmt, ...)
 	va_list	ap;
 
 	d->checks++;
-	doctor_print(d->out_fd, "ok    ");
+	files_printf(d->out_fd, "ok    ");
 	va_start(ap, fmt);
-	doctor_vprint(d->out_fd, fmt, ap);
+	files_vprintf(d->out_fd, fmt, ap);
 	va_end(ap);
-	doctor_print(d->out_fd, "\n");
+	files_printf(d->out_fd, "\n");
 }
 
 /* Reports something checked only for information (a browser not found). */
@@ -110,11 +74,11 @@ doctor_note(struct doctor *d, const char *fmt, ...)
 {
 	va_list	ap;
 
-	doctor_print(d->out_fd, "--    ");
+	files_printf(d->out_fd, "--    ");
 	va_start(ap, fmt);
-	doctor_vprint(d->out_fd, fmt, ap);
+	files_vprintf(d->out_fd, fmt, ap);
 	va_end(ap);
-	doctor_print(d->out_fd, "\n");
+	files_printf(d->out_fd, "\n");
 }
 
 /* Reports a failed check and what fixes it. */
@@ -130,11 +94,11 @@ doctor_fail(struct doctor *d, const char *fix, const char *fmt, ...)
 
 	d->checks++;
 	d->failures++;
-	doctor_print(d->out_fd, "FAIL  ");
+	files_printf(d->out_fd, "FAIL  ");
 	va_start(ap, fmt);
-	doctor_vprint(d->out_fd, fmt, ap);
+	files_vprintf(d->out_fd, fmt, ap);
 	va_end(ap);
-	doctor_print(d->out_fd, "\n      fix: %s\n", fix);
+	files_printf(d->out_fd, "\n      fix: %s\n", fix);
 }
 
 /* Returns milliseconds on the monotonic clock. */
@@ -534,15 +498,15 @@ doctor_run(struct config *config, int out_fd)
 		return 1;
 	}
 	d.command = install_command_name(d.self);
-	doctor_print(out_fd, "browser-bridge " PACKAGE_VERSION " at %s\n",
+	files_printf(out_fd, "browser-bridge " PACKAGE_VERSION " at %s\n",
 	    d.self);
 	doctor_browsers(&d);
 	doctor_config(&d);
 	doctor_host(&d);
 	if (d.failures == 0)
-		doctor_print(out_fd, "All %zu checks passed.\n", d.checks);
+		files_printf(out_fd, "All %zu checks passed.\n", d.checks);
 	else {
-		doctor_print(out_fd, "%zu of %zu checks failed: run each fix "
+		files_printf(out_fd, "%zu of %zu checks failed: run each fix "
 		    "above, then `%s doctor` again.\n", d.failures, d.checks,
 		    d.command);
 	}
@@ -567,7 +531,7 @@ doctor_status_run(struct config *config, int out_fd)
 		return 1;
 	}
 	if (probe_runtime_read(path, &runtime, &cause) != 0) {
-		doctor_print(out_fd, "No Browser Bridge host is running (%s).\n"
+		files_printf(out_fd, "No Browser Bridge host is running (%s).\n"
 		    "To start one, " DOCTOR_START_HOST ".\n`browser-bridge "
 		    "doctor` checks the whole setup.\n", cause);
 		free(cause);
@@ -575,18 +539,18 @@ doctor_status_run(struct config *config, int out_fd)
 		return 1;
 	}
 	if (!probe_pid_alive(runtime.pid)) {
-		doctor_print(out_fd, "No Browser Bridge host is running: %s "
+		files_printf(out_fd, "No Browser Bridge host is running: %s "
 		    "names pid %ld, which has exited.\nTo start one, "
 		    DOCTOR_START_HOST ".\n", path, runtime.pid);
 	} else if ((health = probe_health(runtime.port, PROBE_TIMEOUT_MS,
 	    &cause)) == NULL) {
-		doctor_print(out_fd, "The Browser Bridge host (pid %ld) does "
+		files_printf(out_fd, "The Browser Bridge host (pid %ld) does "
 		    "not answer: %s.\nRestart the browser, which restarts the "
 		    "host.\n", runtime.pid, cause);
 		free(cause);
 	} else {
 		version = json_string_value(json_object_get(health, "version"));
-		doctor_print(out_fd, "Browser Bridge host %s (pid %ld)\n"
+		files_printf(out_fd, "Browser Bridge host %s (pid %ld)\n"
 		    "  MCP URL:    %s\n"
 		    "  port:       %d\n"
 		    "  sessions:   %lld\n"

@@ -81,6 +81,27 @@ files_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* Formats text and writes all of it to fd (user-facing command output). */
+void
+files_vprintf(int fd, const char *fmt, va_list ap)
+{
+	char	*text = xvasprintf(fmt, ap);
+
+	(void)files_write_all(fd, text, strlen(text));
+	free(text);
+}
+
+/* Formats text and writes all of it to fd. */
+void
+files_printf(int fd, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	files_vprintf(fd, fmt, ap);
+	va_end(ap);
+}
+
 /*
  * Writes buf to a new file next to path (path.XXXXXX, mode 0600), flushed
  * to disk, and returns its name for the caller to move into place; what

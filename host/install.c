@@ -593,36 +593,6 @@ install_write(const struct install_target *target, const char *text,
 	return rc;
 }
 
-/* Writes a line to the output descriptor. */
-static void
-install_print(int fd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Writes a line to the output descriptor. */
-static void
-install_print(int fd, const char *fmt, ...)
-{
-	va_list	 ap;
-	char	*text;
-
-	va_start(ap, fmt);
-	text = xvasprintf(fmt, ap);
-	va_end(ap);
-	(void)files_write_all(fd, text, strlen(text));
-	free(text);
-}
-
-/* Frees a list of IDs. */
-static void
-install_ids_free(char **ids, size_t count)
-{
-	size_t	i;
-
-	for (i = 0; i < count; i++)
-		free(ids[i]);
-	free(ids);
-}
-
 /* install: writes the manifest for every browser found or named. */
 int
 install_run(struct config *config, int out_fd)
@@ -651,7 +621,7 @@ install_run(struct config *config, int out_fd)
 
 		if (!t->named && !t->found) {
 			fix = install_fix_command(config, self, "install", t);
-			install_print(out_fd, "%s: skipped, not found (%s); "
+			files_printf(out_fd, "%s: skipped, not found (%s); "
 			    "to register anyway: %s\n", t->title, t->missing,
 			    fix);
 			free(fix);
@@ -659,7 +629,7 @@ install_run(struct config *config, int out_fd)
 		}
 		if (install_write(t, text, config->system ? 0755 : 0700,
 		    &outcome, &cause) != 0) {
-			install_print(out_fd, "%s: FAILED: %s%s\n", t->title,
+			files_printf(out_fd, "%s: FAILED: %s%s\n", t->title,
 			    cause, config->system && geteuid() != 0 ?
 			    " (--system needs root: run it with sudo)" : "");
 			free(cause);
@@ -667,7 +637,7 @@ install_run(struct config *config, int out_fd)
 			failed++;
 			continue;
 		}
-		install_print(out_fd, "%s: %s %s\n", t->title,
+		files_printf(out_fd, "%s: %s %s\n", t->title,
 		    outcomes[outcome], t->path);
 		done++;
 	}
@@ -678,10 +648,10 @@ install_run(struct config *config, int out_fd)
 		goto out;
 	}
 	if (done > 0) {
-		install_print(out_fd, "The manifest starts %s for", self);
+		files_printf(out_fd, "The manifest starts %s for", self);
 		for (i = 0; i < nids; i++)
-			install_print(out_fd, " chrome-extension://%s/", ids[i]);
-		install_print(out_fd, "\nRestart the browser (or reload the "
+			files_printf(out_fd, " chrome-extension://%s/", ids[i]);
+		files_printf(out_fd, "\nRestart the browser (or reload the "
 		    "extension) to pick it up; `browser-bridge doctor` checks "
 		    "the whole setup.\n");
 	}
@@ -693,7 +663,7 @@ out:
 		free(cause);
 	}
 	install_targets_free(targets, count);
-	install_ids_free(ids, nids);
+	xfree_strings(ids, nids);
 	free(text);
 	free(self);
 	return rc;
@@ -741,26 +711,26 @@ install_uninstall_run(struct config *config, int out_fd)
 		struct install_target *t = &targets[i];
 
 		if (lstat(t->path, &sb) == -1 && errno == ENOENT) {
-			install_print(out_fd, "%s: nothing to remove\n",
+			files_printf(out_fd, "%s: nothing to remove\n",
 			    t->title);
 			continue;
 		}
 		if (!install_is_ours(t->path, &why)) {
-			install_print(out_fd, "%s: kept %s: %s\n", t->title,
+			files_printf(out_fd, "%s: kept %s: %s\n", t->title,
 			    t->path, why);
 			free(why);
 			why = NULL;
 			continue;
 		}
 		if (unlink(t->path) == -1) {
-			install_print(out_fd, "%s: FAILED to remove %s: %s%s\n",
+			files_printf(out_fd, "%s: FAILED to remove %s: %s%s\n",
 			    t->title, t->path, strerror(errno),
 			    config->system && geteuid() != 0 ?
 			    " (--system needs root: run it with sudo)" : "");
 			rc = 1;
 			continue;
 		}
-		install_print(out_fd, "%s: removed %s\n", t->title, t->path);
+		files_printf(out_fd, "%s: removed %s\n", t->title, t->path);
 	}
 	install_targets_free(targets, count);
 	return rc;

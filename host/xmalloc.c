@@ -94,3 +94,14 @@ xasprintf(const char *fmt, ...)
 	va_end(ap);
 	return p;
 }
+
+/* Frees a list of count strings and the list itself. */
+void
+xfree_strings(char **list, size_t count)
+{
+	size_t	i;
+
+	for (i = 0; i < count; i++)
+		free(list[i]);
+	free(list);
+}
