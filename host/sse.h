@@ -13,7 +13,7 @@
 struct evhttp_request;
 struct sse_stream;
 
-/* The client went away; the stream is ended and freed after this returns. */
+/* The stream is ending (client gone, or shutdown); it is freed after this. */
 typedef void (*sse_close_cb)(struct sse_stream *stream, void *arg);
 
 TAILQ_HEAD(sse_stream_list, sse_stream);
