@@ -97,6 +97,9 @@ bridge_welcome(const json_t *hello, void *arg)
 	if (bridge->token != NULL)
 		json_object_set_new(welcome, "token",
 		    json_string(bridge->token));
+	/* The tools exactly as MCP clients see them, for the agents. */
+	json_object_set_new(welcome, "catalogue",
+	    tool_registry_catalogue(bridge->tools));
 	free(url);
 	return welcome;
 }

@@ -343,11 +343,11 @@ mcp_tools_call(struct mcp *mcp, struct session *session, const json_t *request,
 	if (tool_check_arguments(tool, args, &cause) != 0) {
 		result = mcp_tool_error(ERR_INVALID_ARGUMENT, cause);
 		free(cause);
-	} else if (tool->entry->handler != NULL)
-		result = tool->entry->handler(mcp->bridge, args);
+	} else if (tool->handler != NULL)
+		result = tool->handler(mcp->bridge, args);
 	else {
 		*call = mcp_forward(mcp, session, request, MCP_CALL_TOOL,
-		    tool->entry->method, json_incref((json_t *)args),
+		    tool->method, json_incref((json_t *)args),
 		    tool_timeout_ms(tool, args), emit, arg);
 		result = NULL;
 	}

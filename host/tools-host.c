@@ -20,31 +20,7 @@ tool_host_status(struct bridge *bridge, const json_t *args)
 	return result;
 }
 
-const struct tool_entry tools_host[] = {
-	{
-		.name = "host_status",
-		.title = "Host status",
-		.description = "Report the host's version, MCP URL and whether "
-		    "the extension is connected.",
-		.input_schema = "{\"type\":\"object\",\"properties\":{},"
-		    "\"additionalProperties\":false}",
-		.output_schema = "{\"type\":\"object\",\"properties\":{"
-		    "\"version\":{\"type\":\"string\"},"
-		    "\"extension_connected\":{\"type\":\"boolean\"},"
-		    "\"port\":{\"type\":\"integer\"},"
-		    "\"mcp_url\":{\"type\":\"string\"},"
-		    "\"sessions\":{\"type\":\"integer\"},"
-		    "\"pending_calls\":{\"type\":\"integer\"},"
-		    "\"uptime_ms\":{\"type\":\"integer\"}"
-		    "},\"required\":[\"version\",\"extension_connected\"]}",
-		.read_only = true,
-		.handler = tool_host_status,
-		.example_call =
-		    "{}",
-		.example_reply =
-		    "{\"version\":\"0.1.0\",\"extension_connected\":true,\"port\""
-		    ":9333,\"mcp_url\":\"http://127.0.0.1:9333/mcp\",\"sessions\""
-		    ":1,\"pending_calls\":0,\"uptime_ms\":73210}",
-	},
-	{ .name = NULL }
+const struct tool_handler_entry tool_host_handlers[] = {
+	{ "host_status", tool_host_status },
+	{ NULL, NULL }
 };

@@ -1,7 +1,8 @@
 /*
- * The tool registry: loads the catalogue once (parsing and checking every
- * schema, so a typo fails at start-up), answers tools/list pages, checks
- * arguments, works out each call's timeout and renders docs/tools.md.
+ * The tool registry: parses the catalogue once (checking every field and
+ * schema, so a mistake in catalogue/TOOL.json fails at start-up and in
+ * check-tools), joins it with the host handlers, answers tools/list pages,
+ * checks arguments and works out each call's timeout.
  */
 #include "tools.h"
 
@@ -10,215 +11,344 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errors.h"
 #include "schema.h"
 #include "xmalloc.h"
 
+/* The catalogue as one JSON array, generated from catalogue/TOOL.json. */
+extern const unsigned char	catalogue_json[];
+extern const size_t		catalogue_json_length;
+
 struct tool_registry {
+	json_t		*catalogue;	/* the parsed data the tools point into */
 	struct tool	*tools;
 	size_t		 count;
 };
 
-/* Every group, in the order tools/list shows them. */
-static const struct tool_entry *tools_groups[] = {
-	tools_navigation,
-	tools_state,
-	tools_input,
-	tools_tabs,
-	tools_content,
-	tools_wait,
-	tools_task,
-	tools_host,
-	NULL
+/* The annotations every tool sets, and their values when absent in MCP. */
+static const struct {
+	const char	*name;
+	bool		 absent;
+	bool		 writers_only;	/* meaningless when read-only */
+} tools_annotations[] = {
+	{ "readOnlyHint", false, false },
+	{ "destructiveHint", true, true },
+	{ "idempotentHint", false, true },
+	{ "openWorldHint", true, false },
 };
 
-/* Parses and checks one schema of a tool. */
-static json_t *
-tools_load_schema(const struct tool_entry *entry, const char *text,
-    const char *what, char **cause)
+/* Returns a string field of a tool, or NULL after *cause if required. */
+static const char *
+tools_string(const json_t *data, const char *key, bool required,
+    const char *name, char **cause)
 {
-	json_error_t	 error;
-	json_t		*schema;
-	char		*why;
+	const json_t	*value = json_object_get(data, key);
 
-	schema = json_loads(text, 0, &error);
-	if (schema == NULL) {
-		*cause = xasprintf("tool \"%s\": %s is not valid JSON: %s "
-		    "(column %d)", entry->name, what, error.text,
-		    error.column);
+	if (value == NULL && !required)
+		return NULL;
+	if (!json_is_string(value) || json_string_length(value) == 0) {
+		*cause = xasprintf("tool \"%s\": \"%s\" must be a non-empty "
+		    "string", name, key);
 		return NULL;
 	}
-	if (schema_check(schema, &why) != 0) {
-		*cause = xasprintf("tool \"%s\": %s: %s", entry->name, what,
-		    why);
-		free(why);
-		json_decref(schema);
-		return NULL;
-	}
-	return schema;
+	return json_string_value(value);
 }
 
-/* Returns whether a schema describes a JSON object at its root. */
+/* Checks one schema of a tool: valid, of our subset, an object at root. */
 static int
-tools_schema_is_object(const json_t *schema)
+tools_check_schema(const json_t *schema, const char *name, const char *what,
+    char **cause)
 {
 	const char	*type;
+	char		*why;
 
+	if (!json_is_object(schema)) {
+		*cause = xasprintf("tool \"%s\": %s must be an object", name,
+		    what);
+		return -1;
+	}
+	if (schema_check(schema, &why) != 0) {
+		*cause = xasprintf("tool \"%s\": %s: %s", name, what, why);
+		free(why);
+		return -1;
+	}
 	type = json_string_value(json_object_get(schema, "type"));
-	return type != NULL && strcmp(type, "object") == 0;
-}
-
-/* Checks the fields of an entry that need no parsing. */
-static int
-tools_check_entry(const struct tool_entry *entry, char **cause)
-{
-	if (entry->name[0] == '\0') {
-		*cause = xstrdup("a tool has an empty name");
-		return -1;
-	}
-	if (entry->title == NULL || entry->title[0] == '\0' ||
-	    entry->description == NULL || entry->description[0] == '\0') {
-		*cause = xasprintf("tool \"%s\": needs a title and a "
-		    "description", entry->name);
-		return -1;
-	}
-	if ((entry->method == NULL) == (entry->handler == NULL)) {
-		*cause = xasprintf("tool \"%s\": needs exactly one of a method "
-		    "and a handler", entry->name);
-		return -1;
-	}
-	if (entry->input_schema == NULL) {
-		*cause = xasprintf("tool \"%s\": has no input schema",
-		    entry->name);
-		return -1;
-	}
-	if (entry->timeout_ms < 0) {
-		*cause = xasprintf("tool \"%s\": negative timeout",
-		    entry->name);
+	if (type == NULL || strcmp(type, "object") != 0) {
+		*cause = xasprintf("tool \"%s\": %s must have type object",
+		    name, what);
 		return -1;
 	}
 	return 0;
 }
 
-/* Builds a tool's tools/list object. */
+/*
+ * Builds a tool's tools/list object. Annotations that equal the value MCP
+ * assumes when they are absent are left out, to keep the list small, and
+ * so are the two that MCP reads only for tools that are not read-only.
+ */
 static json_t *
-tools_listing(const struct tool *tool)
+tools_listing(const struct tool *tool, const json_t *annotations)
 {
-	const struct tool_entry	*entry = tool->entry;
-	json_t			*listing;
+	json_t	*listing, *hints;
+	size_t	 i;
+	bool	 value;
 
 	listing = json_object();
-	json_object_set_new(listing, "name", json_string(entry->name));
-	json_object_set_new(listing, "title", json_string(entry->title));
+	json_object_set_new(listing, "name", json_string(tool->name));
+	json_object_set_new(listing, "title", json_string(tool->title));
 	json_object_set_new(listing, "description",
-	    json_string(entry->description));
-	json_object_set(listing, "inputSchema", tool->input_schema);
-	if (tool->output_schema != NULL)
-		json_object_set(listing, "outputSchema", tool->output_schema);
-	if (entry->read_only) {
-		json_object_set_new(listing, "annotations",
-		    json_pack("{s:b}", "readOnlyHint", 1));
+	    json_string(tool->description));
+	json_object_set(listing, "inputSchema", (json_t *)tool->input_schema);
+	if (tool->output_schema != NULL) {
+		json_object_set(listing, "outputSchema",
+		    (json_t *)tool->output_schema);
 	}
+	hints = json_object();
+	for (i = 0; i < sizeof tools_annotations / sizeof *tools_annotations;
+	    i++) {
+		value = json_is_true(json_object_get(annotations,
+		    tools_annotations[i].name));
+		if (tool->read_only && tools_annotations[i].writers_only)
+			continue;
+		if (value != tools_annotations[i].absent) {
+			json_object_set_new(hints, tools_annotations[i].name,
+			    json_boolean(value));
+		}
+	}
+	if (json_object_size(hints) != 0)
+		json_object_set_new(listing, "annotations", hints);
+	else
+		json_decref(hints);
 	return listing;
 }
 
-/* Loads one entry into tool; on failure nothing is left allocated. */
+/* Reads the annotations: every hint present and boolean. */
 static int
-tools_load(struct tool *tool, const struct tool_entry *entry, char **cause)
+tools_load_annotations(struct tool *tool, const json_t *annotations,
+    char **cause)
 {
-	const json_t	*property;
-	const char	*type;
+	size_t	i;
 
-	memset(tool, 0, sizeof *tool);
-	tool->entry = entry;
-	if (tools_check_entry(entry, cause) != 0)
-		return -1;
-
-	tool->input_schema = tools_load_schema(entry, entry->input_schema,
-	    "input schema", cause);
-	if (tool->input_schema == NULL)
-		return -1;
-	if (!tools_schema_is_object(tool->input_schema)) {
-		*cause = xasprintf("tool \"%s\": input schema must have type "
-		    "object", entry->name);
+	if (!json_is_object(annotations) || json_object_size(annotations) !=
+	    sizeof tools_annotations / sizeof *tools_annotations)
 		goto fail;
-	}
-	if (!json_is_false(json_object_get(tool->input_schema,
-	    "additionalProperties"))) {
-		*cause = xasprintf("tool \"%s\": input schema must set "
-		    "additionalProperties to false", entry->name);
-		goto fail;
-	}
-	if (entry->timeout_argument != NULL) {
-		property = json_object_get(json_object_get(tool->input_schema,
-		    "properties"), entry->timeout_argument);
-		type = json_string_value(json_object_get(property, "type"));
-		if (type == NULL || strcmp(type, "integer") != 0) {
-			*cause = xasprintf("tool \"%s\": timeout argument "
-			    "\"%s\" is not an integer argument", entry->name,
-			    entry->timeout_argument);
+	for (i = 0; i < sizeof tools_annotations / sizeof *tools_annotations;
+	    i++) {
+		if (!json_is_boolean(json_object_get(annotations,
+		    tools_annotations[i].name)))
 			goto fail;
-		}
 	}
-
-	if (entry->output_schema != NULL) {
-		tool->output_schema = tools_load_schema(entry,
-		    entry->output_schema, "output schema", cause);
-		if (tool->output_schema == NULL)
-			goto fail;
-		if (!tools_schema_is_object(tool->output_schema)) {
-			*cause = xasprintf("tool \"%s\": output schema must "
-			    "have type object", entry->name);
-			goto fail;
-		}
-	}
-
-	tool->listing = tools_listing(tool);
+	tool->read_only = json_is_true(json_object_get(annotations,
+	    "readOnlyHint"));
 	return 0;
 
 fail:
-	json_decref(tool->input_schema);
-	json_decref(tool->output_schema);
-	tool->input_schema = tool->output_schema = NULL;
+	*cause = xasprintf("tool \"%s\": \"annotations\" must set exactly "
+	    "readOnlyHint, destructiveHint, idempotentHint and openWorldHint "
+	    "to true or false", tool->name);
 	return -1;
 }
 
-/* Loads the whole catalogue. */
-struct tool_registry *
-tool_registry_new(char **cause)
+/* Reads who answers a tool: an extension method or a host handler. */
+static int
+tools_load_answerer(struct tool *tool, const json_t *data,
+    const struct tool_handler_entry *handlers, char **cause)
 {
-	struct tool_registry		*registry;
-	const struct tool_entry		*entry;
-	size_t				 i, j, total = 0;
+	const char	*answered_by;
+	size_t		 i;
 
-	for (i = 0; tools_groups[i] != NULL; i++) {
-		for (entry = tools_groups[i]; entry->name != NULL; entry++)
-			total++;
+	answered_by = json_string_value(json_object_get(data, "answered_by"));
+	if (answered_by != NULL && strcmp(answered_by, "extension") == 0) {
+		tool->method = tools_string(data, "method", true, tool->name,
+		    cause);
+		return tool->method != NULL ? 0 : -1;
 	}
-
-	registry = xcalloc(1, sizeof *registry);
-	registry->tools = xcalloc(total, sizeof *registry->tools);
-	for (i = 0; tools_groups[i] != NULL; i++) {
-		for (entry = tools_groups[i]; entry->name != NULL; entry++) {
-			for (j = 0; j < registry->count; j++) {
-				if (strcmp(registry->tools[j].entry->name,
-				    entry->name) == 0) {
-					*cause = xasprintf("tool \"%s\" is "
-					    "listed twice", entry->name);
-					goto fail;
-				}
-			}
-			if (tools_load(&registry->tools[registry->count],
-			    entry, cause) != 0)
-				goto fail;
-			registry->count++;
+	if (answered_by == NULL || strcmp(answered_by, "host") != 0) {
+		*cause = xasprintf("tool \"%s\": \"answered_by\" must be "
+		    "\"host\" or \"extension\"", tool->name);
+		return -1;
+	}
+	if (json_object_get(data, "method") != NULL) {
+		*cause = xasprintf("tool \"%s\": a host tool has no \"method\"",
+		    tool->name);
+		return -1;
+	}
+	for (i = 0; handlers[i].name != NULL; i++) {
+		if (strcmp(handlers[i].name, tool->name) == 0) {
+			tool->handler = handlers[i].handler;
+			return 0;
 		}
 	}
+	*cause = xasprintf("tool \"%s\": answered by the host, but the host "
+	    "has no handler for it", tool->name);
+	return -1;
+}
+
+/* Reads the timeout and the argument that extends it. */
+static int
+tools_load_timeout(struct tool *tool, const json_t *data, char **cause)
+{
+	const json_t	*value, *property;
+	const char	*type;
+
+	value = json_object_get(data, "timeout_ms");
+	if (value != NULL && (!json_is_integer(value) ||
+	    json_integer_value(value) <= 0 ||
+	    json_integer_value(value) > INT_MAX / 2)) {
+		*cause = xasprintf("tool \"%s\": \"timeout_ms\" must be a "
+		    "positive integer", tool->name);
+		return -1;
+	}
+	tool->timeout_ms = value != NULL ? (int)json_integer_value(value) : 0;
+	if (json_object_get(data, "timeout_argument") == NULL)
+		return 0;
+	tool->timeout_argument = tools_string(data, "timeout_argument", true,
+	    tool->name, cause);
+	if (tool->timeout_argument == NULL)
+		return -1;
+	property = json_object_get(json_object_get(tool->input_schema,
+	    "properties"), tool->timeout_argument);
+	type = json_string_value(json_object_get(property, "type"));
+	if (type == NULL || strcmp(type, "integer") != 0) {
+		*cause = xasprintf("tool \"%s\": timeout argument \"%s\" is not "
+		    "an integer argument", tool->name, tool->timeout_argument);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the example: arguments that pass the schema, and a reply. */
+static int
+tools_load_example(struct tool *tool, const json_t *data, char **cause)
+{
+	const json_t	*example = json_object_get(data, "example");
+	char		*why;
+
+	tool->example_call = json_object_get(example, "call");
+	if (!json_is_object(tool->example_call) ||
+	    !json_is_string(json_object_get(example, "reply"))) {
+		*cause = xasprintf("tool \"%s\": \"example\" needs a \"call\" "
+		    "object and a \"reply\" string", tool->name);
+		return -1;
+	}
+	if (schema_validate(tool->input_schema, tool->example_call, &why) != 0) {
+		*cause = xasprintf("tool \"%s\": the example call fails the "
+		    "input schema: %s", tool->name, why);
+		free(why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Loads one tool from its data; the listing is built last. */
+static int
+tools_load(struct tool *tool, const json_t *data,
+    const struct tool_handler_entry *handlers, char **cause)
+{
+	memset(tool, 0, sizeof *tool);
+	if (!json_is_object(data)) {
+		*cause = xstrdup("the catalogue holds something other than a "
+		    "tool object");
+		return -1;
+	}
+	if ((tool->name = tools_string(data, "name", true, "?", cause)) == NULL)
+		return -1;
+	if ((tool->title = tools_string(data, "title", true, tool->name,
+	    cause)) == NULL ||
+	    (tool->description = tools_string(data, "description", true,
+	    tool->name, cause)) == NULL ||
+	    tools_load_answerer(tool, data, handlers, cause) != 0)
+		return -1;
+
+	tool->input_schema = json_object_get(data, "input_schema");
+	if (tools_check_schema(tool->input_schema, tool->name, "input schema",
+	    cause) != 0)
+		return -1;
+	if (!json_is_false(json_object_get(tool->input_schema,
+	    "additionalProperties"))) {
+		*cause = xasprintf("tool \"%s\": input schema must set "
+		    "additionalProperties to false", tool->name);
+		return -1;
+	}
+	tool->output_schema = json_object_get(data, "output_schema");
+	if (tool->output_schema != NULL && tools_check_schema(
+	    tool->output_schema, tool->name, "output schema", cause) != 0)
+		return -1;
+
+	if (tools_load_annotations(tool, json_object_get(data, "annotations"),
+	    cause) != 0 ||
+	    tools_load_timeout(tool, data, cause) != 0 ||
+	    tools_load_example(tool, data, cause) != 0)
+		return -1;
+	tool->listing = tools_listing(tool, json_object_get(data,
+	    "annotations"));
+	return 0;
+}
+
+/* Fails when a host handler has no tool in the catalogue. */
+static int
+tools_check_handlers_used(const struct tool_registry *registry,
+    const struct tool_handler_entry *handlers, char **cause)
+{
+	size_t	i;
+
+	for (i = 0; handlers[i].name != NULL; i++) {
+		if (tool_registry_find(registry, handlers[i].name) == NULL) {
+			*cause = xasprintf("host handler \"%s\" has no tool in "
+			    "the catalogue", handlers[i].name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Loads a catalogue from JSON text (an array of tools) and handlers. */
+struct tool_registry *
+tool_registry_parse(const char *text, size_t length,
+    const struct tool_handler_entry *handlers, char **cause)
+{
+	struct tool_registry	*registry;
+	json_error_t		 error;
+	json_t			*data;
+	size_t			 i;
+
+	registry = xcalloc(1, sizeof *registry);
+	registry->catalogue = json_loadb(text, length, JSON_REJECT_DUPLICATES,
+	    &error);
+	if (!json_is_array(registry->catalogue)) {
+		*cause = xasprintf("the tool catalogue is not a JSON array: %s "
+		    "(line %d)", error.text, error.line);
+		goto fail;
+	}
+	registry->tools = xcalloc(json_array_size(registry->catalogue) + 1,
+	    sizeof *registry->tools);
+	json_array_foreach(registry->catalogue, i, data) {
+		if (tools_load(&registry->tools[i], data, handlers, cause) != 0)
+			goto fail;
+		if (tool_registry_find(registry, registry->tools[i].name) !=
+		    NULL) {
+			*cause = xasprintf("tool \"%s\" is listed twice",
+			    registry->tools[i].name);
+			json_decref(registry->tools[i].listing);
+			goto fail;
+		}
+		registry->count++;
+	}
+	if (tools_check_handlers_used(registry, handlers, cause) != 0)
+		goto fail;
 	return registry;
 
 fail:
 	tool_registry_free(registry);
 	return NULL;
+}
+
+/* Loads the catalogue built into the program. */
+struct tool_registry *
+tool_registry_new(char **cause)
+{
+	return tool_registry_parse((const char *)catalogue_json,
+	    catalogue_json_length,
+	    tool_host_handlers, cause);
 }
 
 /* Frees the registry. */
@@ -229,12 +359,10 @@ tool_registry_free(struct tool_registry *registry)
 
 	if (registry == NULL)
 		return;
-	for (i = 0; i < registry->count; i++) {
-		json_decref(registry->tools[i].input_schema);
-		json_decref(registry->tools[i].output_schema);
+	for (i = 0; i < registry->count; i++)
 		json_decref(registry->tools[i].listing);
-	}
 	free(registry->tools);
+	json_decref(registry->catalogue);
 	free(registry);
 }
 
@@ -247,7 +375,7 @@ tool_registry_find(const struct tool_registry *registry, const char *name)
 	if (name == NULL)
 		return NULL;
 	for (i = 0; i < registry->count; i++) {
-		if (strcmp(registry->tools[i].entry->name, name) == 0)
+		if (strcmp(registry->tools[i].name, name) == 0)
 			return &registry->tools[i];
 	}
 	return NULL;
@@ -326,29 +454,28 @@ tool_registry_list(const struct tool_registry *registry, const char *cursor,
 
 /*
  * Returns how long the host waits for the extension to answer a call.
- * With a timeout argument, the entry's timeout_ms is a margin on top of
+ * With a timeout argument, the tool's timeout_ms is a margin on top of
  * the caller's value, or of the default when the caller gives none, so
  * the extension times out first and says why.
  */
 int
 tool_timeout_ms(const struct tool *tool, const json_t *args)
 {
-	const struct tool_entry	*entry = tool->entry;
-	const json_t		*value;
-	json_int_t		 wanted;
+	const json_t	*value;
+	json_int_t	 wanted;
 
-	if (entry->timeout_argument == NULL) {
-		if (entry->timeout_ms > 0)
-			return entry->timeout_ms;
+	if (tool->timeout_argument == NULL) {
+		if (tool->timeout_ms > 0)
+			return tool->timeout_ms;
 		return TOOL_DEFAULT_TIMEOUT_MS;
 	}
-	value = json_object_get(args, entry->timeout_argument);
+	value = json_object_get(args, tool->timeout_argument);
 	if (!json_is_integer(value) || json_integer_value(value) < 0)
-		return TOOL_DEFAULT_TIMEOUT_MS + entry->timeout_ms;
+		return TOOL_DEFAULT_TIMEOUT_MS + tool->timeout_ms;
 	wanted = json_integer_value(value);
-	if (wanted > INT_MAX - entry->timeout_ms)
+	if (wanted > INT_MAX - tool->timeout_ms)
 		return INT_MAX;
-	return (int)wanted + entry->timeout_ms;
+	return (int)wanted + tool->timeout_ms;
 }
 
 /* Checks a call's arguments (NULL means none) against the input schema. */
@@ -372,295 +499,24 @@ tool_check_arguments(const struct tool *tool, const json_t *args,
 	return schema_validate(tool->input_schema, args, cause);
 }
 
-/* Writes text for a Markdown table cell: no pipes, no line breaks. */
-static void
-tools_md_cell(FILE *f, const char *text)
-{
-	for (; *text != '\0'; text++) {
-		if (*text == '|')
-			fputs("\\|", f);
-		else if (*text == '\n')
-			fputc(' ', f);
-		else
-			fputc(*text, f);
-	}
-}
-
-/* Writes a JSON value as compact JSON text. */
-static void
-tools_md_json(FILE *f, const json_t *value)
-{
-	char	*text;
-
-	text = json_dumps(value, JSON_COMPACT|JSON_ENCODE_ANY);
-	fputs(text != NULL ? text : "?", f);
-	free(text);
-}
-
-/* Writes a JSON value as inline code: strings bare, others as JSON. */
-static void
-tools_md_value(FILE *f, const json_t *value)
-{
-	fputc('`', f);
-	if (json_is_string(value))
-		tools_md_cell(f, json_string_value(value));
-	else
-		tools_md_json(f, value);
-	fputc('`', f);
-}
-
-/* Writes a schema's type for the Type column. */
-static void
-tools_md_type(FILE *f, const json_t *schema)
-{
-	const json_t	*type, *value, *low, *high, *item;
-	size_t		 i;
-
-	if ((value = json_object_get(schema, "const")) != NULL) {
-		tools_md_value(f, value);
-		return;
-	}
-	if ((value = json_object_get(schema, "enum")) != NULL) {
-		json_array_foreach(value, i, item) {
-			if (i != 0)
-				fputs(", ", f);
-			tools_md_value(f, item);
-		}
-		return;
-	}
-
-	type = json_object_get(schema, "type");
-	if (json_is_string(type))
-		fputs(json_string_value(type), f);
-	else if (json_is_array(type)) {
-		json_array_foreach(type, i, item) {
-			fprintf(f, "%s%s", i == 0 ? "" : " or ",
-			    json_string_value(item));
-		}
-	} else
-		fputs("any", f);
-
-	if ((value = json_object_get(schema, "items")) != NULL) {
-		fputs(" of ", f);
-		tools_md_type(f, value);
-	}
-	low = json_object_get(schema, "minimum");
-	high = json_object_get(schema, "maximum");
-	if (low != NULL && high != NULL) {
-		fputs(", ", f);
-		tools_md_json(f, low);
-		fputs(" to ", f);
-		tools_md_json(f, high);
-	} else if (low != NULL) {
-		fputs(", >= ", f);
-		tools_md_json(f, low);
-	} else if (high != NULL) {
-		fputs(", <= ", f);
-		tools_md_json(f, high);
-	}
-	if ((value = json_object_get(schema, "minItems")) != NULL) {
-		fputs(", at least ", f);
-		tools_md_json(f, value);
-	}
-}
-
 /*
- * Descriptions the docs give arguments that tools/list leaves bare to stay
- * small: their meaning is the same in every tool.
+ * Returns the catalogue for the extension's welcome: each tool's tools/list
+ * object, plus the extension method that answers it, if any.
  */
-static const struct {
-	const char	*name;
-	const char	*description;
-} tools_md_common[] = {
-	{ "tab_id", "Tab to act on. Default: the active tab." },
-	{ "ref", "Element ref from `get_browser_state`." },
-	{ "include_state", "Also return the page state after the action." },
-};
-
-/* Returns the docs' description of an argument without its own. */
-static const char *
-tools_md_common_description(const char *name)
+json_t *
+tool_registry_catalogue(const struct tool_registry *registry)
 {
-	size_t	i;
+	json_t	*catalogue, *item;
+	size_t	 i;
 
-	for (i = 0; i < sizeof tools_md_common / sizeof tools_md_common[0];
-	    i++) {
-		if (strcmp(tools_md_common[i].name, name) == 0)
-			return tools_md_common[i].description;
-	}
-	return NULL;
-}
-
-/* Writes one table row per property, nested objects as dotted names. */
-static void
-tools_md_rows(FILE *f, const json_t *schema, const char *prefix)
-{
-	const json_t	*properties, *required, *item, *value;
-	const char	*key, *description;
-	json_t		*property;
-	char		*name;
-	size_t		 i;
-	int		 needed;
-
-	properties = json_object_get(schema, "properties");
-	required = json_object_get(schema, "required");
-	json_object_foreach((json_t *)properties, key, property) {
-		needed = 0;
-		json_array_foreach(required, i, item) {
-			if (strcmp(json_string_value(item), key) == 0)
-				needed = 1;
+	catalogue = json_array();
+	for (i = 0; i < registry->count; i++) {
+		item = json_copy(registry->tools[i].listing);
+		if (registry->tools[i].method != NULL) {
+			json_object_set_new(item, "method",
+			    json_string(registry->tools[i].method));
 		}
-		if (prefix != NULL)
-			name = xasprintf("%s.%s", prefix, key);
-		else
-			name = xstrdup(key);
-
-		fprintf(f, "| `%s` | ", name);
-		tools_md_type(f, property);
-		fprintf(f, " | %s | ", needed ? "yes" : "no");
-		description = json_string_value(json_object_get(property,
-		    "description"));
-		if (description == NULL && prefix == NULL)
-			description = tools_md_common_description(key);
-		if (description != NULL)
-			tools_md_cell(f, description);
-		if ((value = json_object_get(property, "default")) != NULL) {
-			fputs(description != NULL ? " Default: " : "Default: ",
-			    f);
-			tools_md_value(f, value);
-			fputc('.', f);
-		}
-		fputs(" |\n", f);
-
-		if (json_object_get(property, "properties") != NULL)
-			tools_md_rows(f, property, name);
-		free(name);
+		json_array_append_new(catalogue, item);
 	}
-}
-
-/* Writes a tool's example call and reply, if it has them. */
-static void
-tools_md_example(FILE *f, const struct tool_entry *entry)
-{
-	json_t	*args, *call;
-	char	*text;
-
-	if (entry->example_call == NULL || entry->example_reply == NULL)
-		return;
-	args = json_loads(entry->example_call, 0, NULL);
-	if (args == NULL)
-		return;	/* check-tools rejects this */
-	call = json_pack("{s:s,s:o}", "name", entry->name, "arguments", args);
-	text = json_dumps(call, JSON_PRESERVE_ORDER);
-	fprintf(f, "\nExample call (`tools/call` params):\n\n```json\n%s\n"
-	    "```\n\nReply text:\n\n```text\n%s\n```\n",
-	    text != NULL ? text : "", entry->example_reply);
-	free(text);
-	json_decref(call);
-}
-
-/* Writes one tool's section. */
-static void
-tools_md_tool(FILE *f, const struct tool *tool)
-{
-	const struct tool_entry	*entry = tool->entry;
-	const json_t		*properties;
-	const char		*key;
-	json_t			*property;
-	int			 first;
-
-	fprintf(f, "\n## `%s`: %s\n\n%s\n\n", entry->name, entry->title,
-	    entry->description);
-
-	properties = json_object_get(tool->input_schema, "properties");
-	if (json_object_size(properties) == 0)
-		fputs("No arguments.\n", f);
-	else {
-		fputs("| Argument | Type | Required | Description |\n", f);
-		fputs("| --- | --- | --- | --- |\n", f);
-		tools_md_rows(f, tool->input_schema, NULL);
-	}
-
-	if (tool->output_schema != NULL) {
-		fputs("\nStructured result (`structuredContent`): ", f);
-		properties = json_object_get(tool->output_schema, "properties");
-		first = 1;
-		json_object_foreach((json_t *)properties, key, property) {
-			fprintf(f, "%s`%s` (", first ? "" : ", ", key);
-			tools_md_type(f, property);
-			fputc(')', f);
-			first = 0;
-		}
-		fputs(".\n", f);
-	}
-
-	fputc('\n', f);
-	if (entry->timeout_argument != NULL) {
-		fprintf(f, "Timeout: the `%s` argument + %d ms (%d ms without "
-		    "it).", entry->timeout_argument, entry->timeout_ms,
-		    tool_timeout_ms(tool, NULL));
-	} else
-		fprintf(f, "Timeout: %d ms.", tool_timeout_ms(tool, NULL));
-	if (entry->handler != NULL)
-		fputs(" Answered by the host.", f);
-	else
-		fprintf(f, " Extension method `%s`.", entry->method);
-	if (entry->read_only)
-		fputs(" Read-only.", f);
-	fputc('\n', f);
-	tools_md_example(f, entry);
-}
-
-/* Renders the catalogue as the text of docs/tools.md. */
-char *
-tool_registry_markdown(const struct tool_registry *registry)
-{
-	FILE	*f;
-	char	*text = NULL;
-	size_t	 size = 0, i;
-
-	if ((f = open_memstream(&text, &size)) == NULL)
-		return xstrdup("");
-
-	fputs("<!--\n"
-	    "Generated by tool_registry_markdown() in host/tools.c from the "
-	    "catalogue\nin host/tools-*.c. Do not edit by hand: change the "
-	    "catalogue, then run\n`REGENERATE_DOCS=1 tests/check-tools` in the "
-	    "build directory to rewrite\nthis file (tests/check-tools fails "
-	    "while it is out of date).\n"
-	    "-->\n"
-	    "# Tools\n\n"
-	    "Browser Bridge serves these tools over MCP (`tools/list`, "
-	    "`tools/call`).\n\n"
-	    "- Times are in milliseconds.\n"
-	    "- Tabs are named by integer `tab_id`s. Without one, a tool acts "
-	    "on the\n  active tab.\n"
-	    "- Elements are named by `ref`, a short string such as `e12` "
-	    "handed out\n  by `get_browser_state` (and "
-	    "`get_dom_extra_elements`). Refs go stale\n  when the page "
-	    "changes: get the state again.\n"
-	    "- Action tools take `include_state: true` to return the new page "
-	    "state\n  with their result, saving a `get_browser_state` call.\n"
-	    "- The host checks arguments against each input schema before "
-	    "the call\n  reaches the browser; unknown arguments are "
-	    "rejected.\n"
-	    "- A tool that fails returns a normal result with `isError: true` "
-	    "and one\n  text item `CODE: message`. The code is stable (see "
-	    "[protocol.md](protocol.md)),\n  for example `"
-	    ERR_ELEMENT_NOT_FOUND "`, `" ERR_STALE_REF "`, `" ERR_TAB_NOT_FOUND
-	    "`,\n  `" ERR_NAVIGATION_FAILED "`, `" ERR_TIMEOUT "`, `"
-	    ERR_INVALID_ARGUMENT "`,\n  `" ERR_EXTENSION_NOT_CONNECTED "` or `"
-	    ERR_EXTENSION_DISCONNECTED "`; the message\n  says what to do "
-	    "next.\n"
-	    "- Timeout is how long the host waits for the extension before "
-	    "it answers\n  `" ERR_TIMEOUT "`.\n", f);
-
-	for (i = 0; i < registry->count; i++)
-		tools_md_tool(f, &registry->tools[i]);
-
-	if (fclose(f) != 0 || text == NULL) {
-		free(text);
-		return xstrdup("");
-	}
-	return text;
+	return catalogue;
 }

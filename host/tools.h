@@ -1,7 +1,8 @@
 /*
- * The tool catalogue: one table of entries, the single source for
- * tools/list, argument checking and forwarding. Each tools-*.c file defines
- * the entries of one small group; tools.c lists them all in one table.
+ * The tool registry: the catalogue of tools, loaded once at start from the
+ * data in catalogue/TOOL.json (embedded at build time), joined with the host
+ * handlers that are code. The single source for tools/list, argument
+ * checking, timeouts and forwarding.
  */
 #ifndef TOOLS_H
 #define TOOLS_H
@@ -22,37 +23,44 @@ struct bridge;
 typedef json_t *(*tool_host_handler)(struct bridge *bridge,
 		    const json_t *args);
 
-struct tool_entry {
+/* The code of a tool that the host answers itself (answered_by "host"). */
+struct tool_handler_entry {
+	const char		*name;
+	tool_host_handler	 handler;
+};
+
+/* The host handlers, NULL-terminated; defined in tools-host.c. */
+extern const struct tool_handler_entry tool_host_handlers[];
+
+/*
+ * A loaded tool. The strings and JSON values belong to the registry's
+ * parsed catalogue.
+ */
+struct tool {
 	const char		*name;
 	const char		*title;
 	const char		*description;
-	const char		*input_schema;	/* JSON text */
-	const char		*output_schema;	/* JSON text or NULL */
-	int			 timeout_ms;	/* 0: TOOL_DEFAULT_TIMEOUT_MS */
+	const char		*method;	/* extension method, or NULL */
+	tool_host_handler	 handler;	/* host handler, or NULL */
+	int			 timeout_ms;	/* a margin with timeout_argument */
 	/*
 	 * When set and the call's arguments hold this integer (milliseconds),
 	 * the timeout is that value plus timeout_ms (the margin) instead.
 	 */
 	const char		*timeout_argument;
-	bool			 read_only;	/* annotations.readOnlyHint */
-	const char		*method;	/* extension method, or NULL */
-	tool_host_handler	 handler;	/* host handler, or NULL */
-	/* For docs/tools.md only, never in tools/list: */
-	const char		*example_call;	/* JSON text of the arguments */
-	const char		*example_reply;	/* the text a model sees */
-};
-
-/* A loaded tool: the entry plus its parsed schemas. */
-struct tool {
-	const struct tool_entry	*entry;
-	json_t			*input_schema;
-	json_t			*output_schema;	/* NULL if none */
+	bool			 read_only;
+	const json_t		*input_schema;
+	const json_t		*output_schema;	/* NULL if none */
+	const json_t		*example_call;	/* arguments, for tests */
 	json_t			*listing;	/* its tools/list object */
 };
 
 struct tool_registry;
 
 struct tool_registry	*tool_registry_new(char **cause);
+struct tool_registry	*tool_registry_parse(const char *text, size_t length,
+			    const struct tool_handler_entry *handlers,
+			    char **cause);
 void			 tool_registry_free(struct tool_registry *registry);
 const struct tool	*tool_registry_find(const struct tool_registry *registry,
 			    const char *name);
@@ -61,33 +69,10 @@ const struct tool	*tool_registry_at(const struct tool_registry *registry,
 			    size_t index);
 json_t			*tool_registry_list(const struct tool_registry *registry,
 			    const char *cursor, size_t page_size, char **cause);
+json_t			*tool_registry_catalogue(const struct tool_registry *registry);
 int			 tool_timeout_ms(const struct tool *tool,
 			    const json_t *args);
 int			 tool_check_arguments(const struct tool *tool,
 			    const json_t *args, char **cause);
-char			*tool_registry_markdown(const struct tool_registry *registry);
-
-/*
- * Input schema fragments shared by the groups (JSON text, one property
- * each), so an argument reads the same in every tool that takes it.
- */
-#define TOOL_ARG_TAB_ID \
-	"\"tab_id\":{\"type\":\"integer\"}"
-#define TOOL_ARG_REF \
-	"\"ref\":{\"type\":\"string\"}"
-#define TOOL_ARG_REF_ABOUT(description) \
-	"\"ref\":{\"type\":\"string\",\"description\":\"" description "\"}"
-#define TOOL_ARG_INCLUDE_STATE \
-	"\"include_state\":{\"type\":\"boolean\"}"
-
-/* The groups, each defined in its own tools-*.c file. */
-extern const struct tool_entry tools_navigation[];
-extern const struct tool_entry tools_state[];
-extern const struct tool_entry tools_input[];
-extern const struct tool_entry tools_tabs[];
-extern const struct tool_entry tools_content[];
-extern const struct tool_entry tools_wait[];
-extern const struct tool_entry tools_task[];
-extern const struct tool_entry tools_host[];
 
 #endif

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Fails when docs/tools.md differs from what `make docs` renders from the
+# tool catalogue (catalogue/*.json). `make check` runs it with
+# BRIDGE_SRCDIR, NODE and CATALOGUE (the Makefile's ordered list) set.
+# Exit 77 (skip) only when Node.js is missing.
+
+set -u
+
+srcdir=${BRIDGE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+NODE=${NODE:-}
+[ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null) || NODE=
+if [ -z "$NODE" ]; then
+	echo "docs.sh: SKIPPED: Node.js was not found when configure ran, so docs/tools.md was not checked against the catalogue; install Node 20 or later and run configure again" >&2
+	exit 77
+fi
+if [ -z "${CATALOGUE:-}" ]; then
+	echo "docs.sh: CATALOGUE is not set: run it through make check" >&2
+	exit 99
+fi
+
+cd "$srcdir" || exit 99
+expected=$(mktemp) || exit 99
+trap 'rm -f "$expected"' EXIT
+# shellcheck disable=SC2086 # CATALOGUE is a list of file names
+"$NODE" scripts/tools-doc.mjs $CATALOGUE >"$expected" || exit 1
+if ! diff -u docs/tools.md "$expected"; then
+	echo "docs.sh: docs/tools.md is out of date with catalogue/*.json: run make docs, then commit docs/tools.md" >&2
+	exit 1
+fi
+echo "docs.sh: docs/tools.md matches the catalogue ($(echo $CATALOGUE | wc -w) tools)"
