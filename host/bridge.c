@@ -1,4 +1,8 @@
-/* The container: builds every part, wires them together, runs the loop. */
+/*
+ * The host's assembly: builds every part top to bottom, handing each only
+ * the collaborators it uses, wires their callbacks, and owns the process's
+ * lifetime (signals, the exit after the browser leaves, the runtime file).
+ */
 #include "bridge.h"
 
 #include <signal.h>
@@ -7,7 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+#include <jansson.h>
+
 #include "channel.h"
+#include "clock.h"
+#include "config.h"
 #include "errors.h"
 #include "http-server.h"
 #include "log.h"
@@ -23,27 +32,41 @@
 /* How long replies may flush after the extension leaves, before exit. */
 #define BRIDGE_EXIT_FLUSH_MS	100
 
-/* Returns a monotonic clock in milliseconds. */
-uint64_t
-bridge_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
+struct bridge {
+	struct config		 config;
+	const struct clock	*clock;
+	struct log		*log;
+	struct event_base	*base;
+	struct channel		*channel;
+	struct rpc		*rpc;
+	struct tool_registry	*tools;
+	struct session_store	*sessions;
+	struct mcp		*mcp;
+	struct tool_host_context host;	/* what host tools ask */
+	struct http_server	*http;
+	char			*token;		/* NULL when auth is off */
+	char			*runtime_file;
+	const char		*port_note;	/* why the port differs, or NULL */
+	uint16_t		 port;
+	uint64_t		 started_ms;
+	struct event		*signal_int;
+	struct event		*signal_term;
+	struct event		*exit_timer;
+	bool			 exiting;
+};
 
 /* Returns the MCP endpoint URL. */
-char *
+static char *
 bridge_mcp_url(const struct bridge *bridge)
 {
 	return xasprintf("http://127.0.0.1:%u/mcp", bridge->port);
 }
 
-/* Returns the host's status: what /health, host_status and doctor show. */
-json_t *
-bridge_status(struct bridge *bridge)
+/* Returns the host's status: what host_status and the extension see. */
+static json_t *
+bridge_status(void *arg, char **cause)
 {
+	struct bridge	*bridge = arg;
 	const json_t	*hello = rpc_extension_hello(bridge->rpc);
 	char		*url = bridge_mcp_url(bridge);
 	json_t		*status;
@@ -54,7 +77,8 @@ bridge_status(struct bridge *bridge)
 	    "port", bridge->port, "mcp_url", url,
 	    "sessions", (json_int_t)session_store_count(bridge->sessions),
 	    "pending_calls", (json_int_t)rpc_pending_count(bridge->rpc),
-	    "uptime_ms", (json_int_t)(bridge_now_ms() - bridge->started_ms),
+	    "uptime_ms", (json_int_t)(clock_now_ms(bridge->clock) -
+	    bridge->started_ms),
 	    "pid", (int)getpid(), "auth", bridge->token != NULL);
 	if (json_is_string(json_object_get(hello, "version")))
 		json_object_set(status, "extension_version",
@@ -137,7 +161,7 @@ bridge_host_request(const char *method, const json_t *params, void *arg,
 	struct bridge	*bridge = arg;
 
 	if (strcmp(method, "status") == 0)
-		return bridge_status(bridge);
+		return bridge_status(bridge, NULL);
 	*error_code = ERR_UNKNOWN_METHOD;
 	*error_message = xasprintf("The host has no method \"%s\"; update the "
 	    "host and the extension to the same release.", method);
@@ -166,6 +190,30 @@ bridge_event(const json_t *event, void *arg)
 	}
 	sent = mcp_resource_updated(bridge->mcp, uri, NULL, NULL);
 	log_debug(bridge->log, "%s updated: %zu subscribers told", uri, sent);
+}
+
+/* Starts a forwarded MCP call at the extension; it never fails at once. */
+static uint64_t
+bridge_dispatch_call(void *arg, const char *method, json_t *params,
+    int timeout_ms, mcp_done_cb done, mcp_progress_cb progress,
+    void *call_arg, const char **error_code, char **error_message)
+{
+	return rpc_call(arg, method, params, timeout_ms, done, progress,
+	    call_arg);
+}
+
+/* Cancels a forwarded MCP call at the extension. */
+static void
+bridge_dispatch_cancel(void *arg, uint64_t id, const char *reason)
+{
+	rpc_cancel(arg, id, reason);
+}
+
+/* Says whether the extension is connected, for /health. */
+static bool
+bridge_extension_connected(void *arg)
+{
+	return rpc_is_connected(arg);
 }
 
 /* Passes a channel message to the RPC layer. */
@@ -269,12 +317,15 @@ bridge_event_base_new(void)
 	return base;
 }
 
-/* Builds the host: every part, wired, listening. Steals config. */
+/*
+ * Builds the host top to bottom, every part wired, listening. Steals
+ * config. Each part gets only what it uses; bridge_free is the one cleanup.
+ */
 struct bridge *
 bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 {
-	struct bridge		*bridge = xcalloc(1, sizeof *bridge);
-	struct rpc_callbacks	 callbacks = {
+	struct bridge			*bridge = xcalloc(1, sizeof *bridge);
+	struct rpc_callbacks		 callbacks = {
 		.send = bridge_send,
 		.welcome = bridge_welcome,
 		.connected = bridge_connected,
@@ -283,12 +334,18 @@ bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 		.event = bridge_event,
 		.arg = bridge,
 	};
-	char			*url;
+	struct mcp_dispatcher		 dispatcher = {
+		.call = bridge_dispatch_call,
+		.cancel = bridge_dispatch_cancel,
+	};
+	struct http_server_settings	 http_settings;
+	char				*url;
 
 	bridge->config = *config;
 	memset(config, 0, sizeof *config);
-	bridge->started_ms = bridge_now_ms();
 	config = &bridge->config;
+	bridge->clock = clock_monotonic();
+	bridge->started_ms = clock_now_ms(bridge->clock);
 
 	if ((bridge->log = log_open(config->log_level, config->log_file,
 	    cause)) == NULL)
@@ -305,13 +362,30 @@ bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 		    "process can drive the browser");
 
 	bridge->base = bridge_event_base_new();
+	bridge->rpc = rpc_new(bridge->base, bridge->clock, bridge->log,
+	    config->hello_grace_ms, &callbacks);
 	bridge->sessions = session_store_new(config->max_sessions,
 	    (uint64_t)config->session_idle_ms, bridge_session_end, bridge);
-	bridge->mcp = mcp_new(bridge);
-	bridge->rpc = rpc_new(bridge->base, bridge->log,
-	    config->hello_grace_ms, &callbacks);
-	if ((bridge->http = http_server_new(bridge, cause)) == NULL)
+	dispatcher.arg = bridge->rpc;
+	bridge->host.status = bridge_status;
+	bridge->host.arg = bridge;
+	bridge->mcp = mcp_new(bridge->tools, config->tools_page_size,
+	    &dispatcher, &bridge->host, bridge->sessions, bridge->log);
+	http_settings = (struct http_server_settings){
+		.port = config->port,
+		.max_body = config->max_body,
+		.max_headers = config->max_headers,
+		.timeout_s = config->http_timeout_s,
+		.keepalive_ms = config->keepalive_ms,
+		.token = bridge->token,
+		.extension_origin = config->extension_origin,
+	};
+	if ((bridge->http = http_server_new(bridge->base, &http_settings,
+	    bridge->mcp, bridge->sessions, bridge->clock, bridge->log,
+	    bridge_extension_connected, bridge->rpc, cause)) == NULL)
 		goto fail;
+	bridge->port = http_server_port(bridge->http);
+	bridge->port_note = http_server_port_note(bridge->http);
 	bridge->channel = channel_new(bridge->base, in_fd, out_fd,
 	    config->max_frame, bridge->log, bridge_channel_message,
 	    bridge_channel_closed, bridge);
@@ -367,7 +441,6 @@ bridge_free(struct bridge *bridge)
 	tool_registry_free(bridge->tools);
 	free(bridge->token);
 	free(bridge->runtime_file);
-	free(bridge->port_note);
 	log_close(bridge->log);
 	config_clear(&bridge->config);
 	free(bridge);

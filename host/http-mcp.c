@@ -7,9 +7,9 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 
-#include "bridge.h"
+#include "clock.h"
 #include "errors.h"
-#include "http-server.h"
+#include "http.h"
 #include "log.h"
 #include "mcp.h"
 #include "session.h"
@@ -29,7 +29,7 @@ struct http_exchange_slot {
  * has its response, or as an SSE stream when progress was asked for.
  */
 struct http_exchange {
-	struct bridge			*bridge;
+	struct http_transport		*transport;
 	struct evhttp_request		*req;
 	struct sse_stream		*stream;	/* SSE mode, else NULL */
 	json_t				*responses;	/* JSON mode */
@@ -111,7 +111,7 @@ http_exchange_abandon(struct http_exchange *exchange)
 
 	for (i = 0; i < exchange->slot_count; i++) {
 		if (exchange->slots[i].call != NULL)
-			mcp_call_abandon(exchange->bridge->mcp,
+			mcp_call_abandon(exchange->transport->mcp,
 			    exchange->slots[i].call);
 	}
 }
@@ -157,28 +157,28 @@ http_mcp_wants_stream(struct evhttp_request *req, json_t *messages)
 
 /* Dispatches every message of a POST and answers when all are done. */
 static void
-http_mcp_dispatch(struct bridge *bridge, struct evhttp_request *req,
-    struct session *session, json_t *messages, bool batch)
+http_mcp_dispatch(struct http_transport *transport,
+    struct evhttp_request *req, struct session *session, json_t *messages,
+    bool batch)
 {
 	struct http_exchange	*exchange;
 	struct mcp_call		*call;
 	size_t			 i, n = json_array_size(messages);
 
 	exchange = xcalloc(1, sizeof *exchange + n * sizeof *exchange->slots);
-	exchange->bridge = bridge;
+	exchange->transport = transport;
 	exchange->req = req;
 	exchange->batch = batch;
 	exchange->responses = json_array();
 	exchange->slot_count = n;
 	exchange->outstanding = n + 1;	/* held until the loop ends */
 	if (http_mcp_wants_stream(req, messages)) {
-		exchange->stream = sse_stream_start(
-		    http_server_streams(bridge->http), req,
+		exchange->stream = sse_stream_start(&transport->streams, req,
 		    http_exchange_stream_closed, exchange);
 	}
 	for (i = 0; i < n; i++) {
 		exchange->slots[i].exchange = exchange;
-		switch (mcp_handle(bridge->mcp, session,
+		switch (mcp_handle(transport->mcp, session,
 		    json_array_get(messages, i), http_exchange_emit,
 		    &exchange->slots[i], &call)) {
 		case MCP_PENDING:
@@ -201,24 +201,13 @@ http_mcp_dispatch(struct bridge *bridge, struct evhttp_request *req,
 
 /* Finds the session a request names; on failure replies 400 or 404. */
 static struct session *
-http_mcp_session(struct bridge *bridge, struct evhttp_request *req)
+http_mcp_session(struct http_transport *transport,
+    struct evhttp_request *req)
 {
-	const char	*id = http_header(req, "Mcp-Session-Id");
-	struct session	*session;
-
-	if (id == NULL) {
-		http_reply_error(req, 400, "Bad Request",
-		    JSONRPC_INVALID_REQUEST, "Bad Request: Mcp-Session-Id "
-		    "header is required; send initialize first");
-		return NULL;
-	}
-	session = session_store_find(bridge->sessions, id, bridge_now_ms());
-	if (session == NULL || session->transport != SESSION_STREAMABLE) {
-		http_reply_error(req, 404, "Not Found", JSONRPC_INVALID_REQUEST,
-		    "Session not found (ended or expired): initialize again");
-		return NULL;
-	}
-	return session;
+	return http_session_find(transport, req,
+	    http_header(req, "Mcp-Session-Id"), SESSION_STREAMABLE,
+	    "Bad Request: Mcp-Session-Id header is required; send initialize "
+	    "first", "Session not found (ended or expired): initialize again");
 }
 
 /* Checks the MCP-Protocol-Version header; replies 400 when unsupported. */
@@ -241,7 +230,8 @@ http_mcp_check_version(struct evhttp_request *req)
 
 /* POST /mcp: one message, or a batch under 2025-03-26. */
 static void
-http_mcp_post(struct bridge *bridge, struct evhttp_request *req)
+http_mcp_post(struct http_transport *transport,
+    struct evhttp_request *req)
 {
 	struct session	*session;
 	json_t		*body, *messages;
@@ -258,8 +248,8 @@ http_mcp_post(struct bridge *bridge, struct evhttp_request *req)
 		return;
 	batch = json_is_array(body);
 	if (!batch && mcp_is_initialize(body)) {
-		session = session_store_create(bridge->sessions,
-		    SESSION_STREAMABLE, bridge_now_ms());
+		session = session_store_create(transport->sessions,
+		    SESSION_STREAMABLE, clock_now_ms(transport->clock));
 		if (session == NULL) {
 			http_reply_error(req, 503, "Service Unavailable",
 			    JSONRPC_INTERNAL_ERROR, "Too many MCP sessions "
@@ -269,8 +259,8 @@ http_mcp_post(struct bridge *bridge, struct evhttp_request *req)
 		}
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 		    "Mcp-Session-Id", session->id);
-		log_info(bridge->log, "MCP session %.8s started", session->id);
-	} else if ((session = http_mcp_session(bridge, req)) == NULL ||
+		log_info(transport->log, "MCP session %.8s started", session->id);
+	} else if ((session = http_mcp_session(transport, req)) == NULL ||
 	    http_mcp_check_version(req) != 0) {
 		json_decref(body);
 		return;
@@ -285,7 +275,7 @@ http_mcp_post(struct bridge *bridge, struct evhttp_request *req)
 		return;
 	}
 	messages = batch ? json_incref(body) : json_pack("[O]", body);
-	http_mcp_dispatch(bridge, req, session, messages, batch);
+	http_mcp_dispatch(transport, req, session, messages, batch);
 	json_decref(messages);
 	json_decref(body);
 }
@@ -302,7 +292,8 @@ http_mcp_stream_closed(struct sse_stream *stream, void *arg)
 
 /* GET /mcp: the stream for notifications that belong to no request. */
 static void
-http_mcp_get(struct bridge *bridge, struct evhttp_request *req)
+http_mcp_get(struct http_transport *transport,
+    struct evhttp_request *req)
 {
 	struct session	*session;
 
@@ -312,43 +303,45 @@ http_mcp_get(struct bridge *bridge, struct evhttp_request *req)
 		    "Accept must include text/event-stream");
 		return;
 	}
-	if ((session = http_mcp_session(bridge, req)) == NULL ||
+	if ((session = http_mcp_session(transport, req)) == NULL ||
 	    http_mcp_check_version(req) != 0)
 		return;
 	if (session->stream != NULL)
 		sse_stream_end(session->stream);	/* a reconnect wins */
-	session->stream = sse_stream_start(http_server_streams(bridge->http),
-	    req, http_mcp_stream_closed, session);
+	session->stream = sse_stream_start(&transport->streams, req,
+	    http_mcp_stream_closed, session);
 	sse_stream_comment(session->stream, "stream open");
 }
 
 /* DELETE /mcp: the client ends its session. */
 static void
-http_mcp_delete(struct bridge *bridge, struct evhttp_request *req)
+http_mcp_delete(struct http_transport *transport,
+    struct evhttp_request *req)
 {
 	struct session	*session;
 
-	if ((session = http_mcp_session(bridge, req)) == NULL)
+	if ((session = http_mcp_session(transport, req)) == NULL)
 		return;
-	log_info(bridge->log, "MCP session %.8s ended by the client",
+	log_info(transport->log, "MCP session %.8s ended by the client",
 	    session->id);
-	session_store_remove(bridge->sessions, session);
+	session_store_remove(transport->sessions, session);
 	http_reply_json(req, 200, "OK", NULL);
 }
 
 /* Routes /mcp by method. */
 void
-http_mcp_handle(struct bridge *bridge, struct evhttp_request *req)
+http_mcp_handle(struct http_transport *transport,
+    struct evhttp_request *req)
 {
 	switch (evhttp_request_get_command(req)) {
 	case EVHTTP_REQ_POST:
-		http_mcp_post(bridge, req);
+		http_mcp_post(transport, req);
 		break;
 	case EVHTTP_REQ_GET:
-		http_mcp_get(bridge, req);
+		http_mcp_get(transport, req);
 		break;
 	case EVHTTP_REQ_DELETE:
-		http_mcp_delete(bridge, req);
+		http_mcp_delete(transport, req);
 		break;
 	default:
 		evhttp_add_header(evhttp_request_get_output_headers(req),

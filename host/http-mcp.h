@@ -2,9 +2,10 @@
 #ifndef HTTP_MCP_H
 #define HTTP_MCP_H
 
-struct bridge;
 struct evhttp_request;
+struct http_transport;
 
-void	http_mcp_handle(struct bridge *bridge, struct evhttp_request *req);
+void	http_mcp_handle(struct http_transport *transport,
+	    struct evhttp_request *req);
 
 #endif

@@ -4,107 +4,47 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
-#include "bridge.h"
+#include "clock.h"
 #include "errors.h"
+#include "http.h"
 #include "http-guard.h"
 #include "http-mcp.h"
 #include "http-sse.h"
-#include "jsonrpc.h"
 #include "log.h"
-#include "rpc.h"
 #include "session.h"
-#include "sse.h"
 #include "xmalloc.h"
 
 struct http_server {
-	struct bridge		*bridge;
+	struct http_transport	 transport;
+	struct http_server_settings settings;
+	http_connected_cb	 connected;
+	void			*arg;
 	struct evhttp		*http;
 	struct event		*tick;		/* keepalive and expiry */
-	struct sse_stream_list	 streams;
+	uint16_t		 port;
+	char			*port_note;	/* why the port differs */
 };
-
-/* Returns a request header's value, or NULL. */
-const char *
-http_header(struct evhttp_request *req, const char *name)
-{
-	return evhttp_find_header(evhttp_request_get_input_headers(req), name);
-}
-
-/* Sends a JSON body (stolen; NULL for none) with a status. */
-void
-http_reply_json(struct evhttp_request *req, int status, const char *reason,
-    json_t *body)
-{
-	struct evbuffer	*buf = evbuffer_new();
-	char		*text;
-
-	if (body != NULL) {
-		text = json_dumps(body, JSON_COMPACT);
-		evbuffer_add(buf, text, strlen(text));
-		free(text);
-		json_decref(body);
-	}
-	evhttp_send_reply(req, status, reason, buf);
-	evbuffer_free(buf);
-}
-
-/* Sends an HTTP error whose body is a JSON-RPC error with a null id. */
-void
-http_reply_error(struct evhttp_request *req, int status, const char *reason,
-    int code, const char *message)
-{
-	http_reply_json(req, status, reason,
-	    jsonrpc_error(NULL, code, message, NULL));
-}
-
-/*
- * Reads a request's JSON body. On failure replies (415 or 400) and returns
- * -1.
- */
-int
-http_body_json(struct evhttp_request *req, json_t **body)
-{
-	struct evbuffer	*in = evhttp_request_get_input_buffer(req);
-	const char	*type = http_header(req, "Content-Type");
-	json_t		*error = NULL;
-	size_t		 len = evbuffer_get_length(in);
-
-	if (type == NULL || strncasecmp(type, "application/json", 16) != 0) {
-		http_reply_error(req, 415, "Unsupported Media Type",
-		    JSONRPC_INVALID_REQUEST, "Send the message as "
-		    "Content-Type: application/json");
-		return -1;
-	}
-	*body = jsonrpc_parse((const char *)evbuffer_pullup(in, len), len,
-	    &error);
-	if (*body == NULL) {
-		http_reply_json(req, 400, "Bad Request", error);
-		return -1;
-	}
-	return 0;
-}
 
 /* Checks Host, Origin and, except for /health, the bearer token. */
 static int
 http_server_gate(struct http_server *server, struct evhttp_request *req,
     int needs_auth)
 {
-	struct bridge	*bridge = server->bridge;
+	struct log	*log = server->transport.log;
+	const char	*token = server->settings.token;
 	const char	*host = http_header(req, "Host");
 	const char	*origin = http_header(req, "Origin");
 	struct evkeyvalq *out;
 
 	if (!http_guard_host_allowed(host)) {
-		log_warn(bridge->log, "refused a request for Host %s: only "
+		log_warn(log, "refused a request for Host %s: only "
 		    "localhost, 127.0.0.1 and [::1] are served",
 		    host != NULL ? host : "(none)");
 		http_reply_error(req, 403, "Forbidden", JSONRPC_INVALID_REQUEST,
@@ -112,16 +52,15 @@ http_server_gate(struct http_server *server, struct evhttp_request *req,
 		return -1;
 	}
 	if (!http_guard_origin_allowed(origin,
-	    bridge->config.extension_origin)) {
-		log_warn(bridge->log, "refused a request from Origin %s",
+	    server->settings.extension_origin)) {
+		log_warn(log, "refused a request from Origin %s",
 		    origin);
 		http_reply_error(req, 403, "Forbidden", JSONRPC_INVALID_REQUEST,
 		    "Origin not allowed: web pages cannot drive the browser");
 		return -1;
 	}
-	if (!needs_auth || bridge->token == NULL ||
-	    http_guard_bearer_valid(http_header(req, "Authorization"),
-	    bridge->token))
+	if (!needs_auth || token == NULL ||
+	    http_guard_bearer_valid(http_header(req, "Authorization"), token))
 		return 0;
 	out = evhttp_request_get_output_headers(req);
 	evhttp_add_header(out, "WWW-Authenticate",
@@ -136,12 +75,11 @@ http_server_gate(struct http_server *server, struct evhttp_request *req,
 static void
 http_server_health(struct http_server *server, struct evhttp_request *req)
 {
-	struct bridge	*bridge = server->bridge;
-
 	http_reply_json(req, 200, "OK", json_pack("{s:s,s:s,s:b,s:I}",
 	    "status", "ok", "version", PACKAGE_VERSION,
-	    "extension_connected", rpc_is_connected(bridge->rpc),
-	    "sessions", (json_int_t)session_store_count(bridge->sessions)));
+	    "extension_connected", server->connected(server->arg),
+	    "sessions", (json_int_t)session_store_count(
+	    server->transport.sessions)));
 }
 
 /* Routes every request after the gate. */
@@ -149,7 +87,7 @@ static void
 http_server_route(struct evhttp_request *req, void *arg)
 {
 	struct http_server	*server = arg;
-	struct bridge		*bridge = server->bridge;
+	struct http_transport	*transport = &server->transport;
 	const char		*path;
 	struct evhttp_uri	*uri;
 	enum evhttp_cmd_type	 method = evhttp_request_get_command(req);
@@ -166,12 +104,12 @@ http_server_route(struct evhttp_request *req, void *arg)
 	} else if (http_server_gate(server, req, 1) != 0)
 		;	/* already answered */
 	else if (strcmp(path, "/mcp") == 0)
-		http_mcp_handle(bridge, req);
+		http_mcp_handle(transport, req);
 	else if (strcmp(path, "/sse") == 0 && method == EVHTTP_REQ_GET)
-		http_sse_open(bridge, req);
+		http_sse_open(transport, req);
 	else if ((strcmp(path, "/messages") == 0 ||
 	    strcmp(path, "/message") == 0) && method == EVHTTP_REQ_POST)
-		http_sse_post(bridge, req);
+		http_sse_post(transport, req);
 	else if (strcmp(path, "/sse") == 0 || strcmp(path, "/messages") == 0 ||
 	    strcmp(path, "/message") == 0) {
 		evhttp_add_header(evhttp_request_get_output_headers(req),
@@ -192,12 +130,14 @@ static void
 http_server_tick(evutil_socket_t fd, short events, void *arg)
 {
 	struct http_server	*server = arg;
+	struct http_transport	*transport = &server->transport;
 	size_t			 n;
 
-	sse_stream_list_keepalive(&server->streams);
-	n = session_store_expire(server->bridge->sessions, bridge_now_ms());
+	sse_stream_list_keepalive(&transport->streams);
+	n = session_store_expire(transport->sessions,
+	    clock_now_ms(transport->clock));
 	if (n > 0)
-		log_info(server->bridge->log, "expired %zu idle session%s", n,
+		log_info(transport->log, "expired %zu idle session%s", n,
 		    n == 1 ? "" : "s");
 }
 
@@ -219,36 +159,47 @@ http_server_bind(struct http_server *server, int port)
 	return ntohs(sin.sin_port);
 }
 
-/* Creates the server, bound to the configured port or a free one. */
+/*
+ * Creates the server, bound to the configured port or a free one: MCP over
+ * the sessions, the gate from the settings, /health asking connected.
+ */
 struct http_server *
-http_server_new(struct bridge *bridge, char **cause)
+http_server_new(struct event_base *base,
+    const struct http_server_settings *settings, struct mcp *mcp,
+    struct session_store *sessions, const struct clock *clock,
+    struct log *log, http_connected_cb connected, void *arg, char **cause)
 {
-	struct http_server	*server = xcalloc(1, sizeof *server);
-	struct config		*config = &bridge->config;
-	struct timeval		 tv;
-	int			 port;
+	struct http_server		*server = xcalloc(1, sizeof *server);
+	struct timeval			 tv;
+	int				 port;
 
-	server->bridge = bridge;
-	TAILQ_INIT(&server->streams);
-	server->http = evhttp_new(bridge->base);
+	server->transport.mcp = mcp;
+	server->transport.sessions = sessions;
+	server->transport.clock = clock;
+	server->transport.log = log;
+	TAILQ_INIT(&server->transport.streams);
+	server->settings = *settings;
+	server->connected = connected;
+	server->arg = arg;
+	server->http = evhttp_new(base);
 	evhttp_set_gencb(server->http, http_server_route, server);
 	/* The router answers 405 itself; libevent would say 501. */
 	evhttp_set_allowed_methods(server->http, EVHTTP_REQ_GET|
 	    EVHTTP_REQ_POST|EVHTTP_REQ_DELETE|EVHTTP_REQ_OPTIONS|
 	    EVHTTP_REQ_PUT|EVHTTP_REQ_PATCH|EVHTTP_REQ_HEAD);
-	evhttp_set_max_body_size(server->http, (ev_ssize_t)config->max_body);
+	evhttp_set_max_body_size(server->http, (ev_ssize_t)settings->max_body);
 	evhttp_set_max_headers_size(server->http,
-	    (ev_ssize_t)config->max_headers);
-	evhttp_set_timeout(server->http, config->http_timeout_s);
+	    (ev_ssize_t)settings->max_headers);
+	evhttp_set_timeout(server->http, settings->timeout_s);
 	evhttp_set_default_content_type(server->http, "application/json");
 
-	port = http_server_bind(server, config->port);
-	if (port == -1 && config->port != 0) {
-		bridge->port_note = xasprintf("port %d is in use (another "
+	port = http_server_bind(server, settings->port);
+	if (port == -1 && settings->port != 0) {
+		server->port_note = xasprintf("port %d is in use (another "
 		    "Browser Bridge host or another program); this host "
 		    "listens on a free port instead. Set \"port\" in "
-		    "config.json to choose one.", config->port);
-		log_warn(bridge->log, "%s", bridge->port_note);
+		    "config.json to choose one.", settings->port);
+		log_warn(log, "%s", server->port_note);
 		port = http_server_bind(server, 0);
 	}
 	if (port == -1) {
@@ -257,12 +208,12 @@ http_server_new(struct bridge *bridge, char **cause)
 		http_server_free(server);
 		return NULL;
 	}
-	bridge->port = (uint16_t)port;
+	server->port = (uint16_t)port;
 
-	server->tick = event_new(bridge->base, -1, EV_PERSIST,
+	server->tick = event_new(base, -1, EV_PERSIST,
 	    http_server_tick, server);
-	tv.tv_sec = config->keepalive_ms / 1000;
-	tv.tv_usec = (config->keepalive_ms % 1000) * 1000;
+	tv.tv_sec = settings->keepalive_ms / 1000;
+	tv.tv_usec = (settings->keepalive_ms % 1000) * 1000;
 	event_add(server->tick, &tv);
 	return server;
 }
@@ -271,7 +222,7 @@ http_server_new(struct bridge *bridge, char **cause)
 void
 http_server_end_streams(struct http_server *server)
 {
-	sse_stream_list_end_all(&server->streams);
+	sse_stream_list_end_all(&server->transport.streams);
 }
 
 /* Ends every stream, then frees the server. */
@@ -284,12 +235,20 @@ http_server_free(struct http_server *server)
 	if (server->tick != NULL)
 		event_free(server->tick);
 	evhttp_free(server->http);
+	free(server->port_note);
 	free(server);
 }
 
-/* Returns the list of open SSE streams. */
-struct sse_stream_list *
-http_server_streams(struct http_server *server)
+/* Returns the port the server listens on. */
+uint16_t
+http_server_port(const struct http_server *server)
 {
-	return &server->streams;
+	return server->port;
+}
+
+/* Returns why the port is not the configured one, or NULL. */
+const char *
+http_server_port_note(const struct http_server *server)
+{
+	return server->port_note;
 }

@@ -6,27 +6,40 @@
 #ifndef HTTP_SERVER_H
 #define HTTP_SERVER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
-struct bridge;
-struct evhttp_request;
+struct clock;
+struct event_base;
 struct http_server;
-struct sse_stream_list;
+struct log;
+struct mcp;
+struct session_store;
 
-struct http_server	*http_server_new(struct bridge *bridge, char **cause);
+/* Where to listen, the limits, and the gate's settings. */
+struct http_server_settings {
+	int		 port;		/* 0: any free port */
+	size_t		 max_body;
+	size_t		 max_headers;
+	int		 timeout_s;
+	int		 keepalive_ms;	/* keepalive comments, expiry checks */
+	const char	*token;		/* the bearer token; NULL: auth off */
+	const char	*extension_origin;	/* NULL when unknown */
+};
+
+/* Says whether the extension is connected, for /health. */
+typedef bool (*http_connected_cb)(void *arg);
+
+struct http_server	*http_server_new(struct event_base *base,
+			    const struct http_server_settings *settings,
+			    struct mcp *mcp, struct session_store *sessions,
+			    const struct clock *clock, struct log *log,
+			    http_connected_cb connected, void *arg,
+			    char **cause);
 void			 http_server_free(struct http_server *server);
 void			 http_server_end_streams(struct http_server *server);
-struct sse_stream_list	*http_server_streams(struct http_server *server);
-void			 http_reply_json(struct evhttp_request *req,
-			    int status, const char *reason, json_t *body);
-void			 http_reply_error(struct evhttp_request *req,
-			    int status, const char *reason, int code,
-			    const char *message);
-const char		*http_header(struct evhttp_request *req,
-			    const char *name);
-int			 http_body_json(struct evhttp_request *req,
-			    json_t **body);
+uint16_t		 http_server_port(const struct http_server *server);
+const char		*http_server_port_note(const struct http_server *server);
 
 #endif

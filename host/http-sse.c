@@ -7,9 +7,9 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
-#include "bridge.h"
+#include "clock.h"
 #include "errors.h"
-#include "http-server.h"
+#include "http.h"
 #include "log.h"
 #include "mcp.h"
 #include "session.h"
@@ -41,13 +41,14 @@ http_sse_closed(struct sse_stream *stream, void *arg)
 
 /* GET /sse: a new session whose first event names the POST endpoint. */
 void
-http_sse_open(struct bridge *bridge, struct evhttp_request *req)
+http_sse_open(struct http_transport *transport,
+    struct evhttp_request *req)
 {
 	struct session	*session;
 	char		*endpoint;
 
-	session = session_store_create(bridge->sessions, SESSION_LEGACY_SSE,
-	    bridge_now_ms());
+	session = session_store_create(transport->sessions, SESSION_LEGACY_SSE,
+	    clock_now_ms(transport->clock));
 	if (session == NULL) {
 		http_reply_error(req, 503, "Service Unavailable",
 		    JSONRPC_INTERNAL_ERROR, "Too many MCP sessions are busy; "
@@ -56,46 +57,37 @@ http_sse_open(struct bridge *bridge, struct evhttp_request *req)
 	}
 	snprintf(session->protocol_version, sizeof session->protocol_version,
 	    "2024-11-05");
-	session->stream = sse_stream_start(http_server_streams(bridge->http),
-	    req, http_sse_closed, session);
+	session->stream = sse_stream_start(&transport->streams, req,
+	    http_sse_closed, session);
 	endpoint = xasprintf("/messages?sessionId=%s", session->id);
 	sse_stream_event(session->stream, "endpoint", endpoint);
 	free(endpoint);
-	log_info(bridge->log, "legacy SSE session %.8s started", session->id);
+	log_info(transport->log, "legacy SSE session %.8s started", session->id);
 }
 
 /* POST /messages: dispatch; every answer goes back on the stream. */
 void
-http_sse_post(struct bridge *bridge, struct evhttp_request *req)
+http_sse_post(struct http_transport *transport,
+    struct evhttp_request *req)
 {
 	struct evkeyvalq	 query;
 	struct session		*session;
 	struct mcp_call		*call;
-	const char		*id;
 	json_t			*body, *messages, *m;
 	size_t			 i;
 
 	TAILQ_INIT(&query);
 	evhttp_parse_query(evhttp_request_get_uri(req), &query);
-	id = evhttp_find_header(&query, "sessionId");
-	if (id == NULL) {
-		http_reply_error(req, 400, "Bad Request",
-		    JSONRPC_INVALID_REQUEST, "sessionId is missing: POST to the "
-		    "endpoint the /sse stream named");
-		goto out;
-	}
-	session = session_store_find(bridge->sessions, id, bridge_now_ms());
-	if (session == NULL || session->transport != SESSION_LEGACY_SSE) {
-		http_reply_error(req, 404, "Not Found", JSONRPC_INVALID_REQUEST,
-		    "Session not found (ended or expired): open /sse again");
-		goto out;
-	}
-	if (http_body_json(req, &body) != 0)
+	session = http_session_find(transport, req,
+	    evhttp_find_header(&query, "sessionId"), SESSION_LEGACY_SSE,
+	    "sessionId is missing: POST to the endpoint the /sse stream named",
+	    "Session not found (ended or expired): open /sse again");
+	if (session == NULL || http_body_json(req, &body) != 0)
 		goto out;
 	messages = json_is_array(body) ? json_incref(body) :
 	    json_pack("[O]", body);
 	json_array_foreach(messages, i, m)
-		mcp_handle(bridge->mcp, session, m, http_sse_emit, session,
+		mcp_handle(transport->mcp, session, m, http_sse_emit, session,
 		    &call);
 	json_decref(messages);
 	json_decref(body);

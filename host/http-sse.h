@@ -6,10 +6,12 @@
 #ifndef HTTP_SSE_H
 #define HTTP_SSE_H
 
-struct bridge;
 struct evhttp_request;
+struct http_transport;
 
-void	http_sse_open(struct bridge *bridge, struct evhttp_request *req);
-void	http_sse_post(struct bridge *bridge, struct evhttp_request *req);
+void	http_sse_open(struct http_transport *transport,
+	    struct evhttp_request *req);
+void	http_sse_post(struct http_transport *transport,
+	    struct evhttp_request *req);
 
 #endif

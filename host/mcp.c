@@ -4,12 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bridge.h"
 #include "errors.h"
 #include "jsonrpc.h"
 #include "log.h"
 #include "resources.h"
-#include "rpc.h"
 #include "session.h"
 #include "sse.h"
 #include "tools.h"
@@ -25,7 +23,12 @@ static const char mcp_instructions[] =
     "changes: read the state again.";
 
 struct mcp {
-	struct bridge	*bridge;
+	const struct tool_registry	*tools;
+	size_t				 tools_page_size;
+	struct mcp_dispatcher		 dispatcher;
+	const struct tool_host_context	*host;
+	struct session_store		*sessions;
+	struct log			*log;
 };
 
 enum mcp_call_kind {
@@ -39,7 +42,7 @@ struct mcp_call {
 	struct session		*session;
 	enum mcp_call_kind	 kind;
 	json_t			*request_id;
-	uint64_t		 rpc_id;
+	uint64_t		 dispatch_id;
 	json_t			*progress_token;	/* NULL: no progress */
 	double			 last_progress;
 	mcp_emit_cb		 emit;
@@ -47,18 +50,32 @@ struct mcp_call {
 	TAILQ_ENTRY(mcp_call)	 entry;
 };
 
-/* A request method's handler: returns the result, or NULL after *error. */
+/*
+ * A request method's handler: returns the result, or NULL after setting
+ * *error or *call, or after a forwarded call was answered through emit.
+ */
 typedef json_t *(*mcp_method_fn)(struct mcp *, struct session *,
 		    const json_t *request, const json_t *params,
 		    mcp_emit_cb, void *, struct mcp_call **, json_t **error);
 
-/* Makes the MCP server. */
+/*
+ * Makes the MCP server over a tool catalogue, the dispatcher that answers
+ * forwarded calls, what host tools may ask, and the sessions to notify.
+ */
 struct mcp *
-mcp_new(struct bridge *bridge)
+mcp_new(const struct tool_registry *tools, size_t tools_page_size,
+    const struct mcp_dispatcher *dispatcher,
+    const struct tool_host_context *host, struct session_store *sessions,
+    struct log *log)
 {
 	struct mcp	*mcp = xcalloc(1, sizeof *mcp);
 
-	mcp->bridge = bridge;
+	mcp->tools = tools;
+	mcp->tools_page_size = tools_page_size;
+	mcp->dispatcher = *dispatcher;
+	mcp->host = host;
+	mcp->sessions = sessions;
+	mcp->log = log;
 	return mcp;
 }
 
@@ -177,9 +194,8 @@ mcp_tools_list(struct mcp *mcp, struct session *session, const json_t *request,
 		*error = mcp_invalid_params(request, "cursor must be a string");
 		return NULL;
 	}
-	result = tool_registry_list(mcp->bridge->tools,
-	    json_string_value(cursor), mcp->bridge->config.tools_page_size,
-	    &cause);
+	result = tool_registry_list(mcp->tools, json_string_value(cursor),
+	    mcp->tools_page_size, &cause);
 	if (result == NULL) {
 		*error = mcp_invalid_params(request, cause);
 		free(cause);
@@ -282,7 +298,10 @@ mcp_call_progress(const json_t *progress, void *arg)
 	    false, call->arg);
 }
 
-/* Forwards a request to the extension and records it as pending. */
+/*
+ * Forwards a request to the dispatcher and records it as pending. Returns
+ * NULL when the dispatcher answered at once (emit was called).
+ */
 static struct mcp_call *
 mcp_forward(struct mcp *mcp, struct session *session, const json_t *request,
     enum mcp_call_kind kind, const char *method, json_t *args, int timeout_ms,
@@ -290,6 +309,8 @@ mcp_forward(struct mcp *mcp, struct session *session, const json_t *request,
 {
 	struct mcp_call	*call = xcalloc(1, sizeof *call);
 	const json_t	*meta;
+	const char	*error_code = NULL;
+	char		*error_message = NULL;
 
 	call->mcp = mcp;
 	call->session = session;
@@ -302,9 +323,14 @@ mcp_forward(struct mcp *mcp, struct session *session, const json_t *request,
 	call->arg = arg;
 	TAILQ_INSERT_TAIL(&session->calls, call, entry);
 	session->call_count++;
-	call->rpc_id = rpc_call(mcp->bridge->rpc, method, args, timeout_ms,
-	    mcp_call_done, mcp_call_progress, call);
-	return call;
+	call->dispatch_id = mcp->dispatcher.call(mcp->dispatcher.arg, method,
+	    args, timeout_ms, mcp_call_done, mcp_call_progress, call,
+	    &error_code, &error_message);
+	if (call->dispatch_id != 0)
+		return call;
+	mcp_call_done(NULL, error_code, error_message, call);
+	free(error_message);
+	return NULL;
 }
 
 /* tools/call: checks the arguments, then runs the tool. */
@@ -325,7 +351,7 @@ mcp_tools_call(struct mcp *mcp, struct session *session, const json_t *request,
 		    "tools/call needs params.name (a string)");
 		return NULL;
 	}
-	if ((tool = tool_registry_find(mcp->bridge->tools, name)) == NULL) {
+	if ((tool = tool_registry_find(mcp->tools, name)) == NULL) {
 		message = xasprintf("Unknown tool: %s. Call tools/list for the "
 		    "tools this server has.", name);
 		*error = mcp_invalid_params(request, message);
@@ -344,7 +370,7 @@ mcp_tools_call(struct mcp *mcp, struct session *session, const json_t *request,
 		result = mcp_tool_error(ERR_INVALID_ARGUMENT, cause);
 		free(cause);
 	} else if (tool->handler != NULL)
-		result = tool->handler(mcp->bridge, args);
+		result = tool->handler(mcp->host, args);
 	else {
 		*call = mcp_forward(mcp, session, request, MCP_CALL_TOOL,
 		    tool->method, json_incref((json_t *)args),
@@ -371,34 +397,6 @@ mcp_resources_templates(struct mcp *mcp, struct session *session,
     struct mcp_call **call, json_t **error)
 {
 	return json_pack("{s:[]}", "resourceTemplates");
-}
-
-/* resources/read: asks the extension for fresh data. */
-static json_t *
-mcp_resources_read(struct mcp *mcp, struct session *session,
-    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
-    struct mcp_call **call, json_t **error)
-{
-	const char	*uri = json_string_value(json_object_get(params, "uri"));
-	char		*message;
-
-	if (uri == NULL) {
-		*error = mcp_invalid_params(request,
-		    "resources/read needs params.uri (a string)");
-		return NULL;
-	}
-	if (!resources_known(uri)) {
-		message = xasprintf("Resource not found: %s. Call "
-		    "resources/list for the resources this server has.", uri);
-		*error = jsonrpc_error(json_object_get(request, "id"),
-		    MCP_RESOURCE_NOT_FOUND, message,
-		    json_pack("{s:s}", "uri", uri));
-		free(message);
-		return NULL;
-	}
-	*call = mcp_forward(mcp, session, request, MCP_CALL_RESOURCE,
-	    "read_resource", json_pack("{s:s}", "uri", uri), 0, emit, arg);
-	return NULL;
 }
 
 /*
@@ -428,6 +426,20 @@ mcp_resource_param(const json_t *request, const json_t *params,
 		free(message);
 	}
 	return index;
+}
+
+/* resources/read: asks the extension for fresh data. */
+static json_t *
+mcp_resources_read(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	if (mcp_resource_param(request, params, "resources/read", error) == -1)
+		return NULL;
+	*call = mcp_forward(mcp, session, request, MCP_CALL_RESOURCE,
+	    "read_resource", json_pack("{s:O}", "uri",
+	    json_object_get(params, "uri")), 0, emit, arg);
+	return NULL;
 }
 
 /* resources/subscribe: notify this session when the resource changes. */
@@ -532,7 +544,7 @@ mcp_cancelled(struct mcp *mcp, struct session *session, const json_t *params)
 	}
 	if (call == NULL)
 		return;	/* finished already, or never existed */
-	log_debug(mcp->bridge->log, "session %.8s cancelled a call",
+	log_debug(mcp->log, "session %.8s cancelled a call",
 	    session->id);
 	call->emit(NULL, true, call->arg);
 	mcp_call_abandon(mcp, call);
@@ -593,6 +605,8 @@ mcp_handle(struct mcp *mcp, struct session *session, const json_t *message,
 	    call, &error);
 	if (*call != NULL)
 		return MCP_PENDING;
+	if (result == NULL && error == NULL)
+		return MCP_REPLIED;	/* the dispatcher answered at once */
 	emit(result != NULL ? jsonrpc_result(id, result) : error, true, arg);
 	return MCP_REPLIED;
 }
@@ -601,7 +615,8 @@ mcp_handle(struct mcp *mcp, struct session *session, const json_t *message,
 void
 mcp_call_abandon(struct mcp *mcp, struct mcp_call *call)
 {
-	rpc_cancel(mcp->bridge->rpc, call->rpc_id, "cancelled");
+	mcp->dispatcher.cancel(mcp->dispatcher.arg, call->dispatch_id,
+	    "cancelled");
 	mcp_call_free(call);
 }
 
@@ -631,7 +646,7 @@ mcp_broadcast(struct mcp *mcp, const char *method)
 	struct session	*s, *tmp;
 	json_t		*note = jsonrpc_notification(method, NULL);
 
-	SESSION_STORE_FOREACH(s, mcp->bridge->sessions, tmp) {
+	SESSION_STORE_FOREACH(s, mcp->sessions, tmp) {
 		if (s->stream != NULL)
 			sse_stream_message(s->stream, "message", note);
 	}
@@ -657,7 +672,7 @@ mcp_resource_updated(struct mcp *mcp, const char *uri,
 		return 0;
 	note = jsonrpc_notification("notifications/resources/updated",
 	    json_pack("{s:s}", "uri", uri));
-	SESSION_STORE_FOREACH(s, mcp->bridge->sessions, tmp) {
+	SESSION_STORE_FOREACH(s, mcp->sessions, tmp) {
 		if ((s->subscriptions & (1u << index)) == 0)
 			continue;
 		if (deliver != NULL)

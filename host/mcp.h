@@ -8,13 +8,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
-struct bridge;
+struct log;
 struct mcp;
 struct mcp_call;
 struct session;
+struct session_store;
+struct tool_host_context;
+struct tool_registry;
 
 #define MCP_LATEST_VERSION	"2025-11-25"
 #define MCP_DEFAULT_VERSION	"2025-03-26"	/* header missing */
@@ -31,13 +35,42 @@ typedef void (*mcp_emit_cb)(json_t *message, bool final, void *arg);
 typedef void (*mcp_deliver_cb)(struct session *session, const json_t *message,
 		    void *arg);
 
+/*
+ * A forwarded call's outcome, reported once unless it is cancelled: result
+ * (borrowed) or error_code and error_message. The same shape as rpc.h's.
+ */
+typedef void (*mcp_done_cb)(const json_t *result, const char *error_code,
+		    const char *error_message, void *arg);
+/* A progress message from whoever answers the call (borrowed). */
+typedef void (*mcp_progress_cb)(const json_t *progress, void *arg);
+
+/* Who answers the calls MCP forwards (tools/call, resources/read). */
+struct mcp_dispatcher {
+	/*
+	 * Starts a call; steals params. Returns its id (for cancel), or 0
+	 * when it cannot start, with *error_code (static) and
+	 * *error_message (heap) set. done is never called from inside call.
+	 */
+	uint64_t	 (*call)(void *arg, const char *method, json_t *params,
+			     int timeout_ms, mcp_done_cb done,
+			     mcp_progress_cb progress, void *call_arg,
+			     const char **error_code, char **error_message);
+	/* Stops a started call; its done is never called. */
+	void		 (*cancel)(void *arg, uint64_t id, const char *reason);
+	void		*arg;
+};
+
 enum mcp_outcome {
 	MCP_NO_REPLY,	/* a notification or a response: nothing to send */
 	MCP_REPLIED,	/* emit was called with the final response already */
 	MCP_PENDING,	/* emit will be called later; *call set */
 };
 
-struct mcp	*mcp_new(struct bridge *bridge);
+struct mcp	*mcp_new(const struct tool_registry *tools,
+		    size_t tools_page_size,
+		    const struct mcp_dispatcher *dispatcher,
+		    const struct tool_host_context *host,
+		    struct session_store *sessions, struct log *log);
 void		 mcp_free(struct mcp *mcp);
 enum mcp_outcome mcp_handle(struct mcp *mcp, struct session *session,
 		    const json_t *message, mcp_emit_cb emit, void *arg,

@@ -52,10 +52,3 @@ resources_index(const char *uri)
 	}
 	return -1;
 }
-
-/* Returns whether uri names one of the resources. */
-bool
-resources_known(const char *uri)
-{
-	return resources_index(uri) != -1;
-}

@@ -5,14 +5,11 @@
 #ifndef RESOURCES_H
 #define RESOURCES_H
 
-#include <stdbool.h>
-
 #include <jansson.h>
 
 #define RESOURCES_COUNT	3
 
 json_t	*resources_list(void);
-bool	 resources_known(const char *uri);
 int	 resources_index(const char *uri);
 
 #endif

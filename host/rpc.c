@@ -13,8 +13,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "errors.h"
 #include "log.h"
 #include "queue.h"
@@ -49,7 +49,8 @@ struct rpc_call {
 	char			*method;
 	json_t			*params;	/* until sent */
 	int			 timeout_ms;
-	uint64_t		 deadline_ms;	/* monotonic */
+	uint64_t		 deadline_ms;	/* by the clock: timeout */
+	uint64_t		 hello_deadline_ms;	/* unsent: no hello */
 	bool			 sent;
 	const char		*fail_code;	/* set: fails when timer fires */
 	const char		*fail_message;
@@ -63,6 +64,7 @@ TAILQ_HEAD(rpc_calls, rpc_call);
 
 struct rpc {
 	struct event_base	*base;
+	const struct clock	*clock;
 	struct log		*log;
 	int			 hello_grace_ms;
 	struct rpc_callbacks	 cb;
@@ -74,16 +76,6 @@ struct rpc {
 };
 
 static void	rpc_call_timer(evutil_socket_t, short, void *);
-
-/* Returns a monotonic clock in milliseconds. */
-static uint64_t
-rpc_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* Arms a call's timer to fire after ms milliseconds. */
 static void
@@ -197,19 +189,20 @@ rpc_call_send(struct rpc_call *call, int timeout_ms)
 	rpc_call_arm(call, timeout_ms);
 }
 
-/* A call's timer: a deferred failure, the hello grace or the timeout. */
-static void
-rpc_call_timer(__attribute__((unused)) evutil_socket_t fd,
-    __attribute__((unused)) short events, void *arg)
+/* Returns when a call is overdue: its timeout, or unsent, the hello's. */
+static uint64_t
+rpc_call_due_ms(const struct rpc_call *call)
 {
-	struct rpc_call	*call = arg;
+	return call->sent ? call->deadline_ms : call->hello_deadline_ms;
+}
+
+/* Fails an overdue call: no hello in time, or no answer in time. */
+static void
+rpc_call_expire(struct rpc_call *call)
+{
 	struct rpc	*rpc = call->rpc;
 	char		*message;
 
-	if (call->fail_code != NULL) {
-		rpc_call_fail(call, call->fail_code, call->fail_message);
-		return;
-	}
 	if (!call->sent) {
 		log_warn(rpc->log, "rpc: %s (id %" PRIu64 ") failed: no hello "
 		    "from the extension", call->method, call->id);
@@ -229,15 +222,65 @@ rpc_call_timer(__attribute__((unused)) evutil_socket_t fd,
 	rpc_call_free(call);
 }
 
+/*
+ * A call's timer: a deferred failure, or the clock says the call may be
+ * overdue. The clock decides; a timer that fires early is armed again.
+ */
+static void
+rpc_call_timer(__attribute__((unused)) evutil_socket_t fd,
+    __attribute__((unused)) short events, void *arg)
+{
+	struct rpc_call	*call = arg;
+	uint64_t	 now, due;
+
+	if (call->fail_code != NULL) {
+		rpc_call_fail(call, call->fail_code, call->fail_message);
+		return;
+	}
+	now = clock_now_ms(call->rpc->clock);
+	due = rpc_call_due_ms(call);
+	if (now < due)
+		rpc_call_arm(call, (int)(due - now));
+	else
+		rpc_call_expire(call);
+}
+
+/*
+ * Fails every call the clock says is overdue, as their timers would; for
+ * an owner (or a test) that moved the clock. Returns how many failed.
+ */
+size_t
+rpc_expire(struct rpc *rpc)
+{
+	struct rpc_call	*call;
+	uint64_t	 now;
+	size_t		 n = 0;
+
+	/* A done callback may add or cancel calls: look again each time. */
+	for (;;) {
+		now = clock_now_ms(rpc->clock);
+		TAILQ_FOREACH(call, &rpc->calls, entry) {
+			if (call->fail_code == NULL &&
+			    now >= rpc_call_due_ms(call))
+				break;
+		}
+		if (call == NULL)
+			return n;
+		rpc_call_expire(call);
+		n++;
+	}
+}
+
 /* Creates the protocol state, waiting for the extension's hello. */
 struct rpc *
-rpc_new(struct event_base *base, struct log *log, int hello_grace_ms,
-    const struct rpc_callbacks *callbacks)
+rpc_new(struct event_base *base, const struct clock *clock, struct log *log,
+    int hello_grace_ms, const struct rpc_callbacks *callbacks)
 {
 	struct rpc	*rpc;
 
 	rpc = xcalloc(1, sizeof *rpc);
 	rpc->base = base;
+	rpc->clock = clock;
 	rpc->log = log;
 	rpc->hello_grace_ms = hello_grace_ms > 0 ? hello_grace_ms :
 	    RPC_DEFAULT_HELLO_GRACE_MS;
@@ -314,7 +357,7 @@ rpc_receive_hello(struct rpc *rpc, const json_t *message)
 	rpc->state = RPC_CONNECTED;
 
 	/* Sending never removes a call from the list (failures are later). */
-	now = rpc_now_ms();
+	now = clock_now_ms(rpc->clock);
 	TAILQ_FOREACH(call, &rpc->calls, entry) {
 		if (call->sent || call->fail_code != NULL)
 			continue;
@@ -497,16 +540,21 @@ rpc_call(struct rpc *rpc, const char *method, json_t *params, int timeout_ms,
     rpc_done_cb done, rpc_progress_cb progress, void *arg)
 {
 	struct rpc_call	*call;
+	uint64_t	 now = clock_now_ms(rpc->clock);
+	int		 grace_ms;
 
 	if (timeout_ms <= 0)
 		timeout_ms = RPC_DEFAULT_TIMEOUT_MS;
+	grace_ms = timeout_ms < rpc->hello_grace_ms ? timeout_ms :
+	    rpc->hello_grace_ms;
 	call = xcalloc(1, sizeof *call);
 	call->rpc = rpc;
 	call->id = rpc->next_id++;
 	call->method = xstrdup(method);
 	call->params = params != NULL ? params : json_object();
 	call->timeout_ms = timeout_ms;
-	call->deadline_ms = rpc_now_ms() + (uint64_t)timeout_ms;
+	call->deadline_ms = now + (uint64_t)timeout_ms;
+	call->hello_deadline_ms = now + (uint64_t)grace_ms;
 	call->timer = evtimer_new(rpc->base, rpc_call_timer, call);
 	call->done = done;
 	call->progress = progress;
@@ -521,8 +569,7 @@ rpc_call(struct rpc *rpc, const char *method, json_t *params, int timeout_ms,
 	case RPC_WAITING_HELLO:
 		log_debug(rpc->log, "rpc: %s (id %" PRIu64 ") waits for the "
 		    "hello", method, call->id);
-		rpc_call_arm(call, timeout_ms < rpc->hello_grace_ms ?
-		    timeout_ms : rpc->hello_grace_ms);
+		rpc_call_arm(call, grace_ms);
 		break;
 	case RPC_DISCONNECTED:
 		rpc_call_fail_later(call, ERR_EXTENSION_DISCONNECTED,

@@ -26,6 +26,7 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+struct clock;
 struct log;
 struct rpc;
 
@@ -64,8 +65,9 @@ struct rpc_callbacks {
 	void	*arg;
 };
 
-struct rpc	*rpc_new(struct event_base *base, struct log *log,
-		    int hello_grace_ms, const struct rpc_callbacks *callbacks);
+struct rpc	*rpc_new(struct event_base *base, const struct clock *clock,
+		    struct log *log, int hello_grace_ms,
+		    const struct rpc_callbacks *callbacks);
 void		 rpc_free(struct rpc *rpc);
 void		 rpc_receive(struct rpc *rpc, const json_t *message);
 void		 rpc_channel_closed(struct rpc *rpc);
@@ -73,6 +75,7 @@ uint64_t	 rpc_call(struct rpc *rpc, const char *method, json_t *params,
 		    int timeout_ms, rpc_done_cb done, rpc_progress_cb progress,
 		    void *arg);
 void		 rpc_cancel(struct rpc *rpc, uint64_t id, const char *reason);
+size_t		 rpc_expire(struct rpc *rpc);
 bool		 rpc_is_connected(const struct rpc *rpc);
 size_t		 rpc_pending_count(const struct rpc *rpc);
 const json_t	*rpc_extension_hello(const struct rpc *rpc);

@@ -1,18 +1,21 @@
 /* Host tools: answered by the host itself, without the extension. */
 #include <stdlib.h>
 
-#include "bridge.h"
 #include "tools.h"
 
 /* Returns the host's status as text and as structured content. */
 static json_t *
-tool_host_status(struct bridge *bridge, const json_t *args)
+tool_host_status(const struct tool_host_context *host, const json_t *args)
 {
 	json_t	*status, *result;
-	char	*text;
+	char	*text, *cause = NULL;
 
-	if ((status = bridge_status(bridge)) == NULL)
-		status = json_object();
+	if ((status = host->status(host->arg, &cause)) == NULL) {
+		result = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type",
+		    "text", "text", cause, "isError", 1);
+		free(cause);
+		return result;
+	}
 	text = json_dumps(status, JSON_COMPACT);
 	result = json_pack("{s:[{s:s,s:s}],s:o}", "content", "type", "text",
 	    "text", text != NULL ? text : "{}", "structuredContent", status);

@@ -12,15 +12,24 @@
 
 #include <jansson.h>
 
-struct bridge;
-
 #define TOOL_DEFAULT_TIMEOUT_MS	30000
+
+/* What a host-side tool may ask of the host. */
+struct tool_host_context {
+	/*
+	 * Returns the host's status (a new object, as /health and doctor
+	 * show it), or NULL with *cause (heap, "CODE: what to do") when no
+	 * host runs.
+	 */
+	json_t	*(*status)(void *arg, char **cause);
+	void	*arg;
+};
 
 /*
  * A host-side tool: returns a new MCP CallToolResult object. args has
  * already passed the input schema.
  */
-typedef json_t *(*tool_host_handler)(struct bridge *bridge,
+typedef json_t *(*tool_host_handler)(const struct tool_host_context *host,
 		    const json_t *args);
 
 /* The code of a tool that the host answers itself (answered_by "host"). */

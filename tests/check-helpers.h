@@ -2,10 +2,13 @@
 #ifndef CHECK_HELPERS_H
 #define CHECK_HELPERS_H
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <check.h>
 #include <jansson.h>
+
+#include "clock.h"
 
 /* Asserts two JSON values are equal, printing both when they are not. */
 #define ck_assert_json_eq(actual, expected) do {			\
@@ -28,6 +31,29 @@ check_json(const char *text)
 
 	ck_assert_msg(value != NULL, "bad JSON in test: %s: %s", error.text, text);
 	return value;
+}
+
+/* A clock a test moves by hand: set now_ms, never sleep. */
+struct check_clock {
+	struct clock	clock;
+	uint64_t	now_ms;
+};
+
+/* Reads a test clock. */
+static inline uint64_t
+check_clock_now_ms(void *arg)
+{
+	return ((struct check_clock *)arg)->now_ms;
+}
+
+/* Starts a test clock at start_ms; returns the clock to inject. */
+static inline const struct clock *
+check_clock_start(struct check_clock *clock, uint64_t start_ms)
+{
+	clock->clock.now_ms = check_clock_now_ms;
+	clock->clock.arg = clock;
+	clock->now_ms = start_ms;
+	return &clock->clock;
 }
 
 /* Runs one suite with CK_ENV verbosity and returns the process status. */

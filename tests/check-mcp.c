@@ -8,7 +8,6 @@
 #include <check.h>
 #include <event2/event.h>
 
-#include "bridge.h"
 #include "check-helpers.h"
 #include "errors.h"
 #include "jsonrpc.h"
@@ -18,10 +17,17 @@
 #include "session.h"
 #include "tools.h"
 
-/* A bridge with the parts MCP uses, and what the extension was sent. */
+/* The parts MCP uses, and what the extension was sent. */
 struct fixture {
-	struct bridge	 bridge;
-	struct session	*session;
+	struct check_clock	 clock;
+	struct event_base	*base;
+	struct tool_registry	*tools;
+	struct rpc		*rpc;
+	struct session_store	*sessions;
+	struct tool_host_context host;
+	struct mcp_dispatcher	 dispatcher;
+	struct mcp		*mcp;
+	struct session		*session;
 	json_t		*sent;		/* messages to the extension */
 	json_t		*emitted;	/* messages to the MCP client */
 	int		 finals;
@@ -50,7 +56,33 @@ fixture_emit(json_t *message, bool final, void *arg)
 		fx.finals++;
 }
 
-/* Builds the bridge parts MCP needs; the extension is connected. */
+/* The host's status as host tools see it: from the rpc and the store. */
+static json_t *
+fixture_status(void *arg, char **cause)
+{
+	return json_pack("{s:b,s:I}", "extension_connected",
+	    rpc_is_connected(fx.rpc), "sessions",
+	    (json_int_t)session_store_count(fx.sessions));
+}
+
+/* Starts a forwarded call at the rpc layer, as the host does. */
+static uint64_t
+fixture_call(void *arg, const char *method, json_t *params, int timeout_ms,
+    mcp_done_cb done, mcp_progress_cb progress, void *call_arg,
+    const char **error_code, char **error_message)
+{
+	return rpc_call(fx.rpc, method, params, timeout_ms, done, progress,
+	    call_arg);
+}
+
+/* Cancels a forwarded call at the rpc layer. */
+static void
+fixture_cancel(void *arg, uint64_t id, const char *reason)
+{
+	rpc_cancel(fx.rpc, id, reason);
+}
+
+/* Builds the parts MCP needs; the extension is connected. */
 static void
 setup(void)
 {
@@ -59,20 +91,23 @@ setup(void)
 	json_t			*hello;
 
 	memset(&fx, 0, sizeof fx);
-	config_defaults(&fx.bridge.config);
-	fx.bridge.base = event_base_new();
-	fx.bridge.tools = tool_registry_new(&cause);
-	ck_assert_msg(fx.bridge.tools != NULL, "registry: %s", cause);
-	fx.bridge.rpc = rpc_new(fx.bridge.base, NULL, 50, &callbacks);
-	fx.bridge.sessions = session_store_new(8, 60000, NULL, NULL);
-	fx.bridge.mcp = mcp_new(&fx.bridge);
-	fx.session = session_store_create(fx.bridge.sessions,
-	    SESSION_STREAMABLE, 0);
+	fx.base = event_base_new();
+	fx.tools = tool_registry_new(&cause);
+	ck_assert_msg(fx.tools != NULL, "registry: %s", cause);
+	fx.rpc = rpc_new(fx.base, check_clock_start(&fx.clock, 1000), NULL,
+	    50, &callbacks);
+	fx.sessions = session_store_new(8, 60000, NULL, NULL);
+	fx.host.status = fixture_status;
+	fx.dispatcher.call = fixture_call;
+	fx.dispatcher.cancel = fixture_cancel;
+	fx.mcp = mcp_new(fx.tools, 0, &fx.dispatcher, &fx.host, fx.sessions,
+	    NULL);
+	fx.session = session_store_create(fx.sessions, SESSION_STREAMABLE, 0);
 	fx.sent = json_array();
 	fx.emitted = json_array();
 	hello = check_json("{\"type\":\"hello\",\"protocol\":1,"
 	    "\"version\":\"test\"}");
-	rpc_receive(fx.bridge.rpc, hello);
+	rpc_receive(fx.rpc, hello);
 	json_decref(hello);
 	json_array_clear(fx.sent);	/* the welcome */
 }
@@ -81,12 +116,12 @@ setup(void)
 static void
 teardown(void)
 {
-	mcp_session_ended(fx.bridge.mcp, fx.session);
-	session_store_free(fx.bridge.sessions);
-	rpc_free(fx.bridge.rpc);
-	mcp_free(fx.bridge.mcp);
-	tool_registry_free(fx.bridge.tools);
-	event_base_free(fx.bridge.base);
+	mcp_session_ended(fx.mcp, fx.session);
+	session_store_free(fx.sessions);
+	rpc_free(fx.rpc);
+	mcp_free(fx.mcp);
+	tool_registry_free(fx.tools);
+	event_base_free(fx.base);
 	json_decref(fx.sent);
 	json_decref(fx.emitted);
 }
@@ -99,7 +134,7 @@ handle(const char *text, struct mcp_call **call)
 	struct mcp_call		*ignored;
 	enum mcp_outcome	 outcome;
 
-	outcome = mcp_handle(fx.bridge.mcp, fx.session, message, fixture_emit,
+	outcome = mcp_handle(fx.mcp, fx.session, message, fixture_emit,
 	    NULL, call != NULL ? call : &ignored);
 	json_decref(message);
 	return outcome;
@@ -137,7 +172,7 @@ extension_answers(const char *body)
 
 	json_object_set_new(response, "type", json_string("response"));
 	json_object_set(response, "id", json_object_get(request, "id"));
-	rpc_receive(fx.bridge.rpc, response);
+	rpc_receive(fx.rpc, response);
 	json_decref(response);
 }
 
@@ -272,7 +307,9 @@ START_TEST(test_tools_list_pages_with_cursor)
 	char		 text[256];
 	size_t		 seen = 0;
 
-	fx.bridge.config.tools_page_size = 7;
+	mcp_free(fx.mcp);
+	fx.mcp = mcp_new(fx.tools, 7, &fx.dispatcher, &fx.host, fx.sessions,
+	    NULL);
 	handle("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", NULL);
 	for (;;) {
 		result = json_object_get(last_emitted(), "result");
@@ -286,7 +323,7 @@ START_TEST(test_tools_list_pages_with_cursor)
 		    cursor);
 		handle(text, NULL);
 	}
-	ck_assert_uint_eq(seen, tool_registry_count(fx.bridge.tools));
+	ck_assert_uint_eq(seen, tool_registry_count(fx.tools));
 	handle("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\","
 	    "\"params\":{\"cursor\":\"garbage\"}}", NULL);
 	assert_error_code(JSONRPC_INVALID_PARAMS);
@@ -396,7 +433,6 @@ START_TEST(test_host_status_is_answered_by_the_host)
 {
 	json_t	*result;
 
-	fx.bridge.started_ms = bridge_now_ms();
 	ck_assert_int_eq(handle("{\"jsonrpc\":\"2.0\",\"id\":1,"
 	    "\"method\":\"tools/call\",\"params\":{\"name\":\"host_status\"}}",
 	    NULL), MCP_REPLIED);
@@ -420,10 +456,10 @@ START_TEST(test_progress_only_with_token_and_increasing)
 	progress = check_json("{\"type\":\"progress\",\"progress\":1,"
 	    "\"total\":3,\"message\":\"planning\"}");
 	json_object_set(progress, "id", json_object_get(request, "id"));
-	rpc_receive(fx.bridge.rpc, progress);
-	rpc_receive(fx.bridge.rpc, progress);	/* not increasing: dropped */
+	rpc_receive(fx.rpc, progress);
+	rpc_receive(fx.rpc, progress);	/* not increasing: dropped */
 	json_object_set_new(progress, "progress", json_integer(2));
-	rpc_receive(fx.bridge.rpc, progress);
+	rpc_receive(fx.rpc, progress);
 	json_decref(progress);
 	ck_assert_uint_eq(json_array_size(fx.emitted), 2);
 	params = json_object_get(json_array_get(fx.emitted, 0), "params");
@@ -442,7 +478,7 @@ START_TEST(test_progress_only_with_token_and_increasing)
 	progress = check_json("{\"type\":\"progress\",\"progress\":1}");
 	json_object_set(progress, "id", json_object_get(json_array_get(fx.sent,
 	    1), "id"));
-	rpc_receive(fx.bridge.rpc, progress);
+	rpc_receive(fx.rpc, progress);
 	json_decref(progress);
 	ck_assert_uint_eq(json_array_size(fx.emitted), 2);	/* no token */
 }
@@ -562,11 +598,11 @@ START_TEST(test_resource_updated_reaches_only_subscribers)
 	struct session	*other;
 	json_t		*seen = json_array();
 
-	other = session_store_create(fx.bridge.sessions, SESSION_STREAMABLE, 0);
+	other = session_store_create(fx.sessions, SESSION_STREAMABLE, 0);
 	handle("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/subscribe\","
 	    "\"params\":{\"uri\":\"browser://current/state\"}}", NULL);
 
-	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp,
+	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
 	    "browser://current/state", capture_delivery, seen), 1);
 	ck_assert_uint_eq(json_array_size(seen), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(seen,
@@ -577,23 +613,23 @@ START_TEST(test_resource_updated_reaches_only_subscribers)
 	    "\"browser://current/state\"}}");
 
 	/* Another resource, an unknown one: nobody is subscribed. */
-	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp, "browser://tabs",
+	ck_assert_uint_eq(mcp_resource_updated(fx.mcp, "browser://tabs",
 	    capture_delivery, seen), 0);
-	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp,
+	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
 	    "browser://nowhere", capture_delivery, seen), 0);
 	/* Without a stream, a subscriber gets nothing sent to it. */
-	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp,
+	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
 	    "browser://current/state", NULL, NULL), 0);
 
 	/* Both subscribed: both told; after unsubscribing, neither. */
 	other->subscriptions = fx.session->subscriptions;
-	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp,
+	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
 	    "browser://current/state", capture_delivery, seen), 2);
 	handle("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":"
 	    "\"resources/unsubscribe\",\"params\":{\"uri\":"
 	    "\"browser://current/state\"}}", NULL);
 	other->subscriptions = 0;
-	ck_assert_uint_eq(mcp_resource_updated(fx.bridge.mcp,
+	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
 	    "browser://current/state", capture_delivery, seen), 0);
 	ck_assert_uint_eq(json_array_size(seen), 3);
 	json_decref(seen);
@@ -633,7 +669,7 @@ START_TEST(test_session_end_abandons_calls)
 	handle("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
 	    "\"params\":{\"name\":\"navigate_to\",\"arguments\":{\"url\":\"y\"}}}",
 	    NULL);
-	mcp_session_ended(fx.bridge.mcp, fx.session);
+	mcp_session_ended(fx.mcp, fx.session);
 	ck_assert_int_eq(fx.finals, 2);
 	ck_assert_uint_eq(json_array_size(fx.emitted), 2);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(
@@ -641,7 +677,7 @@ START_TEST(test_session_end_abandons_calls)
 	assert_error_code(JSONRPC_INTERNAL_ERROR);
 	ck_assert_uint_eq(fx.session->call_count, 0);
 	ck_assert_uint_eq(json_array_size(fx.sent), 4);	/* 2 requests, 2 cancels */
-	ck_assert_uint_eq(rpc_pending_count(fx.bridge.rpc), 0);
+	ck_assert_uint_eq(rpc_pending_count(fx.rpc), 0);
 }
 END_TEST
 
@@ -653,13 +689,68 @@ START_TEST(test_timeout_becomes_is_error_result)
 	handle("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
 	    "\"params\":{\"name\":\"wait_for\",\"arguments\":{\"delay_ms\":1,"
 	    "\"timeout_ms\":1}}}", NULL);
-	/* The host allows timeout_ms plus a margin; run the loop past it. */
-	event_base_dispatch(fx.bridge.base);
+	/* The host allows timeout_ms plus a margin; move the clock past it. */
+	fx.clock.now_ms += 1;
+	ck_assert_uint_eq(rpc_expire(fx.rpc), 0);
+	fx.clock.now_ms += 60 * 1000;
+	ck_assert_uint_eq(rpc_expire(fx.rpc), 1);
 	result = json_object_get(last_emitted(), "result");
 	ck_assert(json_is_true(json_object_get(result, "isError")));
 	text = json_string_value(json_object_get(json_array_get(
 	    json_object_get(result, "content"), 0), "text"));
 	ck_assert_msg(strncmp(text, "TIMEOUT: ", 9) == 0, "got %s", text);
+}
+END_TEST
+
+/* A dispatcher that can start nothing, as when no host runs. */
+static uint64_t
+refusing_call(void *arg, const char *method, json_t *params, int timeout_ms,
+    mcp_done_cb done, mcp_progress_cb progress, void *call_arg,
+    const char **error_code, char **error_message)
+{
+	json_decref(params);
+	*error_code = ERR_HOST_NOT_RUNNING;
+	*error_message = strdup("No host runs.");
+	return 0;
+}
+
+START_TEST(test_dispatcher_that_cannot_start_answers_at_once)
+{
+	struct mcp_dispatcher	 refusing = { refusing_call, fixture_cancel,
+				    NULL };
+	struct mcp		*mcp;
+	struct mcp_call		*call;
+	json_t			*message, *want;
+
+	mcp = mcp_new(fx.tools, 0, &refusing, &fx.host, fx.sessions, NULL);
+	message = check_json("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"navigate_to\","
+	    "\"arguments\":{\"url\":\"x\"}}}");
+	ck_assert_int_eq(mcp_handle(mcp, fx.session, message, fixture_emit,
+	    NULL, &call), MCP_REPLIED);
+	json_decref(message);
+	ck_assert_ptr_null(call);
+	ck_assert_int_eq(fx.finals, 1);
+	want = check_json("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":"
+	    "{\"content\":[{\"type\":\"text\",\"text\":"
+	    "\"HOST_NOT_RUNNING: No host runs.\"}],\"isError\":true}}");
+	ck_assert_json_eq(last_emitted(), want);
+	json_decref(want);
+
+	message = check_json("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":"
+	    "\"resources/read\",\"params\":{\"uri\":\"browser://tabs\"}}");
+	ck_assert_int_eq(mcp_handle(mcp, fx.session, message, fixture_emit,
+	    NULL, &call), MCP_REPLIED);
+	json_decref(message);
+	want = check_json("{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":"
+	    "{\"code\":-32603,\"message\":\"HOST_NOT_RUNNING: No host "
+	    "runs.\",\"data\":{\"code\":\"HOST_NOT_RUNNING\"}}}");
+	ck_assert_json_eq(last_emitted(), want);
+	json_decref(want);
+	ck_assert_int_eq(fx.finals, 2);
+	ck_assert_uint_eq(fx.session->call_count, 0);
+	ck_assert_uint_eq(json_array_size(fx.sent), 0);
+	mcp_free(mcp);
 }
 END_TEST
 
@@ -709,6 +800,7 @@ mcp_suite(void)
 	tcase_add_test(tc, test_cancelled_notification_cancels_at_extension);
 	tcase_add_test(tc, test_session_end_abandons_calls);
 	tcase_add_test(tc, test_timeout_becomes_is_error_result);
+	tcase_add_test(tc, test_dispatcher_that_cannot_start_answers_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -38,6 +38,7 @@ struct outcome {
 };
 
 struct ctx {
+	struct check_clock	 clock;
 	struct event_base	*base;
 	struct rpc		*rpc;
 	json_t			*sent;
@@ -179,7 +180,8 @@ ctx_start(struct ctx *ctx, int grace_ms)
 	ck_assert_ptr_nonnull(ctx->base);
 	ctx->sent = json_array();
 	ctx->events = json_array();
-	ctx->rpc = rpc_new(ctx->base, NULL, grace_ms, &cb);
+	ctx->rpc = rpc_new(ctx->base, check_clock_start(&ctx->clock, 1000),
+	    NULL, grace_ms, &cb);
 }
 
 /* Frees everything a test made. */
@@ -213,14 +215,16 @@ ctx_connect(struct ctx *ctx)
 	json_array_clear(ctx->sent);
 }
 
-/* Runs the event loop for ms milliseconds. */
+/*
+ * Moves the clock on by ms, then runs what is due: the calls the clock
+ * says are overdue, and the failures deferred to the loop.
+ */
 static void
-ctx_run(struct ctx *ctx, int ms)
+ctx_advance(struct ctx *ctx, int ms)
 {
-	struct timeval	tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	event_base_loopexit(ctx->base, &tv);
-	event_base_dispatch(ctx->base);
+	ctx->clock.now_ms += (uint64_t)ms;
+	rpc_expire(ctx->rpc);
+	event_base_loop(ctx->base, EVLOOP_NONBLOCK);
 }
 
 /* Starts a call, noting whether done ran inside rpc_call. */
@@ -367,15 +371,14 @@ START_TEST(test_call_before_hello_is_sent_with_remaining_timeout)
 	ck_assert_uint_eq(id, 1);
 	ck_assert_uint_eq(json_array_size(ctx.sent), 0);
 	ck_assert_uint_eq(rpc_pending_count(ctx.rpc), 1);
-	ctx_run(&ctx, 100);
+	ctx_advance(&ctx, 100);
 	ck_assert_int_eq(o.done, 0);
 
 	ctx_receive(&ctx, "{\"type\":\"hello\",\"protocol\":1}");
 	ck_assert_uint_eq(json_array_size(ctx.sent), 2);
 	request = ctx_sent(&ctx, 1);
 	timeout = json_integer_value(json_object_get(request, "timeout_ms"));
-	ck_assert_int_gt(timeout, 0);
-	ck_assert_int_le(timeout, 900);
+	ck_assert_int_eq(timeout, 900);
 	json_object_del(request, "timeout_ms");
 	ck_assert_sent(&ctx, 1, "{\"type\":\"request\",\"id\":1,"
 	    "\"method\":\"navigate_to\",\"params\":{\"url\":"
@@ -395,12 +398,11 @@ START_TEST(test_call_before_hello_fails_after_grace)
 	struct ctx	ctx;
 	struct outcome	o = { 0 }, shorter = { 0 };
 
-	/* Margins wide enough for a loaded machine (sanitizers, -j2). */
 	ctx_start(&ctx, 500);
 	ctx_call(&ctx, "snapshot", NULL, 10000, &o);
-	ctx_run(&ctx, 20);
+	ctx_advance(&ctx, 499);
 	ck_assert_int_eq(o.done, 0);
-	ctx_run(&ctx, 1500);
+	ctx_advance(&ctx, 1);
 	ck_assert_failed(&o, ERR_EXTENSION_NOT_CONNECTED, MSG_NOT_CONNECTED);
 	ck_assert_uint_eq(json_array_size(ctx.sent), 0);
 	ck_assert_uint_eq(rpc_pending_count(ctx.rpc), 0);
@@ -410,7 +412,9 @@ START_TEST(test_call_before_hello_fails_after_grace)
 	/* A call whose own timeout is shorter than the grace fails sooner. */
 	ctx_start(&ctx, 60000);
 	ctx_call(&ctx, "snapshot", NULL, 30, &shorter);
-	ctx_run(&ctx, 300);
+	ctx_advance(&ctx, 29);
+	ck_assert_int_eq(shorter.done, 0);
+	ctx_advance(&ctx, 1);
 	ck_assert_failed(&shorter, ERR_EXTENSION_NOT_CONNECTED,
 	    MSG_NOT_CONNECTED);
 	ck_assert(!ctx.done_inside_call);
@@ -537,7 +541,10 @@ START_TEST(test_timeout_fails_and_sends_cancel)
 	ctx_start(&ctx, 0);
 	ctx_connect(&ctx);
 	ctx_call(&ctx, "wait_for", NULL, 30, &o);
-	ctx_run(&ctx, 200);
+	ctx_advance(&ctx, 29);
+	ck_assert_int_eq(o.done, 0);
+	ck_assert_uint_eq(json_array_size(ctx.sent), 1);
+	ctx_advance(&ctx, 1);
 	ck_assert_failed(&o, ERR_TIMEOUT, "The extension did not answer "
 	    "wait_for within 30 ms. The page may be busy or the tab closed; "
 	    "check the tab and retry, or raise timeout_ms.");
@@ -558,7 +565,7 @@ START_TEST(test_late_response_after_timeout_ignored)
 	ctx_start(&ctx, 0);
 	ctx_connect(&ctx);
 	ctx_call(&ctx, "wait_for", NULL, 20, &o);
-	ctx_run(&ctx, 150);
+	ctx_advance(&ctx, 20);
 	ck_assert_int_eq(o.done, 1);
 	ctx_receive(&ctx, "{\"type\":\"response\",\"id\":1,\"result\":{}}");
 	ctx_receive(&ctx, "{\"type\":\"progress\",\"id\":1,\"progress\":1}");
@@ -587,7 +594,7 @@ START_TEST(test_cancel_sends_cancel_and_never_calls_done)
 	rpc_cancel(ctx.rpc, id, "cancelled");
 	rpc_cancel(ctx.rpc, 12345, "cancelled");
 	ctx_receive(&ctx, "{\"type\":\"response\",\"id\":1,\"result\":{}}");
-	ctx_run(&ctx, 100);
+	ctx_advance(&ctx, 100);
 	ck_assert_int_eq(o.done, 0);
 	ck_assert_uint_eq(json_array_size(ctx.sent), 2);
 	ctx_end(&ctx);
@@ -596,7 +603,7 @@ START_TEST(test_cancel_sends_cancel_and_never_calls_done)
 	ctx_start(&ctx, 30);
 	id = ctx_call(&ctx, "navigate_to", NULL, 1000, &queued);
 	rpc_cancel(ctx.rpc, id, "cancelled");
-	ctx_run(&ctx, 100);
+	ctx_advance(&ctx, 100);
 	ck_assert_int_eq(queued.done, 0);
 	ck_assert_uint_eq(json_array_size(ctx.sent), 0);
 	ctx_end(&ctx);
@@ -658,7 +665,7 @@ START_TEST(test_call_after_close_fails_asynchronously)
 	ctx_call(&ctx, "click", NULL, 5000, &o);
 	ck_assert_int_eq(o.done, 0);
 	ck_assert_uint_eq(rpc_pending_count(ctx.rpc), 1);
-	ctx_run(&ctx, 50);
+	ctx_advance(&ctx, 50);
 	ck_assert_failed(&o, ERR_EXTENSION_DISCONNECTED, MSG_DISCONNECTED);
 	ck_assert(!ctx.done_inside_call);
 	ck_assert_uint_eq(json_array_size(ctx.sent), 0);
@@ -677,7 +684,7 @@ START_TEST(test_send_failure_fails_call_asynchronously)
 	ctx.send_fails = true;
 	ctx_call(&ctx, "click", NULL, 5000, &o);
 	ck_assert_int_eq(o.done, 0);
-	ctx_run(&ctx, 50);
+	ctx_advance(&ctx, 50);
 	ck_assert_failed(&o, ERR_EXTENSION_DISCONNECTED, MSG_DISCONNECTED);
 	ck_assert(!ctx.done_inside_call);
 	outcome_clear(&o);
@@ -800,7 +807,7 @@ START_TEST(test_reentrant_cancel_and_call_on_close)
 	ck_assert_uint_eq(o[0].new_id, 4);
 	ck_assert_int_eq(o[0].new_outcome->done, 0);
 	ck_assert_uint_eq(rpc_pending_count(ctx.rpc), 1);
-	ctx_run(&ctx, 50);
+	ctx_advance(&ctx, 50);
 	ck_assert_failed(o[0].new_outcome, ERR_EXTENSION_DISCONNECTED,
 	    MSG_DISCONNECTED);
 	ck_assert_uint_eq(rpc_pending_count(ctx.rpc), 0);
@@ -822,7 +829,7 @@ START_TEST(test_reentrant_cancel_and_call_on_timeout)
 	other_id = ctx_call(&ctx, "click", NULL, 5000, &other);
 	o.cancel_id = other_id;
 	o.call_again = true;
-	ctx_run(&ctx, 150);
+	ctx_advance(&ctx, 20);
 	ck_assert_failed(&o, ERR_TIMEOUT, NULL);
 	ck_assert_int_eq(other.done, 0);
 	rpc_cancel(ctx.rpc, id, "cancelled");	/* finished: a no-op */

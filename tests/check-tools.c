@@ -6,14 +6,8 @@
 #include <check.h>
 #include <jansson.h>
 
-#include <event2/event.h>
-
-#include "bridge.h"
 #include "check-helpers.h"
-#include "config.h"
-#include "rpc.h"
 #include "schema.h"
-#include "session.h"
 #include "tools.h"
 
 #define TOOLS_LIST_LIMIT	10240
@@ -232,35 +226,43 @@ START_TEST(test_shared_arguments_agree)
 }
 END_TEST
 
+/* A running host's status, shaped as the host reports it. */
+static json_t *
+running_host_status(void *arg, char **cause)
+{
+	return check_json("{\"version\":\"0.1.0\",\"extension_connected\":"
+	    "false,\"port\":9333,\"mcp_url\":\"http://127.0.0.1:9333/mcp\","
+	    "\"sessions\":0,\"pending_calls\":0,\"uptime_ms\":5,"
+	    "\"pid\":42,\"auth\":true}");
+}
+
+/* No host runs: the status says why. */
+static json_t *
+no_host_status(void *arg, char **cause)
+{
+	*cause = strdup("HOST_NOT_RUNNING: open the browser");
+	return NULL;
+}
+
 START_TEST(test_host_status_result_matches_output_schema)
 {
-	struct rpc_callbacks	 callbacks = { .send = NULL };
-	struct bridge		 bridge;
+	struct tool_host_context running = { running_host_status, NULL };
+	struct tool_host_context none = { no_host_status, NULL };
 	const struct tool	*tool = must_find("host_status");
 	const json_t		*content, *structured;
-	json_t			*result, *parsed;
+	json_t			*result, *parsed, *want;
 	char			*cause = NULL;
 
-	memset(&bridge, 0, sizeof bridge);
-	config_defaults(&bridge.config);
-	bridge.base = event_base_new();
-	bridge.rpc = rpc_new(bridge.base, NULL, 50, &callbacks);
-	bridge.sessions = session_store_new(8, 60000, NULL, NULL);
-	bridge.tools = registry;
-	bridge.port = 9333;
-	bridge.started_ms = bridge_now_ms();
-
-	result = tool->handler(&bridge, NULL);
+	result = tool->handler(&running, NULL);
 	ck_assert_ptr_nonnull(result);
 	ck_assert_ptr_null(json_object_get(result, "isError"));
 	structured = json_object_get(result, "structuredContent");
 	ck_assert_msg(schema_validate(tool->output_schema, structured,
 	    &cause) == 0, "structuredContent does not match the output "
 	    "schema: %s", cause);
-	ck_assert(json_is_false(json_object_get(structured,
-	    "extension_connected")));
-	ck_assert_str_eq(json_string_value(json_object_get(structured,
-	    "mcp_url")), "http://127.0.0.1:9333/mcp");
+	want = running_host_status(NULL, NULL);
+	ck_assert_json_eq(structured, want);
+	json_decref(want);
 
 	/* The text item carries the same object, for clients without it. */
 	ck_assert_uint_eq(json_array_size(json_object_get(result, "content")),
@@ -271,13 +273,16 @@ START_TEST(test_host_status_result_matches_output_schema)
 	parsed = check_json(json_string_value(json_object_get(content,
 	    "text")));
 	ck_assert_json_eq(parsed, structured);
-
 	json_decref(parsed);
 	json_decref(result);
-	session_store_free(bridge.sessions);
-	rpc_free(bridge.rpc);
-	event_base_free(bridge.base);
-	config_clear(&bridge.config);
+
+	/* Without a host, an error result that says why. */
+	result = tool->handler(&none, NULL);
+	want = check_json("{\"content\":[{\"type\":\"text\",\"text\":"
+	    "\"HOST_NOT_RUNNING: open the browser\"}],\"isError\":true}");
+	ck_assert_json_eq(result, want);
+	json_decref(want);
+	json_decref(result);
 }
 END_TEST
 
@@ -563,9 +568,9 @@ END_TEST
 
 /* A host handler for the catalogue tests; never called. */
 static json_t *
-handler_unused(struct bridge *bridge, const json_t *args)
+handler_unused(const struct tool_host_context *host, const json_t *args)
 {
-	(void)bridge;
+	(void)host;
 	(void)args;
 	return NULL;
 }

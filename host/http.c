@@ -1,0 +1,104 @@
+/* What every HTTP route uses: headers, JSON bodies, JSON replies. */
+#include "http.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "clock.h"
+#include "errors.h"
+#include "jsonrpc.h"
+#include "session.h"
+
+/* Returns a request header's value, or NULL. */
+const char *
+http_header(struct evhttp_request *req, const char *name)
+{
+	return evhttp_find_header(evhttp_request_get_input_headers(req), name);
+}
+
+/* Sends a JSON body (stolen; NULL for none) with a status. */
+void
+http_reply_json(struct evhttp_request *req, int status, const char *reason,
+    json_t *body)
+{
+	struct evbuffer	*buf = evbuffer_new();
+	char		*text;
+
+	if (body != NULL) {
+		text = json_dumps(body, JSON_COMPACT);
+		evbuffer_add(buf, text, strlen(text));
+		free(text);
+		json_decref(body);
+	}
+	evhttp_send_reply(req, status, reason, buf);
+	evbuffer_free(buf);
+}
+
+/* Sends an HTTP error whose body is a JSON-RPC error with a null id. */
+void
+http_reply_error(struct evhttp_request *req, int status, const char *reason,
+    int code, const char *message)
+{
+	http_reply_json(req, status, reason,
+	    jsonrpc_error(NULL, code, message, NULL));
+}
+
+/*
+ * Reads a request's JSON body. On failure replies (415 or 400) and returns
+ * -1.
+ */
+int
+http_body_json(struct evhttp_request *req, json_t **body)
+{
+	struct evbuffer	*in = evhttp_request_get_input_buffer(req);
+	const char	*type = http_header(req, "Content-Type");
+	json_t		*error = NULL;
+	size_t		 len = evbuffer_get_length(in);
+
+	if (type == NULL || strncasecmp(type, "application/json", 16) != 0) {
+		http_reply_error(req, 415, "Unsupported Media Type",
+		    JSONRPC_INVALID_REQUEST, "Send the message as "
+		    "Content-Type: application/json");
+		return -1;
+	}
+	*body = jsonrpc_parse((const char *)evbuffer_pullup(in, len), len,
+	    &error);
+	if (*body == NULL) {
+		http_reply_json(req, 400, "Bad Request", error);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Finds the session of a transport that id names and marks it used. On
+ * failure replies 400 (no id: missing says what to send) or 404 (unknown,
+ * ended or another transport's: not_found says what to do) and returns
+ * NULL.
+ */
+struct session *
+http_session_find(struct http_transport *transport,
+    struct evhttp_request *req, const char *id, enum session_transport kind,
+    const char *missing, const char *not_found)
+{
+	struct session	*session;
+
+	if (id == NULL) {
+		http_reply_error(req, 400, "Bad Request",
+		    JSONRPC_INVALID_REQUEST, missing);
+		return NULL;
+	}
+	session = session_store_find(transport->sessions, id,
+	    clock_now_ms(transport->clock));
+	if (session == NULL || session->transport != kind) {
+		http_reply_error(req, 404, "Not Found", JSONRPC_INVALID_REQUEST,
+		    not_found);
+		return NULL;
+	}
+	return session;
+}

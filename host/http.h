@@ -1,0 +1,39 @@
+/*
+ * What the HTTP routes share: the helpers every route uses, and the parts
+ * of the host the MCP transports (http-mcp.c, http-sse.c) work with.
+ */
+#ifndef HTTP_H
+#define HTTP_H
+
+#include <jansson.h>
+
+#include "session.h"
+#include "sse.h"
+
+struct clock;
+struct evhttp_request;
+struct log;
+struct mcp;
+struct session_store;
+
+/* What the MCP transports work with; owned by the HTTP server. */
+struct http_transport {
+	struct mcp		*mcp;
+	struct session_store	*sessions;
+	const struct clock	*clock;
+	struct log		*log;
+	struct sse_stream_list	 streams;	/* every open SSE stream */
+};
+
+void		 http_reply_json(struct evhttp_request *req, int status,
+		    const char *reason, json_t *body);
+void		 http_reply_error(struct evhttp_request *req, int status,
+		    const char *reason, int code, const char *message);
+const char	*http_header(struct evhttp_request *req, const char *name);
+int		 http_body_json(struct evhttp_request *req, json_t **body);
+struct session	*http_session_find(struct http_transport *transport,
+		    struct evhttp_request *req, const char *id,
+		    enum session_transport kind, const char *missing,
+		    const char *not_found);
+
+#endif
