@@ -21,7 +21,7 @@
 
 #include "check-helpers.h"
 #include "probe.h"
-#include "stdio-bridge.h"
+#include "sse-parser.h"
 #include "xmalloc.h"
 
 /* The events a parser delivered, as "event|data" lines. */
@@ -46,21 +46,18 @@ seen_event(const char *event, const char *data, size_t len, void *arg)
 
 /* Feeds text to a parser in one piece. */
 static void
-feed(struct stdio_sse_parser *parser, struct evbuffer *input,
-    const char *text, struct seen *seen)
+feed(struct sse_parser *parser, const char *text, struct seen *seen)
 {
-	evbuffer_add(input, text, strlen(text));
-	stdio_sse_feed(parser, input, seen_event, seen);
+	sse_parser_feed(parser, text, strlen(text), seen_event, seen);
 }
 
 START_TEST(test_sse_events)
 {
-	struct stdio_sse_parser	 parser;
-	struct evbuffer		*input = evbuffer_new();
+	struct sse_parser	 parser;
 	struct seen		 seen = { NULL, 0 };
 
-	stdio_sse_init(&parser, 1024);
-	feed(&parser, input,
+	sse_parser_init(&parser, 1024);
+	feed(&parser,
 	    ": stream open\n\n"
 	    "event: message\ndata: {\"a\":1}\n\n"
 	    "data: line one\ndata: line two\n\n"
@@ -74,10 +71,9 @@ START_TEST(test_sse_events)
 	    "message|\n"
 	    "message|x\n");
 	ck_assert_uint_eq(seen.count, 5);
-	ck_assert_uint_eq(evbuffer_get_length(input), 0);
+	ck_assert_uint_eq(sse_parser_buffered(&parser), 0);
 	free(seen.text);
-	stdio_sse_clear(&parser);
-	evbuffer_free(input);
+	sse_parser_clear(&parser);
 }
 END_TEST
 
@@ -85,74 +81,67 @@ START_TEST(test_sse_split_anywhere)
 {
 	static const char	 stream[] = "event: message\ndata: {\"id\":1}\n\n"
 				    "data: {\"id\":2}\r\n\r\n";
-	struct stdio_sse_parser	 parser;
-	struct evbuffer		*input;
+	struct sse_parser	 parser;
 	struct seen		 seen;
 	size_t			 cut;
 	char			 part[sizeof stream];
 
 	for (cut = 0; cut < sizeof stream - 1; cut++) {
-		input = evbuffer_new();
 		memset(&seen, 0, sizeof seen);
-		stdio_sse_init(&parser, 1024);
+		sse_parser_init(&parser, 1024);
 		memcpy(part, stream, cut);
 		part[cut] = '\0';
-		feed(&parser, input, part, &seen);
-		feed(&parser, input, stream + cut, &seen);
+		feed(&parser, part, &seen);
+		feed(&parser, stream + cut, &seen);
 		ck_assert_msg(seen.text != NULL &&
 		    strcmp(seen.text, "message|{\"id\":1}\nmessage|{\"id\":2}\n")
 		    == 0, "cut at %zu: %s", cut, seen.text);
 		free(seen.text);
-		stdio_sse_clear(&parser);
-		evbuffer_free(input);
+		sse_parser_clear(&parser);
 	}
 }
 END_TEST
 
 START_TEST(test_sse_no_event_without_data)
 {
-	struct stdio_sse_parser	 parser;
-	struct evbuffer		*input = evbuffer_new();
+	struct sse_parser	 parser;
 	struct seen		 seen = { NULL, 0 };
 
-	stdio_sse_init(&parser, 1024);
-	feed(&parser, input, "\n\n: keepalive\n\nevent: message\n\n", &seen);
+	sse_parser_init(&parser, 1024);
+	feed(&parser, "\n\n: keepalive\n\nevent: message\n\n", &seen);
 	ck_assert_uint_eq(seen.count, 0);
 	/* The event name does not leak into the next event. */
-	feed(&parser, input, "data: y\n\n", &seen);
+	feed(&parser, "data: y\n\n", &seen);
 	ck_assert_str_eq(seen.text, "message|y\n");
 	free(seen.text);
-	stdio_sse_clear(&parser);
-	evbuffer_free(input);
+	sse_parser_clear(&parser);
 }
 END_TEST
 
 START_TEST(test_sse_oversized_event_is_dropped)
 {
-	struct stdio_sse_parser	 parser;
-	struct evbuffer		*input = evbuffer_new();
+	struct sse_parser	 parser;
 	struct seen		 seen = { NULL, 0 };
 	char			 big[200];
 
-	stdio_sse_init(&parser, 64);
+	sse_parser_init(&parser, 64);
 	memset(big, 'x', sizeof big - 1);
 	big[sizeof big - 1] = '\0';
-	feed(&parser, input, "data: ", &seen);
-	feed(&parser, input, big, &seen);
-	ck_assert_uint_le(evbuffer_get_length(input), 64);
-	feed(&parser, input, "\n\ndata: small\n\n", &seen);
+	feed(&parser, "data: ", &seen);
+	feed(&parser, big, &seen);
+	ck_assert_uint_le(sse_parser_buffered(&parser), 64);
+	feed(&parser, "\n\ndata: small\n\n", &seen);
 	ck_assert_str_eq(seen.text, "message|small\n");
 
 	/* Many short data lines that add up past the limit. */
 	free(seen.text);
 	memset(&seen, 0, sizeof seen);
-	feed(&parser, input, "data: 0123456789\ndata: 0123456789\n"
+	feed(&parser, "data: 0123456789\ndata: 0123456789\n"
 	    "data: 0123456789\ndata: 0123456789\ndata: 0123456789\n"
 	    "data: 0123456789\n\ndata: after\n\n", &seen);
 	ck_assert_str_eq(seen.text, "message|after\n");
 	free(seen.text);
-	stdio_sse_clear(&parser);
-	evbuffer_free(input);
+	sse_parser_clear(&parser);
 }
 END_TEST
 

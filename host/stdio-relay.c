@@ -1,0 +1,607 @@
+/* The relay: a state machine between the client and the host's /mcp. */
+#include "stdio-relay.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "config.h"
+#include "errors.h"
+#include "jsonrpc.h"
+#include "log.h"
+#include "probe.h"
+#include "queue.h"
+#include "runtime-file.h"
+#include "stdio-offline.h"
+#include "stdio-post.h"
+#include "token.h"
+#include "xmalloc.h"
+
+#define STDIO_RELAY_EXIT_GRACE_MS	3000
+#define STDIO_RELAY_REPLAY_ID		"browser-bridge-stdio-initialize"
+
+/*
+ * Relay states:
+ * STDIO_OFFLINE: no host; answer here, look for one.
+ * STDIO_CONNECTING: initialize sent to a host, not answered yet; client
+ *	messages wait in the queue.
+ * STDIO_CONNECTED: a session with the host; relay everything.
+ */
+enum stdio_state {
+	STDIO_OFFLINE,
+	STDIO_CONNECTING,
+	STDIO_CONNECTED,
+};
+
+TAILQ_HEAD(stdio_posts, stdio_post);
+
+struct stdio_relay {
+	struct event_base		*base;
+	const struct config		*config;
+	struct log			*log;
+	struct stdio_relay_callbacks	 cb;
+	struct stdio_post_callbacks	 post_cb;
+	struct stdio_offline		*offline;
+	struct event			*retry_timer;
+	struct event			*exit_timer;
+	bool				 input_closed;
+	bool				 exiting;	/* DELETE sent or done */
+
+	enum stdio_state		 state;
+	json_t				*initialize;	/* to replay */
+	bool				 initialized;	/* client said so */
+	char				*protocol_version;
+	json_t				*queue;		/* held: CONNECTING */
+
+	long				 host_pid;
+	int				 host_port;
+	char				*token;
+	char				*session_id;
+	char				*last_error;	/* why no host */
+	uint64_t			 generation;	/* per connect */
+	struct stdio_post		*stream;	/* GET /mcp, or NULL */
+	struct stdio_posts		 posts;
+};
+
+static void	stdio_relay_dispatch(struct stdio_relay *, json_t *);
+static void	stdio_relay_maybe_exit(struct stdio_relay *);
+
+/* Queues a message for the client. */
+static void
+stdio_relay_write(struct stdio_relay *relay, const json_t *message)
+{
+	relay->cb.write(message, relay->cb.arg);
+}
+
+/* Takes an offline answer (stolen) for the client. */
+static void
+stdio_relay_emit(json_t *message, bool final, void *arg)
+{
+	if (message == NULL)
+		return;
+	stdio_relay_write(arg, message);
+	json_decref(message);
+}
+
+/* Answers a client message here, as well as it can be without a host. */
+static void
+stdio_relay_answer_offline(struct stdio_relay *relay, const json_t *message,
+    bool lost)
+{
+	const char	*version;
+
+	version = stdio_offline_answer(relay->offline, message, lost,
+	    relay->last_error, stdio_relay_emit, relay);
+	if (version != NULL) {
+		free(relay->protocol_version);
+		relay->protocol_version = xstrdup(version);
+	}
+}
+
+/* Keeps why the host cannot be reached; logs it when it changes. */
+static void
+stdio_relay_set_error(struct stdio_relay *relay, char *cause)
+{
+	if (relay->last_error == NULL ||
+	    strcmp(relay->last_error, cause) != 0)
+		log_info(relay->log, "no host: %s", cause);
+	free(relay->last_error);
+	relay->last_error = cause;
+}
+
+/* Sends a request to the host in this session; steals message. */
+static struct stdio_post *
+stdio_relay_post(struct stdio_relay *relay, enum stdio_post_kind kind,
+    json_t *message)
+{
+	struct stdio_post_target	 target = {
+		.port = relay->host_port,
+		.token = relay->token,
+		.session_id = relay->session_id,
+		.protocol_version = relay->protocol_version,
+	};
+	struct stdio_post		*post;
+
+	post = stdio_post_send(relay->base, &target, kind, message,
+	    relay->generation, &relay->post_cb);
+	TAILQ_INSERT_TAIL(&relay->posts, post, entry);
+	return post;
+}
+
+/* Forgets the session with the host and ends its event stream. */
+static void
+stdio_relay_drop_session(struct stdio_relay *relay)
+{
+	relay->state = STDIO_OFFLINE;
+	relay->generation++;
+	free(relay->session_id);
+	relay->session_id = NULL;
+	if (relay->stream != NULL) {
+		stdio_post_cancel(relay->stream);
+		relay->stream = NULL;
+	}
+}
+
+/* The host went away: answer here until it is back. */
+static void
+stdio_relay_lost(struct stdio_relay *relay, char *cause)
+{
+	if (relay->state != STDIO_CONNECTED) {
+		free(cause);
+		return;
+	}
+	log_warn(relay->log, "lost the host (%s); answering here until it "
+	    "is back", cause);
+	stdio_relay_drop_session(relay);
+	free(relay->last_error);
+	relay->last_error = cause;
+}
+
+/* Hands a message from the host on to the client (or to the connect). */
+static void
+stdio_relay_host_message(struct stdio_post *post, const char *text,
+    size_t len)
+{
+	struct stdio_relay	*relay = post->cb->arg;
+	json_error_t		 error;
+	json_t			*message;
+	const char		*version;
+	bool			 response;
+
+	message = json_loadb(text, len, 0, &error);
+	if (!json_is_object(message)) {
+		log_warn(relay->log, "skipped a message from the host that is "
+		    "not a JSON object: %s", message == NULL ? error.text :
+		    "not an object");
+		json_decref(message);
+		return;
+	}
+	response = json_object_get(message, "id") != NULL &&
+	    json_object_get(message, "method") == NULL;
+	if (response)
+		post->answered = true;
+	if (response && (post->kind == STDIO_POST_INITIALIZE ||
+	    post->kind == STDIO_POST_REPLAY)) {
+		version = json_string_value(json_object_get(json_object_get(
+		    message, "result"), "protocolVersion"));
+		if (version == NULL)
+			post->failed_init = true;
+		else {
+			free(relay->protocol_version);
+			relay->protocol_version = xstrdup(version);
+		}
+		if (post->kind == STDIO_POST_INITIALIZE)
+			stdio_relay_write(relay, message);
+	} else
+		stdio_relay_write(relay, message);
+	json_decref(message);
+}
+
+/* Looks for a running host through the runtime file. */
+static int
+stdio_relay_find_host(struct stdio_relay *relay, char **cause)
+{
+	struct probe_runtime	 runtime;
+	char			*path;
+
+	if ((path = runtime_file_path(cause)) == NULL)
+		return -1;
+	if (probe_runtime_read(path, &runtime, cause) != 0) {
+		free(path);
+		return -1;
+	}
+	if (!probe_pid_alive(runtime.pid)) {
+		*cause = xasprintf("the runtime file %s names pid %ld, which "
+		    "has exited", path, runtime.pid);
+		probe_runtime_clear(&runtime);
+		free(path);
+		return -1;
+	}
+	relay->host_pid = runtime.pid;
+	relay->host_port = runtime.port;
+	probe_runtime_clear(&runtime);
+	free(path);
+	return 0;
+}
+
+/*
+ * Starts a session with the host: sends the client's initialize (its own,
+ * or the one kept from before, to replay for a new host). Fails at once
+ * when no host is found.
+ */
+static int
+stdio_relay_connect(struct stdio_relay *relay, json_t *client_initialize)
+{
+	char	*cause = NULL;
+	json_t	*replay;
+
+	if (stdio_relay_find_host(relay, &cause) != 0) {
+		stdio_relay_set_error(relay, cause);
+		return -1;
+	}
+	free(relay->token);
+	relay->token = NULL;
+	if (relay->config->auth && (relay->token = token_load_or_create(
+	    relay->config->token_file, &cause)) == NULL) {
+		stdio_relay_set_error(relay, cause);
+		return -1;
+	}
+	relay->state = STDIO_CONNECTING;
+	relay->generation++;
+	log_debug(relay->log, "connecting to the host (pid %ld, port %d)",
+	    relay->host_pid, relay->host_port);
+	if (client_initialize != NULL) {
+		stdio_relay_post(relay, STDIO_POST_INITIALIZE,
+		    json_incref(client_initialize));
+	} else {
+		replay = json_deep_copy(relay->initialize);
+		json_object_set_new(replay, "id",
+		    json_string(STDIO_RELAY_REPLAY_ID));
+		stdio_relay_post(relay, STDIO_POST_REPLAY, replay);
+	}
+	return 0;
+}
+
+/* A connect failed: back to answering here, held messages too. */
+static void
+stdio_relay_connect_failed(struct stdio_post *post, char *cause)
+{
+	struct stdio_relay	*relay = post->cb->arg;
+	json_t			*queue, *message;
+	size_t			 i;
+
+	if (post->generation != relay->generation ||
+	    relay->state != STDIO_CONNECTING) {
+		free(cause);
+		return;		/* a newer attempt took over */
+	}
+	relay->state = STDIO_OFFLINE;
+	stdio_relay_set_error(relay, cause);
+	if (post->kind == STDIO_POST_INITIALIZE && !post->answered)
+		stdio_relay_answer_offline(relay, post->message, false);
+	queue = relay->queue;
+	relay->queue = json_array();
+	json_array_foreach(queue, i, message)
+		stdio_relay_answer_offline(relay, message, false);
+	json_decref(queue);
+}
+
+/* The host answered initialize: relay what was held, open the stream. */
+static void
+stdio_relay_connected(struct stdio_post *post, const char *session_id)
+{
+	struct stdio_relay	*relay = post->cb->arg;
+	json_t			*queue, *message;
+	const char		*method;
+	size_t			 i;
+
+	if (post->generation != relay->generation ||
+	    relay->state != STDIO_CONNECTING)
+		return;
+	relay->state = STDIO_CONNECTED;
+	free(relay->session_id);
+	relay->session_id = xstrdup(session_id);
+	free(relay->last_error);
+	relay->last_error = NULL;
+	log_info(relay->log, "connected to the host (pid %ld, port %d), "
+	    "session %.8s", relay->host_pid, relay->host_port, session_id);
+	if (post->kind == STDIO_POST_REPLAY && relay->initialized) {
+		stdio_relay_post(relay, STDIO_POST_MESSAGE,
+		    jsonrpc_notification("notifications/initialized", NULL));
+	}
+	relay->stream = stdio_relay_post(relay, STDIO_POST_STREAM, NULL);
+	queue = relay->queue;
+	relay->queue = json_array();
+	json_array_foreach(queue, i, message) {
+		method = json_string_value(json_object_get(message, "method"));
+		if (post->kind == STDIO_POST_REPLAY && method != NULL &&
+		    strcmp(method, "notifications/initialized") == 0)
+			continue;	/* sent above */
+		stdio_relay_dispatch(relay, message);
+	}
+	json_decref(queue);
+}
+
+/* A reply is complete: act on its status. */
+static void
+stdio_relay_replied(struct stdio_post *post, const char *session_id)
+{
+	struct stdio_relay	*relay = post->cb->arg;
+	char			*text;
+	int			 code;
+
+	switch (post->kind) {
+	case STDIO_POST_INITIALIZE:
+	case STDIO_POST_REPLAY:
+		if (post->status == 200 && post->answered &&
+		    !post->failed_init && session_id != NULL)
+			stdio_relay_connected(post, session_id);
+		else if (post->status == 200) {
+			stdio_relay_connect_failed(post, xstrdup("the host "
+			    "answered initialize without a session"));
+		} else {
+			stdio_relay_connect_failed(post,
+			    stdio_post_error_text(post, &code));
+		}
+		break;
+	case STDIO_POST_MESSAGE:
+		if (post->status == 200 || post->status == 202)
+			break;
+		if (post->status == 404 &&
+		    post->generation == relay->generation) {
+			/* The session expired: a new one, then again. */
+			stdio_relay_lost(relay, xstrdup("the host ended the "
+			    "session"));
+			stdio_relay_dispatch(relay, post->message);
+			break;
+		}
+		text = stdio_post_error_text(post, &code);
+		log_warn(relay->log, "%s", text);
+		if (json_object_get(post->message, "id") != NULL &&
+		    json_object_get(post->message, "method") != NULL) {
+			stdio_relay_emit(jsonrpc_error(json_object_get(
+			    post->message, "id"), code, text, NULL), true,
+			    relay);
+		}
+		free(text);
+		break;
+	case STDIO_POST_STREAM:
+		if (relay->stream == post)
+			relay->stream = NULL;
+		if (post->status == 200 &&
+		    post->generation == relay->generation) {
+			stdio_relay_lost(relay, xstrdup("the host closed its "
+			    "event stream"));
+		}
+		break;
+	case STDIO_POST_DELETE:
+		relay->cb.finished(relay->cb.arg);
+		break;
+	}
+}
+
+/* A request got no reply: the host is not (or no longer) there. */
+static void
+stdio_relay_failed(struct stdio_post *post)
+{
+	struct stdio_relay	*relay = post->cb->arg;
+	char			*cause;
+
+	cause = xasprintf("cannot reach the host on 127.0.0.1:%d: %s",
+	    relay->host_port, post->error != NULL ? post->error :
+	    "no reply");
+	switch (post->kind) {
+	case STDIO_POST_INITIALIZE:
+	case STDIO_POST_REPLAY:
+		stdio_relay_connect_failed(post, cause);
+		return;
+	case STDIO_POST_MESSAGE:
+	case STDIO_POST_STREAM:
+		if (post->kind == STDIO_POST_STREAM && relay->stream == post)
+			relay->stream = NULL;
+		if (post->generation == relay->generation)
+			stdio_relay_lost(relay, cause);
+		else
+			free(cause);
+		if (post->kind == STDIO_POST_MESSAGE && !post->answered)
+			stdio_relay_answer_offline(relay, post->message, true);
+		return;
+	case STDIO_POST_DELETE:
+		free(cause);
+		relay->cb.finished(relay->cb.arg);
+		return;
+	}
+}
+
+/* A request to the host ended: replied, or failed when it has no status. */
+static void
+stdio_relay_post_finished(struct stdio_post *post, const char *session_id)
+{
+	if (post->status == 0)
+		stdio_relay_failed(post);
+	else
+		stdio_relay_replied(post, session_id);
+}
+
+/* A request is about to be freed: forget it; maybe the work is done. */
+static void
+stdio_relay_post_freed(struct stdio_post *post)
+{
+	struct stdio_relay	*relay = post->cb->arg;
+
+	TAILQ_REMOVE(&relay->posts, post, entry);
+	stdio_relay_maybe_exit(relay);
+}
+
+/* Handles one message (an object) from the client. */
+static void
+stdio_relay_dispatch(struct stdio_relay *relay, json_t *message)
+{
+	const char	*method;
+	bool		 request;
+
+	method = json_string_value(json_object_get(message, "method"));
+	request = method != NULL && json_object_get(message, "id") != NULL;
+	if (request && strcmp(method, "initialize") == 0) {
+		json_decref(relay->initialize);
+		relay->initialize = json_deep_copy(message);
+		relay->initialized = false;
+		if (relay->state == STDIO_CONNECTING) {
+			json_array_append(relay->queue, message);
+			return;
+		}
+		if (relay->state == STDIO_CONNECTED)
+			stdio_relay_drop_session(relay);	/* a new one */
+		if (relay->input_closed ||
+		    stdio_relay_connect(relay, message) != 0)
+			stdio_relay_answer_offline(relay, message, false);
+		return;
+	}
+	if (method != NULL && strcmp(method, "notifications/initialized") == 0)
+		relay->initialized = true;
+	switch (relay->state) {
+	case STDIO_CONNECTED:
+		stdio_relay_post(relay, STDIO_POST_MESSAGE,
+		    json_incref(message));
+		break;
+	case STDIO_CONNECTING:
+		json_array_append(relay->queue, message);
+		break;
+	case STDIO_OFFLINE:
+		if (relay->initialize != NULL && !relay->input_closed &&
+		    stdio_relay_connect(relay, NULL) == 0)
+			json_array_append(relay->queue, message);
+		else
+			stdio_relay_answer_offline(relay, message, false);
+		break;
+	}
+}
+
+/* Handles one message from the client; one that is no object is invalid. */
+void
+stdio_relay_message(struct stdio_relay *relay, const json_t *message)
+{
+	if (json_is_object(message))
+		stdio_relay_dispatch(relay, (json_t *)message);
+	else
+		stdio_relay_answer_offline(relay, message, false);
+}
+
+/*
+ * After the input closed, finishes once every request in flight has its
+ * answer, ending the host session first.
+ */
+static void
+stdio_relay_maybe_exit(struct stdio_relay *relay)
+{
+	struct stdio_post	*post;
+	struct timeval		 tv;
+
+	if (!relay->input_closed || relay->exiting)
+		return;
+	if (json_array_size(relay->queue) > 0)
+		return;
+	TAILQ_FOREACH(post, &relay->posts, entry) {
+		if (!post->done && post->kind != STDIO_POST_STREAM &&
+		    post->kind != STDIO_POST_DELETE)
+			return;
+	}
+	relay->exiting = true;
+	if (relay->stream != NULL) {
+		stdio_post_cancel(relay->stream);
+		relay->stream = NULL;
+	}
+	if (relay->state != STDIO_CONNECTED || relay->session_id == NULL) {
+		relay->cb.finished(relay->cb.arg);
+		return;
+	}
+	stdio_relay_post(relay, STDIO_POST_DELETE, NULL);
+	tv.tv_sec = STDIO_RELAY_EXIT_GRACE_MS / 1000;
+	tv.tv_usec = (STDIO_RELAY_EXIT_GRACE_MS % 1000) * 1000;
+	evtimer_add(relay->exit_timer, &tv);
+}
+
+/* The client's input ended: finish what is in flight, then stop. */
+void
+stdio_relay_input_closed(struct stdio_relay *relay)
+{
+	relay->input_closed = true;
+	stdio_relay_maybe_exit(relay);
+}
+
+/* The session's DELETE took too long: stop anyway. */
+static void
+stdio_relay_exit_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct stdio_relay	*relay = arg;
+
+	relay->cb.finished(relay->cb.arg);
+}
+
+/* Looks for a host again while there is none. */
+static void
+stdio_relay_retry_cb(evutil_socket_t fd, short events, void *arg)
+{
+	struct stdio_relay	*relay = arg;
+
+	if (relay->state == STDIO_OFFLINE && relay->initialize != NULL &&
+	    !relay->input_closed)
+		(void)stdio_relay_connect(relay, NULL);
+}
+
+/* Makes the relay, offline until the client initializes and a host runs. */
+struct stdio_relay *
+stdio_relay_new(struct event_base *base, const struct config *config,
+    struct log *log, const struct tool_registry *tools,
+    const struct stdio_relay_callbacks *cb)
+{
+	struct stdio_relay	*relay = xcalloc(1, sizeof *relay);
+	struct timeval		 tv;
+
+	relay->base = base;
+	relay->config = config;
+	relay->log = log;
+	relay->cb = *cb;
+	relay->post_cb.message = stdio_relay_host_message;
+	relay->post_cb.finished = stdio_relay_post_finished;
+	relay->post_cb.freed = stdio_relay_post_freed;
+	relay->post_cb.arg = relay;
+	relay->offline = stdio_offline_new(tools, config->tools_page_size,
+	    log);
+	relay->queue = json_array();
+	TAILQ_INIT(&relay->posts);
+	relay->retry_timer = event_new(base, -1, EV_PERSIST,
+	    stdio_relay_retry_cb, relay);
+	relay->exit_timer = evtimer_new(base, stdio_relay_exit_cb, relay);
+	tv.tv_sec = STDIO_RELAY_RETRY_MS / 1000;
+	tv.tv_usec = (STDIO_RELAY_RETRY_MS % 1000) * 1000;
+	event_add(relay->retry_timer, &tv);
+	return relay;
+}
+
+/* Frees the relay and every request still in flight, without callbacks. */
+void
+stdio_relay_free(struct stdio_relay *relay)
+{
+	struct stdio_post	*post;
+
+	if (relay == NULL)
+		return;
+	while ((post = TAILQ_FIRST(&relay->posts)) != NULL) {
+		TAILQ_REMOVE(&relay->posts, post, entry);
+		stdio_post_free(post);
+	}
+	event_free(relay->retry_timer);
+	event_free(relay->exit_timer);
+	stdio_offline_free(relay->offline);
+	json_decref(relay->initialize);
+	json_decref(relay->queue);
+	free(relay->protocol_version);
+	free(relay->token);
+	free(relay->session_id);
+	free(relay->last_error);
+	free(relay);
+}
