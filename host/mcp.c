@@ -128,15 +128,8 @@ mcp_invalid_params(const json_t *request, const char *message)
 	    JSONRPC_INVALID_PARAMS, message, NULL);
 }
 
-/* Returns the version to answer a client that asked for this one. */
-const char *
-mcp_negotiate_version(const char *asked)
-{
-	return mcp_version_supported(asked) ? asked : MCP_LATEST_VERSION;
-}
-
 /* Builds the initialize result for a negotiated protocol version. */
-json_t *
+static json_t *
 mcp_initialize_result(const char *version)
 {
 	return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b},s:{s:b},s:{}},"
@@ -167,7 +160,7 @@ mcp_initialize(struct mcp *mcp, struct session *session, const json_t *request,
 		return NULL;
 	}
 	snprintf(session->protocol_version, sizeof session->protocol_version,
-	    "%s", mcp_negotiate_version(asked));
+	    "%s", mcp_version_supported(asked) ? asked : MCP_LATEST_VERSION);
 	return mcp_initialize_result(session->protocol_version);
 }
 
