@@ -22,6 +22,8 @@
 #include "check-helpers.h"
 #include "probe.h"
 #include "sse-parser.h"
+#include "stdio-offline.h"
+#include "tools.h"
 #include "xmalloc.h"
 
 /* The events a parser delivered, as "event|data" lines. */
@@ -309,7 +311,107 @@ START_TEST(test_http_get_failures)
 }
 END_TEST
 
-/* The suite: SSE parser, HTTP parser, runtime file, processes, GET. */
+/* Keeps the offline answers, in order. */
+static void
+offline_emit(json_t *message, bool final, void *arg)
+{
+	json_array_append_new(arg, message);
+}
+
+/* Answers one message offline; returns the answer (or NULL). */
+static json_t *
+offline_answer(struct stdio_offline *offline, json_t *answers,
+    const char *text, bool lost, const char *why)
+{
+	json_t	*message = check_json(text);
+
+	json_array_clear(answers);
+	stdio_offline_answer(offline, message, lost, why, offline_emit,
+	    answers);
+	json_decref(message);
+	return json_array_get(answers, 0);
+}
+
+/* Returns the text of a tool result's first content item. */
+static const char *
+result_text(const json_t *reply)
+{
+	return json_string_value(json_object_get(json_array_get(
+	    json_object_get(json_object_get(reply, "result"), "content"), 0),
+	    "text"));
+}
+
+/* Returns whether text starts with prefix. */
+static bool
+starts_with(const char *text, const char *prefix)
+{
+	return text != NULL && strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+START_TEST(test_offline_answers_come_from_mcp)
+{
+	struct tool_registry	*tools;
+	struct stdio_offline	*offline;
+	json_t			*answers = json_array(), *reply;
+	char			*cause = NULL;
+	const char		*version;
+
+	tools = tool_registry_new(&cause);
+	ck_assert_msg(tools != NULL, "registry: %s", cause);
+	offline = stdio_offline_new(tools, 0, NULL);
+
+	reply = check_json("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	    "\"initialize\",\"params\":{\"protocolVersion\":"
+	    "\"2025-06-18\"}}");
+	version = stdio_offline_answer(offline, reply, false, NULL,
+	    offline_emit, answers);
+	json_decref(reply);
+	ck_assert_str_eq(version, "2025-06-18");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    json_array_get(answers, 0), "result"), "protocolVersion")),
+	    "2025-06-18");
+
+	reply = offline_answer(offline, answers, "{\"jsonrpc\":\"2.0\","
+	    "\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+	    "\"navigate_to\",\"arguments\":{\"url\":\"https://a.test/\"}}}",
+	    false, "the runtime file is missing");
+	ck_assert(json_is_true(json_object_get(json_object_get(reply,
+	    "result"), "isError")));
+	ck_assert_msg(starts_with(result_text(reply), "HOST_NOT_RUNNING: No "
+	    "Browser Bridge host is running"), "%s", result_text(reply));
+	ck_assert_ptr_nonnull(strstr(result_text(reply),
+	    " Last attempt: the runtime file is missing"));
+
+	/* host_status, answered by the host, says the same. */
+	reply = offline_answer(offline, answers, "{\"jsonrpc\":\"2.0\","
+	    "\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+	    "\"host_status\"}}", true, NULL);
+	ck_assert_msg(starts_with(result_text(reply), "HOST_NOT_RUNNING: The "
+	    "Browser Bridge host went away"), "%s", result_text(reply));
+
+	/* Protocol mistakes stay protocol errors. */
+	reply = offline_answer(offline, answers, "{\"jsonrpc\":\"2.0\","
+	    "\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+	    "\"no_such_tool\"}}", false, NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(
+	    reply, "error"), "code")), -32602);
+	reply = offline_answer(offline, answers, "{\"jsonrpc\":\"2.0\","
+	    "\"id\":5,\"method\":\"resources/read\",\"params\":{\"uri\":"
+	    "\"browser://tabs\"}}", false, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    json_object_get(reply, "error"), "data"), "code")),
+	    "HOST_NOT_RUNNING");
+	ck_assert_ptr_null(offline_answer(offline, answers, "{\"jsonrpc\":"
+	    "\"2.0\",\"method\":\"notifications/initialized\"}", false,
+	    NULL));
+
+	stdio_offline_free(offline);
+	tool_registry_free(tools);
+	json_decref(answers);
+}
+END_TEST
+
+/* The suite: SSE parser, offline answers, probe. */
 static Suite *
 stdio_suite(void)
 {
@@ -321,6 +423,10 @@ stdio_suite(void)
 	tcase_add_test(tc, test_sse_split_anywhere);
 	tcase_add_test(tc, test_sse_no_event_without_data);
 	tcase_add_test(tc, test_sse_oversized_event_is_dropped);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("offline");
+	tcase_add_test(tc, test_offline_answers_come_from_mcp);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("probe");
