@@ -14,11 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "clock.h"
 #include "config.h"
 #include "files.h"
 #include "install.h"
@@ -101,16 +101,6 @@ doctor_fail(struct doctor *d, const char *fix, const char *fmt, ...)
 	files_printf(d->out_fd, "\n      fix: %s\n", fix);
 }
 
-/* Returns milliseconds on the monotonic clock. */
-static long long
-doctor_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Runs `path --version` and returns its first line of output, or NULL with
  * *cause when it cannot be run, fails or takes longer than timeout_ms.
@@ -121,7 +111,8 @@ doctor_program_version(const char *path, int timeout_ms, char **cause)
 	struct pollfd	 pfd;
 	char		 buf[256], *nl;
 	size_t		 used = 0;
-	long long	 deadline = doctor_now_ms() + timeout_ms;
+	long long	 deadline = (long long)clock_now_ms(clock_monotonic()) +
+			    timeout_ms;
 	ssize_t		 n;
 	pid_t		 pid;
 	int		 fds[2], status, null_fd, left;
@@ -149,7 +140,8 @@ doctor_program_version(const char *path, int timeout_ms, char **cause)
 	pfd.fd = fds[0];
 	pfd.events = POLLIN;
 	while (used < sizeof buf - 1) {
-		left = (int)(deadline - doctor_now_ms());
+		left = (int)(deadline -
+		    (long long)clock_now_ms(clock_monotonic()));
 		if (left <= 0 || (n = poll(&pfd, 1, left)) == 0) {
 			timed_out = true;
 			break;
