@@ -46,7 +46,7 @@ struct bridge {
 	struct http_server	*http;
 	char			*token;		/* NULL when auth is off */
 	char			*runtime_file;
-	const char		*port_note;	/* why the port differs, or NULL */
+	const char		*port_note;	/* why not the usual port */
 	uint16_t		 port;
 	uint64_t		 started_ms;
 	struct event		*signal_int;

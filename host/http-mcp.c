@@ -259,7 +259,8 @@ http_mcp_post(struct http_transport *transport,
 		}
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 		    "Mcp-Session-Id", session->id);
-		log_info(transport->log, "MCP session %.8s started", session->id);
+		log_info(transport->log, "MCP session %.8s started",
+		    session->id);
 	} else if ((session = http_mcp_session(transport, req)) == NULL ||
 	    http_mcp_check_version(req) != 0) {
 		json_decref(body);

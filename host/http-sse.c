@@ -62,7 +62,8 @@ http_sse_open(struct http_transport *transport,
 	endpoint = xasprintf("/messages?sessionId=%s", session->id);
 	sse_stream_event(session->stream, "endpoint", endpoint);
 	free(endpoint);
-	log_info(transport->log, "legacy SSE session %.8s started", session->id);
+	log_info(transport->log, "legacy SSE session %.8s started",
+	    session->id);
 }
 
 /* POST /messages: dispatch; every answer goes back on the stream. */

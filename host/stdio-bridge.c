@@ -285,7 +285,8 @@ stdio_bridge_run(struct config *config, int out_fd)
 		goto out;
 	}
 	if (config->file_error != NULL)
-		log_warn(bridge->log, "ignored settings: %s", config->file_error);
+		log_warn(bridge->log, "ignored settings: %s",
+		    config->file_error);
 	if ((bridge->base = stdio_event_base_new(bridge->in_fd,
 	    out_fd)) == NULL) {
 		log_error(bridge->log, "cannot make an event loop");

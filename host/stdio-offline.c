@@ -9,7 +9,7 @@
 #include "xmalloc.h"
 
 struct stdio_offline {
-	struct session_store		*sessions;	/* empty: none to notify */
+	struct session_store		*sessions;	/* empty: none */
 	struct session			 session;	/* the client's */
 	struct tool_host_context	 host;
 	struct mcp			*mcp;

@@ -21,7 +21,7 @@ struct stdio_post;
 enum stdio_post_kind {
 	STDIO_POST_MESSAGE,	/* a client message */
 	STDIO_POST_INITIALIZE,	/* the client's own initialize */
-	STDIO_POST_REPLAY,	/* the client's initialize again, for a new host */
+	STDIO_POST_REPLAY,	/* that initialize again, for a new host */
 	STDIO_POST_STREAM,	/* GET /mcp: notifications for no request */
 	STDIO_POST_DELETE,	/* DELETE /mcp at exit */
 };
@@ -58,21 +58,21 @@ enum stdio_post_body {
 
 struct stdio_post {
 	const struct stdio_post_callbacks *cb;
-	enum stdio_post_kind		 kind;
-	json_t				*message;	/* NULL for GET, DELETE */
-	uint64_t			 generation;	/* owner's: sent in */
-	struct evhttp_connection	*evcon;
-	bool				 done;		/* libevent is done with it */
-	struct event			*reap;		/* frees it from the loop */
-	struct evbuffer			*body;		/* a JSON body */
-	enum stdio_post_body		 body_kind;
-	struct sse_parser		 sse;
-	int				 status;	/* HTTP status, 0: none */
-	const char			*error;		/* why it failed */
-	bool				 failed_early;	/* never left */
-	bool				 answered;	/* owner: response seen */
-	bool				 failed_init;	/* owner: init refused */
-	TAILQ_ENTRY(stdio_post)		 entry;		/* owner's list */
+	enum stdio_post_kind	 kind;
+	json_t			*message;	/* NULL for GET, DELETE */
+	uint64_t		 generation;	/* owner's: sent in */
+	struct evhttp_connection *evcon;
+	bool			 done;		/* libevent is done with it */
+	struct event		*reap;		/* frees it from the loop */
+	struct evbuffer		*body;		/* a JSON body */
+	enum stdio_post_body	 body_kind;
+	struct sse_parser	 sse;
+	int			 status;	/* HTTP status, 0: none */
+	const char		*error;		/* why it failed */
+	bool			 failed_early;	/* never left */
+	bool			 answered;	/* owner: response seen */
+	bool			 failed_init;	/* owner: init refused */
+	TAILQ_ENTRY(stdio_post)	 entry;		/* owner's list */
 };
 
 struct stdio_post	*stdio_post_send(struct event_base *base,

@@ -48,7 +48,7 @@ struct stdio_relay {
 	struct event			*retry_timer;
 	struct event			*exit_timer;
 	bool				 input_closed;
-	bool				 exiting;	/* DELETE sent or done */
+	bool				 exiting;	/* ending the session */
 
 	enum stdio_state		 state;
 	json_t				*initialize;	/* to replay */
