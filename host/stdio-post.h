@@ -14,8 +14,10 @@
 #include "queue.h"
 #include "sse-parser.h"
 
-struct event_base;
 struct evbuffer;
+struct event;
+struct event_base;
+struct evhttp_connection;
 struct stdio_post;
 
 enum stdio_post_kind {
