@@ -62,31 +62,40 @@ bridge_mcp_url(const struct bridge *bridge)
 	return xasprintf("http://127.0.0.1:%u/mcp", bridge->port);
 }
 
+/* Returns what both the status and the welcome say: where MCP is served. */
+static json_t *
+bridge_describe(struct bridge *bridge)
+{
+	char	*url = bridge_mcp_url(bridge);
+	json_t	*about;
+
+	about = json_pack("{s:s,s:s,s:i,s:b}", "version", PACKAGE_VERSION,
+	    "mcp_url", url, "port", bridge->port, "auth",
+	    bridge->token != NULL);
+	if (bridge->port_note != NULL)
+		json_object_set_new(about, "port_note",
+		    json_string(bridge->port_note));
+	free(url);
+	return about;
+}
+
 /* Returns the host's status: what host_status and the extension see. */
 static json_t *
 bridge_status(void *arg, char **cause)
 {
 	struct bridge	*bridge = arg;
 	const json_t	*hello = rpc_extension_hello(bridge->rpc);
-	char		*url = bridge_mcp_url(bridge);
-	json_t		*status;
+	json_t		*status = bridge_describe(bridge);
 
-	status = json_pack("{s:s,s:b,s:i,s:s,s:I,s:I,s:I,s:i,s:b}",
-	    "version", PACKAGE_VERSION,
+	json_object_update_new(status, json_pack("{s:b,s:I,s:I,s:I,s:i}",
 	    "extension_connected", rpc_is_connected(bridge->rpc),
-	    "port", bridge->port, "mcp_url", url,
 	    "sessions", (json_int_t)session_store_count(bridge->sessions),
 	    "pending_calls", (json_int_t)rpc_pending_count(bridge->rpc),
 	    "uptime_ms", (json_int_t)(clock_now_ms(bridge->clock) -
-	    bridge->started_ms),
-	    "pid", (int)getpid(), "auth", bridge->token != NULL);
+	    bridge->started_ms), "pid", (int)getpid()));
 	if (json_is_string(json_object_get(hello, "version")))
 		json_object_set(status, "extension_version",
 		    json_object_get(hello, "version"));
-	if (bridge->port_note != NULL)
-		json_object_set_new(status, "port_note",
-		    json_string(bridge->port_note));
-	free(url);
 	return status;
 }
 
@@ -106,16 +115,10 @@ static json_t *
 bridge_welcome(const json_t *hello, void *arg)
 {
 	struct bridge	*bridge = arg;
-	char		*url = bridge_mcp_url(bridge);
-	json_t		*welcome;
+	json_t		*welcome = bridge_describe(bridge);
 
-	welcome = json_pack("{s:s,s:s,s:i,s:b,s:b}", "version",
-	    PACKAGE_VERSION, "mcp_url", url, "port", bridge->port, "auth",
-	    bridge->token != NULL, "evaluate_script",
-	    bridge->config.evaluate_script);
-	if (bridge->port_note != NULL)
-		json_object_set_new(welcome, "port_note",
-		    json_string(bridge->port_note));
+	json_object_set_new(welcome, "evaluate_script",
+	    json_boolean(bridge->config.evaluate_script));
 	/* The extension is the one peer Chrome lets start us; its popup
 	 * hands the token to the user's MCP client configuration. */
 	if (bridge->token != NULL)
@@ -124,7 +127,6 @@ bridge_welcome(const json_t *hello, void *arg)
 	/* The tools exactly as MCP clients see them, for the agents. */
 	json_object_set_new(welcome, "catalogue",
 	    tool_registry_catalogue(bridge->tools));
-	free(url);
 	return welcome;
 }
 
