@@ -325,105 +325,79 @@ stdio_relay_connected(struct stdio_post *post, const char *session_id)
 	json_decref(queue);
 }
 
-/* A reply is complete: act on its status. */
+/*
+ * A request to the host ended: replied (with an HTTP status), or failed
+ * (status 0: no reply, the host is not or no longer there).
+ */
 static void
-stdio_relay_replied(struct stdio_post *post, const char *session_id)
+stdio_relay_post_finished(struct stdio_post *post, const char *session_id)
 {
 	struct stdio_relay	*relay = post->cb->arg;
-	char			*text;
+	bool			 current = post->generation == relay->generation;
+	char			*cause = NULL, *text;
 	int			 code;
 
+	if (post->status == 0) {
+		cause = xasprintf("cannot reach the host on 127.0.0.1:%d: %s",
+		    relay->host_port, post->error != NULL ? post->error :
+		    "no reply");
+	}
 	switch (post->kind) {
 	case STDIO_POST_INITIALIZE:
 	case STDIO_POST_REPLAY:
-		if (post->status == 200 && post->answered &&
-		    !post->failed_init && session_id != NULL)
+		if (cause == NULL && post->status == 200 && post->answered &&
+		    !post->failed_init && session_id != NULL) {
 			stdio_relay_connected(post, session_id);
-		else if (post->status == 200) {
-			stdio_relay_connect_failed(post, xstrdup("the host "
-			    "answered initialize without a session"));
-		} else {
-			stdio_relay_connect_failed(post,
-			    stdio_post_error_text(post, &code));
+			break;
 		}
+		if (cause == NULL && post->status == 200)
+			cause = xstrdup("the host answered initialize without "
+			    "a session");
+		else if (cause == NULL)
+			cause = stdio_post_error_text(post, &code);
+		stdio_relay_connect_failed(post, cause);
 		break;
 	case STDIO_POST_MESSAGE:
-		if (post->status == 200 || post->status == 202)
-			break;
-		if (post->status == 404 &&
-		    post->generation == relay->generation) {
+		if (cause != NULL) {
+			if (current)
+				stdio_relay_lost(relay, cause);
+			else
+				free(cause);
+			if (!post->answered)
+				stdio_relay_answer_offline(relay, post->message,
+				    true);
+		} else if (post->status == 404 && current) {
 			/* The session expired: a new one, then again. */
 			stdio_relay_lost(relay, xstrdup("the host ended the "
 			    "session"));
 			stdio_relay_dispatch(relay, post->message);
-			break;
+		} else if (post->status != 200 && post->status != 202) {
+			text = stdio_post_error_text(post, &code);
+			log_warn(relay->log, "%s", text);
+			if (json_object_get(post->message, "id") != NULL &&
+			    json_object_get(post->message, "method") != NULL) {
+				stdio_relay_emit(jsonrpc_error(json_object_get(
+				    post->message, "id"), code, text, NULL),
+				    true, relay);
+			}
+			free(text);
 		}
-		text = stdio_post_error_text(post, &code);
-		log_warn(relay->log, "%s", text);
-		if (json_object_get(post->message, "id") != NULL &&
-		    json_object_get(post->message, "method") != NULL) {
-			stdio_relay_emit(jsonrpc_error(json_object_get(
-			    post->message, "id"), code, text, NULL), true,
-			    relay);
-		}
-		free(text);
 		break;
 	case STDIO_POST_STREAM:
 		if (relay->stream == post)
 			relay->stream = NULL;
-		if (post->status == 200 &&
-		    post->generation == relay->generation) {
-			stdio_relay_lost(relay, xstrdup("the host closed its "
-			    "event stream"));
-		}
-		break;
-	case STDIO_POST_DELETE:
-		relay->cb.finished(relay->cb.arg);
-		break;
-	}
-}
-
-/* A request got no reply: the host is not (or no longer) there. */
-static void
-stdio_relay_failed(struct stdio_post *post)
-{
-	struct stdio_relay	*relay = post->cb->arg;
-	char			*cause;
-
-	cause = xasprintf("cannot reach the host on 127.0.0.1:%d: %s",
-	    relay->host_port, post->error != NULL ? post->error :
-	    "no reply");
-	switch (post->kind) {
-	case STDIO_POST_INITIALIZE:
-	case STDIO_POST_REPLAY:
-		stdio_relay_connect_failed(post, cause);
-		return;
-	case STDIO_POST_MESSAGE:
-	case STDIO_POST_STREAM:
-		if (post->kind == STDIO_POST_STREAM && relay->stream == post)
-			relay->stream = NULL;
-		if (post->generation == relay->generation)
+		if (cause == NULL && post->status == 200)
+			cause = xstrdup("the host closed its event stream");
+		if (current && cause != NULL)
 			stdio_relay_lost(relay, cause);
 		else
 			free(cause);
-		if (post->kind == STDIO_POST_MESSAGE && !post->answered)
-			stdio_relay_answer_offline(relay, post->message, true);
-		return;
+		break;
 	case STDIO_POST_DELETE:
 		free(cause);
 		relay->cb.finished(relay->cb.arg);
-		return;
+		break;
 	}
-}
-
-/* A request to the host ended: replied, or failed when it has no status. */
-static void
-stdio_relay_post_finished(struct stdio_post *post, const char *session_id)
-{
-	if (post->status == 0)
-		stdio_relay_failed(post);
-	else
-		stdio_relay_replied(post, session_id);
 }
 
 /* A request is about to be freed: forget it; maybe the work is done. */
