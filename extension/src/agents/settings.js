@@ -1,0 +1,161 @@
+/**
+ * The agents' settings: which model serves each role, the limits a task
+ * runs under, where the agents may go. Kept in chrome.storage.local under
+ * one key (the options page writes it); API keys never leave this
+ * extension. A run_task call may tighten or override the limits.
+ * @module agents/settings
+ */
+
+import { BridgeError, ErrorCode } from '../errors.js';
+
+/** The chrome.storage.local key of the agents' settings. */
+export const SETTINGS_KEY = 'agents';
+
+/** The roles that each may have a model of their own. */
+export const ROLES = ['planner', 'navigator', 'validator'];
+
+/** Limits when neither the settings nor the call give one. */
+export const DEFAULT_LIMITS = Object.freeze({
+	max_steps: 30,
+	max_failures: 3,
+	timeout_ms: 300000,
+	token_budget: 300000,
+	planner_interval: 3,
+});
+
+/** The bounds each limit must lie within. */
+const LIMIT_BOUNDS = Object.freeze({
+	max_steps: [1, 200],
+	max_failures: [1, 20],
+	timeout_ms: [1000, 3600000],
+	token_budget: [1000, 10000000],
+	planner_interval: [1, 20],
+});
+
+/**
+ * @typedef {object} ProviderSettings
+ * @property {'openai'|'anthropic'|'gemini'} kind
+ * @property {string} [base_url]
+ * @property {string} api_key
+ * @property {string} model
+ */
+
+/**
+ * @typedef {object} AgentSettings
+ * @property {ProviderSettings|null} provider the model for every role without its own
+ * @property {Record<string, ProviderSettings|null>} roles a model per role (optional)
+ * @property {typeof DEFAULT_LIMITS} limits
+ * @property {string[]} allowed_domains empty: anywhere
+ * @property {boolean} vision send a viewport screenshot to the navigator
+ */
+
+/**
+ * Reads a provider entry, or null when it is missing or incomplete.
+ * @param {unknown} value
+ * @returns {ProviderSettings|null}
+ */
+function readProvider(value) {
+	if (value === null || typeof value !== 'object')
+		return null;
+	const kind = value.kind;
+	if (!['openai', 'anthropic', 'gemini'].includes(kind) || typeof value.model !== 'string' || value.model === '')
+		return null;
+	return {
+		kind,
+		base_url: typeof value.base_url === 'string' && value.base_url !== '' ? value.base_url.replace(/\/+$/, '') : undefined,
+		api_key: typeof value.api_key === 'string' ? value.api_key : '',
+		model: value.model,
+	};
+}
+
+/**
+ * Normalises a list of domains: lower case, no scheme, path or port, no
+ * leading "*." or dots; empty strings dropped.
+ * @param {unknown} list
+ * @returns {string[]}
+ */
+export function readDomains(list) {
+	if (!Array.isArray(list))
+		return [];
+	const domains = [];
+	for (const item of list) {
+		if (typeof item !== 'string')
+			continue;
+		const domain = item.trim().toLowerCase()
+		    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/[/:].*$/, '').replace(/^(\*\.)|^\.+|\.+$/g, '');
+		if (domain !== '' && !domains.includes(domain))
+			domains.push(domain);
+	}
+	return domains;
+}
+
+/**
+ * Brings stored settings to their full shape: defaults where a field is
+ * missing or out of bounds.
+ * @param {unknown} stored
+ * @returns {AgentSettings}
+ */
+export function normaliseSettings(stored) {
+	const value = stored !== null && typeof stored === 'object' ? stored : {};
+	const roles = {};
+	for (const role of ROLES)
+		roles[role] = readProvider(value.roles?.[role]);
+	const limits = { ...DEFAULT_LIMITS };
+	for (const [name, [low, high]] of Object.entries(LIMIT_BOUNDS)) {
+		const wanted = value.limits?.[name];
+		if (Number.isInteger(wanted) && wanted >= low && wanted <= high)
+			limits[name] = wanted;
+	}
+	return {
+		provider: readProvider(value.provider),
+		roles,
+		limits,
+		allowed_domains: readDomains(value.allowed_domains),
+		vision: value.vision === true,
+	};
+}
+
+/**
+ * Loads the settings from storage.
+ * @param {{get: (key: string) => Promise<object>}} storage chrome.storage.local or a stand-in
+ * @returns {Promise<AgentSettings>}
+ */
+export async function loadSettings(storage) {
+	const stored = await storage.get(SETTINGS_KEY);
+	return normaliseSettings(stored?.[SETTINGS_KEY]);
+}
+
+/**
+ * The model settings each role uses.
+ * @param {AgentSettings} settings
+ * @param {string} optionsUrl the options page, named in the error
+ * @returns {Record<string, ProviderSettings>}
+ * @throws {BridgeError} PROVIDER_NOT_CONFIGURED when a role has no model
+ */
+export function roleModels(settings, optionsUrl) {
+	const models = {};
+	for (const role of ROLES) {
+		const model = settings.roles[role] ?? settings.provider;
+		if (model === null)
+			throw new BridgeError(ErrorCode.PROVIDER_NOT_CONFIGURED,
+			    `run_task needs a language model, and none is set up for the ${role}. ` +
+			    `Open the Browser Bridge options page (${optionsUrl}), choose a provider, ` +
+			    'enter its key and model, and press Test connection.');
+		models[role] = model;
+	}
+	return models;
+}
+
+/**
+ * The limits of one task: the call's own, else the settings'.
+ * @param {AgentSettings} settings
+ * @param {{max_steps?: number, timeout_ms?: number, max_failures?: number, token_budget?: number}} params
+ * @returns {typeof DEFAULT_LIMITS}
+ */
+export function taskLimits(settings, params) {
+	const limits = { ...settings.limits };
+	for (const name of ['max_steps', 'timeout_ms', 'max_failures', 'token_budget'])
+		if (params[name] !== undefined)
+			limits[name] = params[name];
+	return limits;
+}

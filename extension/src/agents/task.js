@@ -1,0 +1,424 @@
+/**
+ * The step loop of one task: the planner plans, the navigator acts a step
+ * at a time through the same actions the MCP tools run, the validator
+ * checks every claimed answer, and the limits stop the loop with a reason.
+ * Everything it touches (models, prompts, the browser, the clock) is
+ * passed in, so the loop runs the same under node --test and in Chrome.
+ * @module agents/task
+ */
+
+import { ErrorCode } from '../errors.js';
+import { domainAllowed, domainRefusal } from './domains.js';
+
+/** Why a task stopped. */
+export const StopReason = Object.freeze({
+	DONE: 'done',
+	IMPOSSIBLE: 'impossible',
+	MAX_STEPS: 'max_steps',
+	MAX_FAILURES: 'max_failures',
+	TIMEOUT: 'timeout',
+	CANCELLED: 'cancelled',
+	PROVIDER_ERROR: 'provider_error',
+	BUDGET: 'budget',
+});
+
+/** Action errors the navigator recovers from by reading the page again. */
+const RECOVERABLE = new Set([ErrorCode.STALE_REF, ErrorCode.ELEMENT_NOT_FOUND, ErrorCode.NOT_INTERACTABLE]);
+
+/** The most actions the navigator may chain in one step. */
+export const MAX_ACTIONS_PER_STEP = 3;
+
+/** Consecutive action failures after which the planner is asked again. */
+const REPLAN_AFTER_FAILURES = 2;
+
+/** Longest detail kept per step in the history and the result. */
+const DETAIL_CHARS = 300;
+
+/** The abort reason of a task that ran out of time. */
+class TaskTimeout extends Error {
+	constructor(ms) {
+		super(`the task ran out of time (${ms} ms)`);
+		this.name = 'TaskTimeout';
+	}
+}
+
+/** Ends the loop with a stop reason. */
+class TaskStop extends Error {
+	/**
+	 * @param {string} reason a StopReason
+	 * @param {string} message
+	 */
+	constructor(reason, message) {
+		super(message);
+		this.reason = reason;
+	}
+}
+
+/**
+ * What the loop needs from the browser, bound to the task's tab.
+ * @typedef {object} TaskBrowser
+ * @property {(signal: AbortSignal) => Promise<PageView>} read the page as the model sees it
+ * @property {(tool: string, args: object, signal: AbortSignal) => Promise<{text: string, url?: string}>} act runs one catalogue tool
+ * @property {(signal: AbortSignal) => Promise<void>} back returns from a page outside the allowed domains
+ * @property {(signal: AbortSignal) => Promise<{media_type: string, data: string}>} [screenshot]
+ */
+
+/**
+ * @typedef {object} PageView
+ * @property {string} state the compact state text of get_browser_state
+ * @property {string} page_text the page's visible text, cut
+ * @property {string} url
+ * @property {string} title
+ * @property {Map<string, string>} labels element names by ref
+ */
+
+/**
+ * One entry of the task's history.
+ * @typedef {object} Step
+ * @property {number} step the navigator step it belongs to (0: before the first)
+ * @property {string} tool an action, or "planner" / "validator"
+ * @property {object} [args]
+ * @property {string} [label] the element's name, for actions on a ref
+ * @property {'ok'|'error'|'refused'|'skipped'|'accepted'|'rejected'|'planned'} outcome
+ * @property {string} detail
+ */
+
+/**
+ * Shortens a text for the history.
+ * @param {string} text
+ * @returns {string}
+ */
+function brief(text) {
+	const flat = String(text ?? '').replace(/\s+/g, ' ').trim();
+	return flat.length > DETAIL_CHARS ? `${flat.slice(0, DETAIL_CHARS - 1)}…` : flat;
+}
+
+/** The loop of one task. Create, then run() once. */
+export class AgentTask {
+	/**
+	 * @param {object} options
+	 * @param {string} options.task the goal, from the caller
+	 * @param {Record<string, {complete: Function}>} options.models a provider per role
+	 * @param {(role: string, input: object) => {system: string, messages: object[]}} options.buildPrompt
+	 * @param {TaskBrowser} options.browser
+	 * @param {object[]} options.tools catalogue entries the navigator may use
+	 * @param {import('./settings.js').DEFAULT_LIMITS} options.limits
+	 * @param {string[]} [options.allowedDomains]
+	 * @param {boolean} [options.vision]
+	 * @param {(event: object) => void} [options.onEvent] each plan, action and verdict as it happens
+	 * @param {() => number} [options.now]
+	 * @param {(ms: number, onTime: () => void) => () => void} [options.timer] starts a timer; returns its cancel
+	 */
+	constructor(options) {
+		this.task = options.task;
+		this.models = options.models;
+		this.buildPrompt = options.buildPrompt;
+		this.browser = options.browser;
+		this.tools = options.tools;
+		this.toolNames = new Set(options.tools.map(tool => tool.name));
+		this.limits = options.limits;
+		this.allowedDomains = options.allowedDomains ?? [];
+		this.vision = options.vision === true;
+		this.onEvent = options.onEvent ?? (() => {});
+		this.now = options.now ?? Date.now;
+		this.timer = options.timer ?? ((ms, onTime) => {
+			const id = setTimeout(onTime, ms);
+			return () => clearTimeout(id);
+		});
+		/** @type {Step[]} */
+		this.history = [];
+		this.usage = { input_tokens: 0, output_tokens: 0, model_calls: 0 };
+		this.stepsTaken = 0;
+		this.failures = 0;
+		this.plan = '';
+		this.nextGoal = '';
+		this.verdict = null;
+	}
+
+	/**
+	 * Runs the task to its end. Never throws: every end is a result with a
+	 * stop reason.
+	 * @param {AbortSignal} signal aborts the task (cancel, stop_task)
+	 * @returns {Promise<object>} the result (see finish)
+	 */
+	async run(signal) {
+		const started = this.now();
+		const controller = new AbortController();
+		const forward = () => controller.abort(signal.reason);
+		if (signal.aborted)
+			forward();
+		else
+			signal.addEventListener('abort', forward, { once: true });
+		const stopTimer = this.timer(this.limits.timeout_ms,
+		    () => controller.abort(new TaskTimeout(this.limits.timeout_ms)));
+		try {
+			const answer = await this.loop(controller.signal);
+			return this.finish(StopReason.DONE, answer, started);
+		} catch (error) {
+			if (error instanceof TaskStop)
+				return this.finish(error.reason, error.message, started);
+			if (controller.signal.aborted) {
+				const timedOut = controller.signal.reason instanceof TaskTimeout;
+				return this.finish(timedOut ? StopReason.TIMEOUT : StopReason.CANCELLED,
+				    timedOut ? `Stopped: ${controller.signal.reason.message}.` :
+				    `Stopped: ${signal.reason?.message ?? 'cancelled'}.`, started);
+			}
+			if (error?.name === 'ProviderError')
+				return this.finish(StopReason.PROVIDER_ERROR, error.message, started);
+			return this.finish(StopReason.PROVIDER_ERROR, `The agents failed unexpectedly: ${error?.message ?? error}`, started);
+		} finally {
+			stopTimer();
+			signal.removeEventListener('abort', forward);
+		}
+	}
+
+	/**
+	 * Plans, acts and validates until an answer is accepted.
+	 * @param {AbortSignal} signal
+	 * @returns {Promise<string>} the accepted answer
+	 */
+	async loop(signal) {
+		let view = await this.browser.read(signal);
+		let mustPlan = true;
+		let rejection;
+		let sincePlan = 0;
+		for (;;) {
+			if (mustPlan) {
+				const planned = await this.runPlanner(view, rejection, signal);
+				mustPlan = false;
+				sincePlan = 0;
+				rejection = undefined;
+				if (planned.status === 'impossible')
+					throw new TaskStop(StopReason.IMPOSSIBLE, planned.reason ?? planned.answer ?? 'The planner found the task impossible.');
+				if (planned.status === 'done') {
+					const verdict = await this.runValidator(planned.answer ?? '', view, signal);
+					if (verdict.verdict === 'accept')
+						return planned.answer ?? '';
+					rejection = verdict.reason;
+					mustPlan = true;
+					continue;
+				}
+			}
+			if (this.stepsTaken >= this.limits.max_steps)
+				throw new TaskStop(StopReason.MAX_STEPS,
+				    `Stopped after ${this.stepsTaken} steps (max_steps) without an accepted answer.`);
+			this.stepsTaken++;
+			const decision = await this.runNavigator(view, signal);
+			if (decision.actions.length === 0 && decision.done !== undefined) {
+				const verdict = await this.runValidator(decision.done.answer, view, signal);
+				if (verdict.verdict === 'accept')
+					return decision.done.answer;
+				rejection = verdict.reason;
+				mustPlan = true;
+				continue;
+			}
+			view = await this.runActions(decision.actions, view, signal);
+			if (this.failures >= this.limits.max_failures)
+				throw new TaskStop(StopReason.MAX_FAILURES,
+				    `Stopped after ${this.failures} failed actions in a row (max_failures).`);
+			sincePlan++;
+			if (sincePlan >= this.limits.planner_interval || this.failures >= REPLAN_AFTER_FAILURES)
+				mustPlan = true;
+		}
+	}
+
+	/**
+	 * Calls one role's model with its prompt, counting tokens against the budget.
+	 * @param {string} role
+	 * @param {object} input
+	 * @param {AbortSignal} signal
+	 * @returns {Promise<object>} the role's validated output
+	 */
+	async ask(role, input, signal) {
+		if (this.usage.input_tokens + this.usage.output_tokens >= this.limits.token_budget)
+			throw new TaskStop(StopReason.BUDGET,
+			    `Stopped: the token budget (${this.limits.token_budget}) is used up.`);
+		signal.throwIfAborted();
+		const prompt = this.buildPrompt(role, input);
+		const reply = await this.models[role].complete({ role, ...prompt, signal });
+		signal.throwIfAborted();
+		this.usage.input_tokens += reply.usage?.input_tokens ?? 0;
+		this.usage.output_tokens += reply.usage?.output_tokens ?? 0;
+		this.usage.model_calls++;
+		return reply.output;
+	}
+
+	/**
+	 * The planner: a plan, the next sub-goal, or the end of the task.
+	 * @param {PageView} view
+	 * @param {string|undefined} rejection why the validator refused the last answer
+	 * @param {AbortSignal} signal
+	 */
+	async runPlanner(view, rejection, signal) {
+		const output = await this.ask('planner', {
+			...this.promptBase(view),
+			rejection,
+		}, signal);
+		this.plan = output.plan;
+		this.nextGoal = output.next_goal;
+		this.record({ tool: 'planner', outcome: 'planned', detail: `${output.plan} Next: ${output.next_goal}` });
+		this.onEvent({ type: 'plan', plan: output.plan, next_goal: output.next_goal, status: output.status });
+		return output;
+	}
+
+	/**
+	 * The navigator: the next actions, or a claimed answer.
+	 * @param {PageView} view
+	 * @param {AbortSignal} signal
+	 */
+	async runNavigator(view, signal) {
+		const input = { ...this.promptBase(view), tools: this.tools };
+		if (this.vision && this.browser.screenshot !== undefined)
+			input.screenshot = await this.browser.screenshot(signal);
+		return this.ask('navigator', input, signal);
+	}
+
+	/**
+	 * The validator's verdict on a claimed answer.
+	 * @param {string} answer
+	 * @param {PageView} view
+	 * @param {AbortSignal} signal
+	 */
+	async runValidator(answer, view, signal) {
+		const output = await this.ask('validator', { ...this.promptBase(view), claimed_answer: answer }, signal);
+		this.verdict = { verdict: output.verdict, reason: output.reason, answer };
+		this.record({ tool: 'validator', outcome: output.verdict === 'accept' ? 'accepted' : 'rejected',
+		    detail: `${brief(answer)}: ${output.reason}` });
+		this.onEvent({ type: 'verdict', verdict: output.verdict, reason: output.reason, answer });
+		if (output.verdict !== 'accept')
+			this.failures++;
+		return output;
+	}
+
+	/**
+	 * What every role's prompt is built from.
+	 * @param {PageView} view
+	 */
+	promptBase(view) {
+		return {
+			task: this.task,
+			plan: this.plan,
+			next_goal: this.nextGoal,
+			history: this.history,
+			state: view.state,
+			page_text: view.page_text,
+			url: view.url,
+			title: view.title,
+			allowed_domains: this.allowedDomains,
+			steps_left: this.limits.max_steps - this.stepsTaken,
+		};
+	}
+
+	/**
+	 * Runs a step's actions in order, stopping early when one fails or
+	 * the page changes under the rest.
+	 * @param {{tool: string, args: object}[]} actions
+	 * @param {PageView} view the state the actions were chosen on
+	 * @param {AbortSignal} signal
+	 * @returns {Promise<PageView>} the page after the step
+	 */
+	async runActions(actions, view, signal) {
+		const chosen = actions.slice(0, MAX_ACTIONS_PER_STEP);
+		for (let i = 0; i < chosen.length; i++) {
+			const { tool, args } = chosen[i];
+			const ok = await this.runAction(tool, args ?? {}, view, signal);
+			const last = i === chosen.length - 1;
+			const after = await this.browser.read(signal);
+			if (last)
+				return after;
+			if (!ok || this.pageChanged(view, after)) {
+				const left = chosen.slice(i + 1).map(action => action.tool).join(', ');
+				this.record({ tool: chosen[i + 1].tool, outcome: 'skipped',
+				    detail: `${ok ? 'The page changed' : 'The action failed'}, so the rest of this step (${left}) was not run; choose again from the new state.` });
+				return after;
+			}
+			view = after;
+		}
+		return this.browser.read(signal);
+	}
+
+	/**
+	 * Runs one action and records its outcome.
+	 * @param {string} tool
+	 * @param {object} args
+	 * @param {PageView} view
+	 * @param {AbortSignal} signal
+	 * @returns {Promise<boolean>} whether it succeeded
+	 */
+	async runAction(tool, args, view, signal) {
+		const label = typeof args.ref === 'string' ? view.labels.get(args.ref) : undefined;
+		const step = { tool, args, label };
+		if (!this.toolNames.has(tool))
+			return this.failed(step, 'refused', `There is no action "${tool}". Use one of: ${[...this.toolNames].join(', ')}.`);
+		const target = typeof args.url === 'string' ? args.url : undefined;
+		if (target !== undefined && !domainAllowed(target, this.allowedDomains))
+			return this.failed(step, 'refused', domainRefusal(target, this.allowedDomains));
+		let reply;
+		try {
+			reply = await this.browser.act(tool, args, signal);
+		} catch (error) {
+			signal.throwIfAborted();
+			const code = error?.code ?? ErrorCode.INTERNAL;
+			const hint = RECOVERABLE.has(code) ? ' The page was read again: pick the element from the new state.' : '';
+			return this.failed(step, 'error', `${code}: ${error?.message ?? error}${hint}`);
+		}
+		if (reply.url !== undefined && !domainAllowed(reply.url, this.allowedDomains)) {
+			await this.browser.back(signal);
+			return this.failed(step, 'refused', `${domainRefusal(reply.url, this.allowedDomains)} The tab went back.`);
+		}
+		this.failures = 0;
+		this.record({ ...step, outcome: 'ok', detail: brief(reply.text) });
+		this.onEvent({ type: 'action', step: this.stepsTaken, tool, label, args, outcome: 'ok', detail: brief(reply.text) });
+		return true;
+	}
+
+	/**
+	 * Records a failed or refused action.
+	 * @returns {false}
+	 */
+	failed(step, outcome, detail) {
+		this.failures++;
+		this.record({ ...step, outcome, detail: brief(detail) });
+		this.onEvent({ type: 'action', step: this.stepsTaken, ...step, outcome, detail: brief(detail) });
+		return false;
+	}
+
+	/**
+	 * Says whether the page changed under a multi-action step: a new
+	 * document or elements that were not there.
+	 * @param {PageView} before
+	 * @param {PageView} after
+	 */
+	pageChanged(before, after) {
+		if (before.url !== after.url)
+			return true;
+		for (const ref of after.labels.keys())
+			if (!before.labels.has(ref))
+				return true;
+		return false;
+	}
+
+	/** @param {Omit<Step, 'step'>} entry */
+	record(entry) {
+		this.history.push({ step: this.stepsTaken, ...entry });
+	}
+
+	/**
+	 * The task's result.
+	 * @param {string} reason
+	 * @param {string} message the answer when done, else why it stopped
+	 * @param {number} started
+	 */
+	finish(reason, message, started) {
+		return {
+			stop_reason: reason,
+			answer: reason === StopReason.DONE ? message : null,
+			message: reason === StopReason.DONE ? `Done in ${this.stepsTaken} steps.` : message,
+			verdict: this.verdict,
+			steps: this.history.map(entry => ({ ...entry })),
+			steps_taken: this.stepsTaken,
+			usage: { ...this.usage },
+			duration_ms: this.now() - started,
+		};
+	}
+}

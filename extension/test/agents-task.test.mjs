@@ -1,0 +1,315 @@
+// The step loop (src/agents/task.js) with scripted models and a fake
+// browser: how it plans, acts, recovers, validates and stops.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { AgentTask, StopReason } from '../src/agents/task.js';
+import { BridgeError, ErrorCode } from '../src/errors.js';
+import { DEFAULT_LIMITS } from '../src/agents/settings.js';
+
+// A model that answers each call with the next output of its role's script
+// (a function gets the prompt input and returns the output).
+function scriptedModels(scripts, usage = { input_tokens: 10, output_tokens: 5 }) {
+	const calls = [];
+	const models = {};
+	for (const role of ['planner', 'navigator', 'validator']) {
+		const script = [...(scripts[role] ?? [])];
+		models[role] = {
+			async complete({ input, signal }) {
+				calls.push({ role, input });
+				if (script.length === 0)
+					throw new Error(`the ${role} script ran out`);
+				const next = script.shift();
+				const output = typeof next === 'function' ? await next(input, signal) : next;
+				return { output, usage };
+			},
+		};
+	}
+	return { models, calls };
+}
+
+// The prompt builder hands the input through, so the scripts can read it.
+const passInput = (role, input) => ({ input });
+
+// A browser of pages keyed by URL; actions are functions of the fake's state.
+function fakeBrowser({ pages, actions = {} }) {
+	const browser = {
+		url: Object.keys(pages)[0],
+		acted: [],
+		wentBack: 0,
+		async read() {
+			const page = pages[browser.url];
+			return {
+				state: page.state, page_text: page.text ?? '', url: browser.url, title: 'T',
+				labels: new Map(Object.entries(page.labels ?? {})),
+			};
+		},
+		async act(tool, args, signal) {
+			browser.acted.push({ tool, args });
+			const run = actions[tool];
+			if (run === undefined)
+				return { text: `${tool} done`, url: browser.url };
+			const text = await run(args, browser, signal);
+			return { text: text ?? `${tool} done`, url: browser.url };
+		},
+		async back() {
+			browser.wentBack++;
+			browser.url = Object.keys(pages)[0];
+		},
+	};
+	return browser;
+}
+
+const TOOLS = ['navigate_to', 'click_element', 'type_value', 'get_browser_state'].map(name => ({ name, description: name, input_schema: {} }));
+const plan = (status = 'continue', extra = {}) => ({ plan: 'p', next_goal: 'g', status, ...extra });
+const act = (...actions) => ({ actions: actions.map(([tool, args]) => ({ tool, args })) });
+const done = answer => ({ actions: [], done: { answer } });
+const accept = { verdict: 'accept', reason: 'matches' };
+
+function makeTask({ scripts, browser, limits = {}, ...rest }) {
+	const { models, calls } = scriptedModels(scripts);
+	const task = new AgentTask({
+		task: 'Buy a thing', models, buildPrompt: passInput, browser, tools: TOOLS,
+		limits: { ...DEFAULT_LIMITS, ...limits }, ...rest,
+	});
+	return { task, calls };
+}
+
+test('a task plans, acts, claims an answer and ends done when the validator accepts', async () => {
+	const browser = fakeBrowser({
+		pages: {
+			'http://a/form': { state: 'e1 button "Buy"', labels: { e1: 'Buy' } },
+			'http://a/done': { state: '', text: 'Order #42' },
+		},
+		actions: { click_element: (args, b) => { b.url = 'http://a/done'; } },
+	});
+	const { task, calls } = makeTask({
+		browser,
+		scripts: {
+			planner: [plan()],
+			navigator: [act(['click_element', { ref: 'e1' }]), input => done(input.page_text)],
+			validator: [accept],
+		},
+	});
+	const events = [];
+	task.onEvent = event => events.push(event);
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.DONE);
+	assert.equal(result.answer, 'Order #42');
+	assert.deepEqual(result.verdict, { verdict: 'accept', reason: 'matches', answer: 'Order #42' });
+	assert.equal(result.steps_taken, 2);
+	assert.deepEqual(calls.map(c => c.role), ['planner', 'navigator', 'navigator', 'validator']);
+	assert.deepEqual(result.usage, { input_tokens: 40, output_tokens: 20, model_calls: 4 });
+	const click = result.steps.find(s => s.tool === 'click_element');
+	assert.equal(click.label, 'Buy');
+	assert.equal(click.outcome, 'ok');
+	assert.deepEqual(events.map(e => e.type), ['plan', 'action', 'verdict']);
+});
+
+test('a rejected answer goes back to the planner with the reason, and the task recovers', async () => {
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's', text: 'Order #7' } } });
+	const { task, calls } = makeTask({
+		browser,
+		scripts: {
+			planner: [plan(), input => { assert.equal(input.rejection, 'wrong number'); return plan(); }],
+			navigator: [done('Order #1'), done('Order #7')],
+			validator: [{ verdict: 'reject', reason: 'wrong number' }, accept],
+		},
+	});
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.DONE);
+	assert.equal(result.answer, 'Order #7');
+	assert.deepEqual(calls.map(c => c.role), ['planner', 'navigator', 'validator', 'planner', 'navigator', 'validator']);
+	assert.deepEqual(result.steps.filter(s => s.tool === 'validator').map(s => s.outcome), ['rejected', 'accepted']);
+});
+
+test('a stale ref is recovered by reading the page again, not by failing', async () => {
+	let attempts = 0;
+	const browser = fakeBrowser({
+		pages: { 'http://a/': { state: 'e5 button "Go"', labels: { e5: 'Go', e9: 'Go' } } },
+		actions: {
+			click_element: args => {
+				attempts++;
+				if (args.ref === 'e5')
+					throw new BridgeError(ErrorCode.STALE_REF, 'Element e5 is no longer on the page');
+			},
+		},
+	});
+	const { task, calls } = makeTask({
+		browser,
+		scripts: {
+			planner: [plan()],
+			navigator: [act(['click_element', { ref: 'e5' }]), input => {
+				const last = input.history.at(-1);
+				assert.equal(last.outcome, 'error');
+				assert.match(last.detail, /STALE_REF.*read again/);
+				return act(['click_element', { ref: 'e9' }]);
+			}, done('ok')],
+			validator: [accept],
+		},
+	});
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.DONE);
+	assert.equal(attempts, 2);
+	assert.equal(calls.filter(c => c.role === 'navigator').length, 3);
+});
+
+test('a multi-action step stops when the page changes under it', async () => {
+	const browser = fakeBrowser({
+		pages: {
+			'http://a/1': { state: 'e1', labels: { e1: 'Next', e2: 'Name' } },
+			'http://a/2': { state: 'e3', labels: { e3: 'Other' } },
+		},
+		actions: { click_element: (args, b) => { b.url = 'http://a/2'; } },
+	});
+	const { task } = makeTask({
+		browser,
+		scripts: {
+			planner: [plan()],
+			navigator: [act(['click_element', { ref: 'e1' }], ['type_value', { ref: 'e2', text: 'x' }]), done('ok')],
+			validator: [accept],
+		},
+	});
+	const result = await task.run(new AbortController().signal);
+	assert.deepEqual(browser.acted.map(a => a.tool), ['click_element']);
+	const skipped = result.steps.find(s => s.outcome === 'skipped');
+	assert.equal(skipped.tool, 'type_value');
+	assert.match(skipped.detail, /page changed/);
+});
+
+test('max_steps stops the task with that reason', async () => {
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });
+	const { task } = makeTask({
+		browser, limits: { max_steps: 2, planner_interval: 10 },
+		scripts: { planner: [plan()], navigator: [act(['get_browser_state', {}]), act(['get_browser_state', {}])] },
+	});
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.MAX_STEPS);
+	assert.equal(result.steps_taken, 2);
+	assert.equal(result.answer, null);
+});
+
+test('consecutive failures stop the task with max_failures; a success in between resets the count', async () => {
+	let n = 0;
+	const browser = fakeBrowser({
+		pages: { 'http://a/': { state: 's' } },
+		actions: { click_element: () => { if (++n !== 2) throw new BridgeError(ErrorCode.NOT_INTERACTABLE, 'covered'); } },
+	});
+	const click = act(['click_element', { ref: 'e1' }]);
+	const { task } = makeTask({
+		browser, limits: { max_failures: 2, planner_interval: 10 },
+		scripts: { planner: [plan(), plan()], navigator: [click, click, click, click] },
+	});
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.MAX_FAILURES);
+	assert.equal(n, 4);
+});
+
+test('an unknown action and a URL outside allowed_domains are refused as errors the model sees', async () => {
+	const browser = fakeBrowser({
+		pages: { 'http://shop.example/': { state: 's', labels: { e1: 'Evil link' } }, 'http://evil.test/': { state: 'x' } },
+		actions: { click_element: (args, b) => { b.url = 'http://evil.test/'; } },
+	});
+	const seen = [];
+	const { task } = makeTask({
+		browser, allowedDomains: ['example'], limits: { planner_interval: 10, max_failures: 5 },
+		scripts: {
+			planner: [plan(), plan(), plan()],
+			navigator: [
+				act(['evaluate_script', { code: '1' }]),
+				act(['navigate_to', { url: 'https://evil.test/x' }]),
+				act(['click_element', { ref: 'e1' }]),
+				input => { seen.push(...input.history.map(h => h.outcome)); return done('ok'); },
+			],
+			validator: [accept],
+		},
+	});
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.DONE);
+	assert.deepEqual(seen, ['planned', 'refused', 'refused', 'planned', 'refused', 'planned']);
+	assert.deepEqual(browser.acted.map(a => a.tool), ['click_element'], 'the refused navigate_to never ran');
+	assert.equal(browser.wentBack, 1, 'the click that left the domains was undone');
+	assert.match(result.steps[4].detail, /evil\.test.*outside the domains this task may visit \(example\)/);
+});
+
+test('the token budget stops the task before the next model call', async () => {
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });
+	const { task, calls } = makeTask({
+		browser, limits: { token_budget: 30 },
+		scripts: { planner: [plan()], navigator: [act(['get_browser_state', {}]), act(['get_browser_state', {}]), act(['get_browser_state', {}])] },
+	});
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.BUDGET);
+	assert.equal(calls.length, 2, 'two calls of 15 tokens reach the budget of 30');
+});
+
+test('the planner may end the task as impossible', async () => {
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });
+	const { task } = makeTask({ browser, scripts: { planner: [plan('impossible', { reason: 'no such product' })] } });
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.IMPOSSIBLE);
+	assert.equal(result.message, 'no such product');
+});
+
+test('cancel during an action stops the task: no further model call or action', async () => {
+	const controller = new AbortController();
+	const browser = fakeBrowser({
+		pages: { 'http://a/': { state: 's' } },
+		actions: {
+			click_element: (args, b, signal) => new Promise((resolve, reject) => {
+				signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+				controller.abort(new Error('cancelled by the client'));
+			}),
+		},
+	});
+	const { task, calls } = makeTask({
+		browser,
+		scripts: { planner: [plan()], navigator: [act(['click_element', { ref: 'e1' }], ['click_element', { ref: 'e2' }])] },
+	});
+	const result = await task.run(controller.signal);
+	assert.equal(result.stop_reason, StopReason.CANCELLED);
+	assert.match(result.message, /cancelled by the client/);
+	assert.equal(browser.acted.length, 1);
+	assert.equal(calls.length, 2);
+});
+
+test('the wall-clock timeout stops the task with reason timeout', async () => {
+	let fire;
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });
+	const { task } = makeTask({
+		browser, limits: { timeout_ms: 5000 },
+		timer: (ms, onTime) => { fire = onTime; return () => {}; },
+		scripts: {
+			planner: [plan()],
+			navigator: [(input, signal) => new Promise((resolve, reject) => {
+				signal.addEventListener('abort', () => reject(new Error('fetch aborted')), { once: true });
+				fire();
+			})],
+		},
+	});
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.TIMEOUT);
+	assert.match(result.message, /5000 ms/);
+});
+
+test('a provider error ends the task with provider_error and its message', async () => {
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });
+	const error = new Error('OpenAI answered 401: check the API key in the options page');
+	error.name = 'ProviderError';
+	const { task } = makeTask({ browser, scripts: { planner: [() => { throw error; }] } });
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.PROVIDER_ERROR);
+	assert.equal(result.message, error.message);
+});
+
+test('the planner runs again every planner_interval steps', async () => {
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });
+	const step = act(['get_browser_state', {}]);
+	const { task, calls } = makeTask({
+		browser, limits: { planner_interval: 2, max_steps: 4 },
+		scripts: { planner: [plan(), plan(), plan()], navigator: [step, step, step, step] },
+	});
+	await task.run(new AbortController().signal);
+	assert.deepEqual(calls.map(c => c.role[0]).join(''), 'pnnpnnp');
+});
