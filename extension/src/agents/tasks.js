@@ -1,0 +1,420 @@
+/**
+ * The tasks the agents run: run_task starts one in a tab (one task per
+ * tab, in a tab group labelled with the task), get_task / stop_task /
+ * list_tasks follow it. A task drives its tab through the navigator as
+ * the tab's holder, so its own actions never wait behind it, and it sees
+ * exactly the catalogue tools the MCP clients see.
+ * @module agents/tasks
+ */
+
+import { BridgeError, ErrorCode } from '../errors.js';
+import { getTab, resolveTab } from '../browser/tabs.js';
+import { AgentTask } from './task.js';
+import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js';
+import { domainAllowed, domainRefusal } from './domains.js';
+
+/** Tools the agents never get: the task tools themselves. */
+export const TASK_TOOLS = ['run_task', 'get_task', 'stop_task', 'list_tasks'];
+
+/** Finished tasks kept for get_task and list_tasks. */
+const RECENT_TASKS = 20;
+
+/** How much of the page's text the model sees beside the state. */
+const PAGE_TEXT_CHARS = 4000;
+
+/** Answer a waiting run_task this long before the host's deadline. */
+const DEADLINE_MARGIN_MS = 1500;
+
+/** Longest task text shown in lists and tab group titles. */
+const TITLE_CHARS = 40;
+
+/**
+ * Shortens a task for titles.
+ * @param {string} text
+ */
+function shortTask(text) {
+	const flat = text.replace(/\s+/g, ' ').trim();
+	return flat.length > TITLE_CHARS ? `${flat.slice(0, TITLE_CHARS - 1)}…` : flat;
+}
+
+/**
+ * One line per step for the result text.
+ * @param {import('./task.js').Step} step
+ */
+export function describeStep(step) {
+	const target = step.label !== undefined ? ` "${step.label}"` : '';
+	return `${step.tool}${target}: ${step.outcome}${step.detail ? ` (${step.detail})` : ''}`;
+}
+
+/**
+ * The text of a task's result or progress.
+ * @param {TaskRecord} record
+ * @returns {string}
+ */
+export function describeTask(record) {
+	const result = record.result;
+	if (result === null) {
+		const last = record.agent.history.at(-1);
+		return `Task ${record.id} is running in tab ${record.tabId} (step ${record.agent.stepsTaken} of at most ${record.agent.limits.max_steps})` +
+		    (last !== undefined ? `: ${describeStep(last)}` : '.') +
+		    `\nFollow it with get_task {"task_id": "${record.id}"}; stop it with stop_task.`;
+	}
+	const lines = [];
+	if (result.stop_reason === 'done') {
+		const verdict = result.verdict !== null ? ` (validator: ${result.verdict.verdict}, ${result.verdict.reason})` : '';
+		lines.push(`Task ${record.id} done in ${result.steps_taken} steps${verdict}: ${result.answer}`);
+	} else
+		lines.push(`Task ${record.id} stopped (${result.stop_reason}) after ${result.steps_taken} steps: ${result.message}`);
+	const actions = result.steps.filter(step => step.tool !== 'planner');
+	if (actions.length > 0)
+		lines.push('Steps:', ...actions.map((step, i) => `${i + 1}. ${describeStep(step)}`));
+	lines.push(`Tokens: ${result.usage.input_tokens} in, ${result.usage.output_tokens} out (${result.usage.model_calls} model calls).`);
+	return lines.join('\n');
+}
+
+/**
+ * @typedef {object} TaskRecord
+ * @property {string} id
+ * @property {string} task
+ * @property {number} tabId
+ * @property {number} started Date.now()
+ * @property {AgentTask} agent
+ * @property {AbortController} controller
+ * @property {Promise<object>} done resolves to the result
+ * @property {object|null} result
+ */
+
+/** Runs and remembers tasks. */
+export class TaskManager {
+	/**
+	 * @param {object} deps
+	 * @param {import('../navigator.js').Navigator} deps.navigator
+	 * @param {{get: Function}} deps.storage chrome.storage.local
+	 * @param {(settings: object, deps: object) => {complete: Function}} deps.createProvider
+	 * @param {(role: string, input: object) => object} deps.buildPrompt
+	 * @param {object} deps.browser chrome.tabs and chrome.tabGroups (or stand-ins)
+	 * @param {string} deps.optionsUrl the options page, for "set up a model" errors
+	 * @param {() => Promise<boolean>} deps.evaluateEnabled whether the user allowed evaluate_script
+	 * @param {(text: string) => void} [deps.log]
+	 * @param {typeof fetch} [deps.fetch]
+	 */
+	constructor(deps) {
+		this.deps = deps;
+		/** @type {Map<string, TaskRecord>} */
+		this.tasks = new Map();
+		this.counter = 0;
+	}
+
+	/**
+	 * The running task in a tab, if any.
+	 * @param {number} tabId
+	 * @returns {TaskRecord|undefined}
+	 */
+	runningIn(tabId) {
+		for (const record of this.tasks.values())
+			if (record.result === null && record.tabId === tabId)
+				return record;
+		return undefined;
+	}
+
+	/**
+	 * The catalogue tools the navigator may use: those the extension
+	 * answers, minus the task tools and evaluate_script unless allowed.
+	 * @returns {Promise<{name: string, description: string, input_schema: object}[]>}
+	 */
+	async modelTools() {
+		const allowScript = await this.deps.evaluateEnabled();
+		return this.deps.navigator.catalogueActions()
+		    .filter(tool => !TASK_TOOLS.includes(tool.name) && (tool.name !== 'evaluate_script' || allowScript))
+		    .map(tool => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema }));
+	}
+
+	/**
+	 * Starts a task (run_task).
+	 * @param {object} params run_task's arguments
+	 * @param {(record: TaskRecord, event: object) => void} [onEvent] each plan, action and verdict
+	 * @returns {Promise<TaskRecord>}
+	 */
+	async start(params, onEvent = () => {}) {
+		const settings = await loadSettings(this.deps.storage);
+		const models = roleModels(settings, this.deps.optionsUrl);
+		const allowedDomains = params.allowed_domains !== undefined ? readDomains(params.allowed_domains) : settings.allowed_domains;
+		if (params.start_url !== undefined && !domainAllowed(params.start_url, allowedDomains))
+			throw new BridgeError(ErrorCode.INVALID_ARGUMENT, domainRefusal(params.start_url, allowedDomains));
+		const tab = params.start_url !== undefined ? null : await resolveTab(params);
+		const busy = tab !== null ? this.runningIn(tab.id) : undefined;
+		if (busy !== undefined)
+			throw new BridgeError(ErrorCode.TAB_BUSY,
+			    `Tab ${busy.tabId} is running task ${busy.id} ("${shortTask(busy.task)}"). ` +
+			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
+		const id = `t${++this.counter}`;
+		const tabId = tab !== null ? tab.id : (await this.deps.browser.tabs.create({ url: params.start_url, active: true })).id;
+		const providerDeps = { fetch: this.deps.fetch ?? fetch.bind(globalThis), sleep: this.deps.sleep, log: this.deps.log };
+		const owner = { kind: 'task', id, label: `task ${id} ("${shortTask(params.task)}")` };
+		const agent = new AgentTask({
+			task: params.task,
+			models: Object.fromEntries(Object.entries(models).map(([role, model]) => [role, this.deps.createProvider(model, providerDeps)])),
+			buildPrompt: this.deps.buildPrompt,
+			browser: this.tabBrowser(tabId, owner),
+			tools: await this.modelTools(),
+			limits: taskLimits(settings, params),
+			allowedDomains,
+			vision: settings.vision,
+			onEvent: event => onEvent(record, event),
+		});
+		const record = { id, task: params.task, tabId, started: Date.now(), agent, controller: new AbortController(), result: null };
+		this.tasks.set(id, record);
+		await this.groupTab(record);
+		const release = this.deps.navigator.hold(tabId, owner);
+		record.done = agent.run(record.controller.signal).then(result => {
+			record.result = { task_id: id, status: 'finished', tab_id: tabId, ...result };
+			return record.result;
+		}).finally(() => {
+			release();
+			this.forgetOld();
+		});
+		return record;
+	}
+
+	/**
+	 * Drops the oldest finished tasks beyond RECENT_TASKS.
+	 */
+	forgetOld() {
+		const finished = [...this.tasks.values()].filter(record => record.result !== null);
+		for (const record of finished.slice(0, Math.max(0, finished.length - RECENT_TASKS)))
+			this.tasks.delete(record.id);
+	}
+
+	/**
+	 * Puts the task's tab in a group labelled with the task. Groups are a
+	 * cue for the person; a browser without them runs the task anyway.
+	 * @param {TaskRecord} record
+	 */
+	async groupTab(record) {
+		const { tabs, tabGroups } = this.deps.browser;
+		try {
+			record.groupId = await tabs.group({ tabIds: [record.tabId] });
+			await tabGroups.update(record.groupId, { title: `Agent: ${shortTask(record.task)}`, color: 'blue' });
+		} catch (error) {
+			this.deps.log?.(`task ${record.id}: no tab group (${error?.message ?? error})`);
+		}
+	}
+
+	/**
+	 * The browser as a task sees it: its tab, through the navigator, as
+	 * the tab's holder.
+	 * @param {number} tabId
+	 * @param {object} owner
+	 * @returns {import('./task.js').TaskBrowser}
+	 */
+	tabBrowser(tabId, owner) {
+		const navigator = this.deps.navigator;
+		const call = signal => ({ signal, deadline: Date.now() + 60000, progress: () => {}, owner });
+		const run = (method, params, signal) => navigator.dispatch(method, params, call(signal));
+		const text = result => (result.content ?? []).filter(part => part.type === 'text').map(part => part.text).join('\n');
+		return {
+			read: async signal => {
+				const state = await run('get_browser_state', { tab_id: tabId }, signal);
+				let pageText = '';
+				try {
+					pageText = text(await run('get_page_content', { tab_id: tabId, format: 'text', max_chars: PAGE_TEXT_CHARS }, signal));
+				} catch (error) {
+					signal.throwIfAborted();
+					pageText = `(the page's text could not be read: ${error?.message ?? error})`;
+				}
+				const elements = state.structuredContent?.elements ?? [];
+				return {
+					state: text(state),
+					page_text: pageText,
+					url: state.structuredContent?.tab?.url ?? '',
+					title: state.structuredContent?.tab?.title ?? '',
+					labels: new Map(elements.map(element => [element.ref, element.name ?? ''])),
+				};
+			},
+			act: async (tool, args, signal) => {
+				const params = { ...args };
+				if (params.tab_id === undefined && typeof params.ref !== 'string' && tool !== 'manage_tabs')
+					params.tab_id = tabId;
+				const result = await run(tool, params, signal);
+				if (tool === 'manage_tabs' && args.action === 'open')
+					await this.joinGroup(tabId, result);
+				const tab = await getTab(tabId).catch(() => null);
+				return { text: text(result), url: tab?.url };
+			},
+			back: signal => run('navigate_history', { tab_id: tabId, direction: 'back' }, signal).then(() => {}),
+			screenshot: async signal => {
+				const shot = await run('take_screenshot', { tab_id: tabId }, signal);
+				const image = shot.content.find(part => part.type === 'image');
+				return { media_type: image.mimeType, data: image.data };
+			},
+		};
+	}
+
+	/**
+	 * Adds a tab the task opened to the task's group.
+	 * @param {number} taskTab
+	 * @param {object} result manage_tabs' result
+	 */
+	async joinGroup(taskTab, result) {
+		const record = this.runningIn(taskTab);
+		const opened = result.structuredContent?.tab?.id ?? result.structuredContent?.tab_id;
+		if (record?.groupId === undefined || opened === undefined)
+			return;
+		await this.deps.browser.tabs.group({ groupId: record.groupId, tabIds: [opened] }).catch(() => {});
+	}
+
+	/**
+	 * A task by id.
+	 * @param {string} id
+	 * @returns {TaskRecord}
+	 * @throws {BridgeError} INVALID_ARGUMENT for an unknown id
+	 */
+	get(id) {
+		const record = this.tasks.get(id);
+		if (record === undefined)
+			throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
+			    `There is no task "${id}" (finished tasks are kept until ${RECENT_TASKS} newer ones end). Call list_tasks to see the tasks.`);
+		return record;
+	}
+
+	/**
+	 * Stops a task and waits for it to end.
+	 * @param {string} id
+	 * @param {string} why
+	 * @returns {Promise<object>} the result
+	 */
+	async stop(id, why) {
+		const record = this.get(id);
+		if (record.result === null)
+			record.controller.abort(new Error(why));
+		return record.done;
+	}
+
+	/** @returns {TaskRecord[]} newest first */
+	list() {
+		return [...this.tasks.values()].reverse();
+	}
+}
+
+/**
+ * A task's result or progress as an MCP tool result.
+ * @param {TaskRecord} record
+ */
+function taskReply(record) {
+	const structured = record.result ?? {
+		task_id: record.id, status: 'running', tab_id: record.tabId,
+		steps: record.agent.history.map(step => ({ ...step })), steps_taken: record.agent.stepsTaken,
+		usage: { ...record.agent.usage },
+	};
+	return { content: [{ type: 'text', text: describeTask(record) }], structuredContent: structured };
+}
+
+/**
+ * Waits for a task to end, at most ms; resolves either way.
+ * @param {TaskRecord} record
+ * @param {number} ms
+ * @param {AbortSignal} signal
+ */
+function waitFor(record, ms, signal) {
+	return new Promise(resolve => {
+		const timer = setTimeout(done, Math.max(0, ms));
+		signal.addEventListener('abort', done, { once: true });
+		record.done.then(done, done);
+		function done() {
+			clearTimeout(timer);
+			signal.removeEventListener('abort', done);
+			resolve();
+		}
+	});
+}
+
+/**
+ * The MCP task tools as navigator actions.
+ * @param {TaskManager} manager
+ * @returns {Record<string, import('../navigator.js').ActionDefinition>}
+ */
+export function taskActions(manager) {
+	return {
+		run_task: {
+			scope: 'browser',
+			unqueued: true,
+			async run(params, context) {
+				let waiting = params.wait !== false;
+				let sent = 0;
+				const record = await manager.start(params, (task, event) => {
+					if (waiting)
+						context.progress(++sent, undefined, describeEvent(task, event));
+				});
+				if (!waiting)
+					return taskReply(record);
+				const stop = () => record.controller.abort(context.signal.reason ?? new Error('the caller cancelled run_task'));
+				context.signal.addEventListener('abort', stop, { once: true });
+				try {
+					await waitFor(record, context.deadline - Date.now() - DEADLINE_MARGIN_MS, new AbortController().signal);
+				} finally {
+					context.signal.removeEventListener('abort', stop);
+					waiting = false;
+				}
+				if (context.signal.aborted)
+					await record.done;
+				return taskReply(record);
+			},
+		},
+		get_task: {
+			scope: 'browser',
+			unqueued: true,
+			async run(params, context) {
+				const record = manager.get(params.task_id);
+				if (record.result === null && params.wait_ms > 0)
+					await waitFor(record, Math.min(params.wait_ms, context.deadline - Date.now() - DEADLINE_MARGIN_MS), context.signal);
+				return taskReply(record);
+			},
+		},
+		stop_task: {
+			scope: 'browser',
+			unqueued: true,
+			async run(params) {
+				await manager.stop(params.task_id, 'stop_task was called');
+				return taskReply(manager.get(params.task_id));
+			},
+		},
+		list_tasks: {
+			scope: 'browser',
+			unqueued: true,
+			async run() {
+				const records = manager.list();
+				const lines = [`${records.length} task${records.length === 1 ? '' : 's'}${records.length > 0 ? ':' : '.'}`];
+				for (const record of records) {
+					const status = record.result === null ? `running, step ${record.agent.stepsTaken}` : `${record.result.stop_reason} after ${record.result.steps_taken} steps`;
+					lines.push(`${record.id} in tab ${record.tabId}, ${status}: "${shortTask(record.task)}"`);
+				}
+				return {
+					content: [{ type: 'text', text: lines.join('\n') }],
+					structuredContent: {
+						tasks: records.map(record => ({
+							task_id: record.id, task: record.task, tab_id: record.tabId,
+							status: record.result === null ? 'running' : 'finished',
+							stop_reason: record.result?.stop_reason, steps_taken: record.agent.stepsTaken,
+						})),
+					},
+				};
+			},
+		},
+	};
+}
+
+/**
+ * A progress message for one of the loop's events.
+ * @param {TaskRecord} record
+ * @param {object} event
+ */
+function describeEvent(record, event) {
+	switch (event.type) {
+	case 'plan':
+		return `Task ${record.id} plan: ${event.plan} Next: ${event.next_goal}`;
+	case 'verdict':
+		return `Task ${record.id} validator ${event.verdict === 'accept' ? 'accepted' : 'rejected'} "${event.answer}": ${event.reason}`;
+	default:
+		return `Task ${record.id} step ${event.step}: ${describeStep(event)}`;
+	}
+}

@@ -1,0 +1,127 @@
+// What the agents' end-to-end tests add to the harness: the scripted model
+// server (tests/agents/model-server.mjs) started on a scenario, the
+// extension's options page filled in through its labels as a person would,
+// and code run in the extension's service worker.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+
+import { EXTENSION_ID, until } from './harness.mjs';
+
+const MODEL_SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', 'agents', 'model-server.mjs');
+
+// Starts the model server on a scenario; resolves to { url, log(), close() }.
+export async function startModelServer(scenario) {
+	const dir = mkdtempSync(join(tmpdir(), 'bb-model-'));
+	const file = join(dir, 'scenario.json');
+	writeFileSync(file, JSON.stringify(scenario));
+	const child = spawn(process.execPath, [MODEL_SERVER, '--scenario', file, '--port', '0'],
+	    { stdio: ['ignore', 'pipe', 'inherit'] });
+	const lines = createInterface({ input: child.stdout });
+	const url = await new Promise((resolve, reject) => {
+		lines.once('line', line => {
+			const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
+			if (match)
+				resolve(match[1]);
+			else
+				reject(new Error(`the model server said "${line}" instead of where it listens`));
+		});
+		child.once('exit', code => reject(new Error(`the model server exited (${code}) before listening`)));
+	});
+	return {
+		url,
+		// The requests it answered: [{n, time, api, role, status}].
+		async log() {
+			const response = await fetch(`${url}/log`);
+			return response.json();
+		},
+		async close() {
+			if (child.exitCode === null) {
+				child.kill();
+				await new Promise(resolve => child.once('exit', resolve));
+			}
+		},
+	};
+}
+
+// Attaches to the first target of the given types whose URL passes test;
+// resolves to its session id.
+async function attach(cdp, test, types) {
+	const target = await until(async () => (await cdp.targets()).find(t => types.includes(t.type) && test(t.url)),
+	    { ms: 10000, what: `a ${types.join('/')} target` });
+	const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+	return sessionId;
+}
+
+// Evaluates an expression (awaiting a promise) in a CDP session.
+async function evaluateIn(cdp, sessionId, expression) {
+	const result = await cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
+	if (result.exceptionDetails)
+		throw new Error(`evaluate ${expression.slice(0, 80)}: ${result.exceptionDetails.exception?.description ?? result.exceptionDetails.text}`);
+	return result.result.value;
+}
+
+// Runs an expression in the extension's service worker.
+export async function inExtension(bridge, expression) {
+	bridge.workerSession ??= await attach(bridge.cdp, url => url === `chrome-extension://${EXTENSION_ID}/background.js`, ['service_worker']);
+	return evaluateIn(bridge.cdp, bridge.workerSession, expression);
+}
+
+// Opens the options page in a tab of its own; resolves to a page object
+// that fills fields by their visible labels and presses buttons by name.
+export async function openOptions(bridge) {
+	const url = `chrome-extension://${EXTENSION_ID}/options/options.html`;
+	const { targetId } = await bridge.cdp.send('Target.createTarget', { url });
+	const { sessionId } = await bridge.cdp.send('Target.attachToTarget', { targetId, flatten: true });
+	const run = expression => evaluateIn(bridge.cdp, sessionId, expression);
+	await until(() => run(`document.readyState === 'complete' && document.getElementById('main-model') !== null`),
+	    { what: 'the options page to load' });
+	// Reads back what a person sees in a field, by label.
+	const control = label => `(() => {
+		const label = [...document.querySelectorAll('label')].find(l => l.offsetParent !== null && l.textContent.trim().startsWith(${JSON.stringify(label)}));
+		if (!label || !label.control) throw new Error('no visible field labelled ' + ${JSON.stringify(label)});
+		return label.control;
+	})()`;
+	return {
+		// Types into (or chooses in, or ticks) the field a label names.
+		async fill(label, value) {
+			await run(`(() => {
+				const field = ${control(label)};
+				field.focus();
+				if (field.type === 'checkbox') field.checked = ${JSON.stringify(value)} === true;
+				else field.value = ${JSON.stringify(String(value))};
+				field.dispatchEvent(new Event('input', { bubbles: true }));
+				field.dispatchEvent(new Event('change', { bubbles: true }));
+			})()`);
+		},
+		value: label => run(`${control(label)}.value`),
+		// Presses a button by its text; resolves to the status line once it changes.
+		async press(name) {
+			await run(`document.getElementById('agents-status').textContent = ''`);
+			await run(`[...document.querySelectorAll('button')].find(b => b.textContent.trim() === ${JSON.stringify(name)}).click()`);
+			return until(() => run(`document.getElementById('agents-status').textContent`), { ms: 15000, what: `the status after ${name}` });
+		},
+		close: () => bridge.cdp.send('Target.closeTarget', { targetId }),
+	};
+}
+
+// Sets up the agents as a person would on the options page.
+export async function configureAgents(bridge, { provider = 'OpenAI-compatible', baseUrl, apiKey = '', model = 'scripted', domains = '' } = {}) {
+	const page = await openOptions(bridge);
+	try {
+		await page.fill('Provider', { 'OpenAI-compatible': 'openai', Anthropic: 'anthropic', 'Google Gemini': 'gemini' }[provider]);
+		await page.fill('Base URL', baseUrl);
+		await page.fill('API key', apiKey);
+		await page.fill('Model', model);
+		await page.fill('Allowed domains', domains);
+		const status = await page.press('Save');
+		if (!status.startsWith('Saved.'))
+			throw new Error(`the options page did not save: ${status}`);
+	} finally {
+		await page.close();
+	}
+}
