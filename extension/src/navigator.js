@@ -20,6 +20,7 @@ import { describeDialog, dialogAdvice, dialogResult } from './actions/dialogs.js
  * @property {AbortSignal} signal
  * @property {number} deadline Date.now() value by which to answer
  * @property {(progress: number, total?: number, message?: string) => void} progress
+ * @property {Owner} [owner] who issued the action (absent: an MCP client through the host)
  * @property {chrome.tabs.Tab} [tab] the tab, for actions that act on one
  * @property {import('./page-state/refs.js').RefEntry} [element] the element named by params.ref
  * @property {Services} services
@@ -46,8 +47,20 @@ import { describeDialog, dialogAdvice, dialogResult } from './actions/dialogs.js
  * @property {(params: object, context: ActionContext) => Promise<object>} run
  */
 
-/** Tools of the catalogue that this extension version does not implement yet. */
-export const NOT_YET = ['run_task'];
+/**
+ * Who holds a tab: a task of the agents, named in TAB_BUSY errors.
+ * @typedef {object} Owner
+ * @property {string} label e.g. task t3 ("Order a mug")
+ */
+
+/**
+ * A catalogue tool the extension answers, as the agents hand it to a model.
+ * @typedef {object} CatalogueAction
+ * @property {string} name
+ * @property {string} description
+ * @property {object} input_schema
+ * @property {boolean} read_only the catalogue's readOnlyHint
+ */
 
 /** Actions that may open a dialog: the tab's dialogs are watched (debugger attached, Page events on) before they run. */
 export const DIALOG_WATCHED = new Set(['click_element', 'type_value', 'press_keys', 'select_option',
@@ -63,6 +76,74 @@ export class Navigator {
 		/** @type {Map<string, ActionDefinition>} */
 		this.registry = new Map();
 		this.queue = new KeyedQueue();
+		/** @type {Map<number, Owner>} tabs held by an owner */
+		this.holds = new Map();
+	}
+
+	/**
+	 * The catalogue's tools that a registered action answers, from the
+	 * host's welcome (empty before it).
+	 * @returns {CatalogueAction[]}
+	 */
+	catalogueActions() {
+		return (this.services.welcome?.catalogue ?? [])
+		    .filter(tool => typeof tool.method === 'string' && this.registry.has(tool.method))
+		    .map(tool => ({
+			name: tool.name,
+			description: tool.description,
+			input_schema: tool.inputSchema,
+			read_only: tool.annotations?.readOnlyHint === true,
+		    }));
+	}
+
+	/**
+	 * Whether the catalogue marks a method read-only (readOnlyHint).
+	 * @param {string} method
+	 * @returns {boolean}
+	 */
+	readOnly(method) {
+		const tool = (this.services.welcome?.catalogue ?? []).find(entry => entry.method === method);
+		return tool?.annotations?.readOnlyHint === true;
+	}
+
+	/**
+	 * Holds a tab for an owner: until released, actions that change the
+	 * tab's page run only for that owner; others get TAB_BUSY at once,
+	 * and read-only actions from anyone still run between the owner's.
+	 * @param {number} tabId
+	 * @param {Owner} owner
+	 * @returns {() => void} releases the hold (again: no effect)
+	 * @throws {BridgeError} TAB_BUSY when another owner holds the tab
+	 */
+	hold(tabId, owner) {
+		const holder = this.holds.get(tabId);
+		if (holder !== undefined && holder !== owner)
+			throw this.busy(tabId, holder);
+		this.holds.set(tabId, owner);
+		return () => {
+			if (this.holds.get(tabId) === owner)
+				this.holds.delete(tabId);
+		};
+	}
+
+	/**
+	 * Forgets a closed tab's hold.
+	 * @param {number} tabId
+	 */
+	forgetTab(tabId) {
+		this.holds.delete(tabId);
+	}
+
+	/**
+	 * The error for an action on a tab someone else holds.
+	 * @param {number} tabId
+	 * @param {Owner} holder
+	 * @returns {BridgeError}
+	 */
+	busy(tabId, holder) {
+		return new BridgeError(ErrorCode.TAB_BUSY,
+		    `Tab ${tabId} is being driven by ${holder.label}. Wait for it (get_task), stop it (stop_task), ` +
+		    'or use another tab; reading the tab (get_browser_state, get_page_content, take_screenshot) works meanwhile.');
 	}
 
 	/**
@@ -107,27 +188,25 @@ export class Navigator {
 	}
 
 	/**
-	 * Runs a method: the Dispatch of rpc.js.
+	 * Runs a method: the Dispatch of rpc.js, and how the agents act. A
+	 * call without an owner comes from an MCP client through the host.
 	 * @param {string} method
 	 * @param {object} params
-	 * @param {import('./rpc.js').CallContext} call
+	 * @param {import('./rpc.js').CallContext & {owner?: Owner}} call
 	 * @returns {Promise<object>}
+	 * @throws {BridgeError} TAB_BUSY when the tab is held by another owner and the method is not read-only
 	 */
 	async dispatch(method, params, call) {
 		const definition = this.registry.get(method);
-		if (definition === undefined) {
-			if (NOT_YET.includes(method))
-				throw new BridgeError(ErrorCode.UNKNOWN_METHOD,
-				    `${method} is not implemented in this extension version (${this.services.version}). ` +
-				    `Update the Browser Bridge extension; meanwhile use ${this.methods.filter(m => m !== 'read_resource').join(', ')}.`);
+		if (definition === undefined)
 			throw new BridgeError(ErrorCode.UNKNOWN_METHOD,
 			    `The extension has no method "${method}". Update the host and the extension to the same release.`);
-		}
 		/** @type {ActionContext} */
 		const context = {
 			signal: call.signal,
 			deadline: call.deadline,
 			progress: call.progress,
+			owner: call.owner,
 			services: this.services,
 		};
 		let key = 'browser';
@@ -141,6 +220,9 @@ export class Navigator {
 			}
 			context.tab = tabId !== undefined ? await getTab(tabId) : await resolveTab(params);
 			key = context.tab.id;
+			const holder = this.holds.get(key);
+			if (holder !== undefined && holder !== call.owner && !this.readOnly(method))
+				throw this.busy(key, holder);
 		}
 		const task = async () => {
 			if (context.tab !== undefined)

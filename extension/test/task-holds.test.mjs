@@ -1,0 +1,165 @@
+// A run_task task holds its tab through the navigator for exactly as long
+// as it runs: its own reads and actions go through, other callers' actions
+// that change the page get TAB_BUSY naming it, and the hold ends however
+// the task ends (finished, stopped, its caller cancelled). Real Navigator
+// and TaskManager; fakes for chrome.tabs, the page and the model.
+
+import { test, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { Navigator } from '../src/navigator.js';
+import { TaskManager, taskActions } from '../src/agents/tasks.js';
+import { ErrorCode } from '../src/errors.js';
+
+beforeEach(() => {
+	globalThis.chrome = {
+		tabs: {
+			get: async id => ({ id, url: `http://shop.test/${id}`, title: `Tab ${id}`, active: id === 1 }),
+			query: async () => [{ id: 1 }],
+			TAB_ID_NONE: -1,
+		},
+	};
+});
+
+const readOnly = { readOnlyHint: true };
+const CATALOGUE = [
+	{ name: 'get_browser_state', method: 'get_browser_state', description: 'State.', inputSchema: { type: 'object' }, annotations: readOnly },
+	{ name: 'get_page_content', method: 'get_page_content', description: 'Text.', inputSchema: { type: 'object' }, annotations: readOnly },
+	{ name: 'poke', method: 'poke', description: 'Change the page.', inputSchema: { type: 'object' }, annotations: {} },
+	{ name: 'run_task', method: 'run_task', description: 'Run.', inputSchema: { type: 'object' }, annotations: {} },
+	{ name: 'stop_task', method: 'stop_task', description: 'Stop.', inputSchema: { type: 'object' }, annotations: {} },
+];
+
+// A model that answers each role from its script, in order; when a role's
+// script is used up, the call waits until the test answers it
+// (pending[i](output)) or its task is stopped.
+function scriptedModel(scripts = {}) {
+	const pending = [];
+	let check = () => {};
+	return {
+		pending,
+		// Resolves when n calls in all have been left waiting.
+		waiting: n => new Promise(resolve => {
+			check = () => pending.length >= n && resolve();
+			check();
+		}),
+		complete({ role, signal }) {
+			const reply = output => ({ output, usage: { input_tokens: 1, output_tokens: 1 } });
+			if (scripts[role]?.length > 0)
+				return Promise.resolve(reply(scripts[role].shift()));
+			return new Promise((resolve, reject) => {
+				pending.push(output => resolve(reply(output)));
+				signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+				check();
+			});
+		},
+	};
+}
+
+// The navigator with the task tools, a fake page and a mutating action,
+// recording who issued each read and action.
+function setup(scripts) {
+	const issued = [];
+	const model = scriptedModel(scripts);
+	const navigator = new Navigator({
+		debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} },
+		welcome: { catalogue: CATALOGUE },
+	});
+	const record = name => async (params, context) => {
+		issued.push(`${name}@${context.tab.id} by ${context.owner?.label ?? 'client'}`);
+		return { content: [{ type: 'text', text: name }], structuredContent: { tab: { url: context.tab.url, title: context.tab.title }, elements: [] } };
+	};
+	navigator.register({ get_browser_state: { run: record('read') }, get_page_content: { run: record('text') }, poke: { run: record('poke') } });
+	const tasks = new TaskManager({
+		navigator,
+		storage: { get: async () => ({ agents: { provider: { kind: 'openai', model: 'scripted' } } }) },
+		createProvider: () => ({ complete: input => model.complete(input) }),
+		buildPrompt: () => ({ system: '', messages: [] }),
+		browser: { tabs: { group: async () => 7 }, tabGroups: { update: async () => {} } },
+		optionsUrl: 'chrome-extension://x/options/options.html',
+		evaluateEnabled: async () => false,
+	});
+	navigator.register(taskActions(tasks));
+	running = tasks;
+	return { navigator, tasks, model, issued };
+}
+
+/** The tasks of the current test, stopped after it even when it fails (their timers would keep node alive). */
+let running = null;
+afterEach(() => {
+	for (const record of running?.list() ?? [])
+		record.controller.abort(new Error('the test ended'));
+});
+
+const call = (signal = new AbortController().signal) => ({ signal, deadline: Date.now() + 60000, progress: () => {} });
+const impossible = { plan: 'p', next_goal: 'g', status: 'impossible', reason: 'no such mug' };
+const busy = label => error => {
+	assert.equal(error.code, ErrorCode.TAB_BUSY);
+	assert.match(error.message, new RegExp(label.replace(/[()"]/g, '\\$&')));
+	return true;
+};
+
+test('a running task acts on its tab while others are refused; the hold ends when the task finishes', async () => {
+	const { navigator, tasks, model, issued } = setup({
+		planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }],
+		navigator: [{ actions: [{ tool: 'poke', args: {} }] }],
+	});
+	const started = await navigator.dispatch('run_task', { task: 'Buy a mug', tab_id: 1, wait: false }, call());
+	assert.equal(started.structuredContent.task_id, 't1');
+	await model.waiting(1);
+	const task = 'by task t1 ("Buy a mug")';
+	assert.deepEqual(issued, [`read@1 ${task}`, `text@1 ${task}`, `poke@1 ${task}`, `read@1 ${task}`, `text@1 ${task}`]);
+	issued.length = 0;
+
+	await assert.rejects(navigator.dispatch('poke', { tab_id: 1 }, call()), busy('task t1 ("Buy a mug")'));
+	await assert.rejects(navigator.dispatch('run_task', { task: 'Another', tab_id: 1, wait: false }, call()), busy('task t1'));
+	await navigator.dispatch('get_browser_state', { tab_id: 1 }, call());
+	await navigator.dispatch('poke', { tab_id: 2 }, call());
+	assert.deepEqual(issued, ['read@1 by client', 'poke@2 by client']);
+
+	model.pending[0]({ actions: [], done: { answer: 'Mug ordered' } });
+	await model.waiting(2);
+	model.pending[1]({ verdict: 'reject', reason: 'no order number' });
+	await model.waiting(3);
+	model.pending[2](impossible);
+	const result = await tasks.get('t1').done;
+	assert.equal(result.stop_reason, 'impossible');
+	assert.equal(navigator.holds.size, 0);
+	await navigator.dispatch('poke', { tab_id: 1 }, call());
+	assert.equal(issued.at(-1), 'poke@1 by client');
+});
+
+test('stop_task ends the hold', async () => {
+	const { navigator, model } = setup();
+	await navigator.dispatch('run_task', { task: 'Wait forever', tab_id: 1, wait: false }, call());
+	await model.waiting(1);
+	assert.equal(navigator.holds.size, 1);
+	const stopped = await navigator.dispatch('stop_task', { task_id: 't1' }, call());
+	assert.equal(stopped.structuredContent.stop_reason, 'cancelled');
+	assert.equal(navigator.holds.size, 0);
+	await navigator.dispatch('poke', { tab_id: 1 }, call());
+});
+
+test('a caller that cancels a waiting run_task ends the hold', async () => {
+	const { navigator, model } = setup();
+	const controller = new AbortController();
+	const waiting = navigator.dispatch('run_task', { task: 'Cancel me', tab_id: 1 }, call(controller.signal));
+	await model.waiting(1);
+	assert.equal(navigator.holds.size, 1);
+	controller.abort(new Error('the client cancelled'));
+	const result = await waiting;
+	assert.equal(result.structuredContent.stop_reason, 'cancelled');
+	assert.equal(navigator.holds.size, 0);
+});
+
+test('tasks on two tabs hold them independently', async () => {
+	const { navigator, model } = setup();
+	await navigator.dispatch('run_task', { task: 'First', tab_id: 1, wait: false }, call());
+	await navigator.dispatch('run_task', { task: 'Second', tab_id: 2, wait: false }, call());
+	await model.waiting(2);
+	await navigator.dispatch('stop_task', { task_id: 't1' }, call());
+	await navigator.dispatch('poke', { tab_id: 1 }, call());
+	await assert.rejects(navigator.dispatch('poke', { tab_id: 2 }, call()), busy('task t2 ("Second")'));
+	await navigator.dispatch('stop_task', { task_id: 't2' }, call());
+	assert.equal(navigator.holds.size, 0);
+});
