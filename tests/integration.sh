@@ -2,8 +2,9 @@
 # Runs the host's integration tests (tests/integration/*.test.mjs) with Node
 # and the official MCP SDK against the built browser-bridge. `make check`
 # runs it with BRIDGE_BIN, BRIDGE_SRCDIR, BRIDGE_BUILDDIR, NODE, NPM and
-# VALGRIND set. Exit 77 (skip) without Node; INTEGRATION_VALGRIND=1 runs
-# every host under valgrind.
+# VALGRIND set. Exit 77 (skip) without Node; npm missing or `npm ci`
+# failing is an error (99), never a skip, so make check fails.
+# INTEGRATION_VALGRIND=1 runs every host under valgrind.
 
 set -u
 

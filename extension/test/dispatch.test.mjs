@@ -81,10 +81,12 @@ test('a second owner cannot hold a held tab; holds on different tabs are indepen
 });
 
 test('a closed tab forgets its hold', async () => {
-	const { navigator } = makeNavigator();
+	const { navigator, ran } = makeNavigator();
 	navigator.hold(1, task);
 	navigator.forgetTab(1);
+	assert.equal(navigator.holds.size, 0);
 	await navigator.dispatch('poke', { tab_id: 1 }, call());
+	assert.deepEqual(ran, ['poke@1']);
 });
 
 test('catalogueActions lists the welcome catalogue tools that have actions, with read_only', () => {

@@ -2,7 +2,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ResourceNotifier, STATE_URIS, TABS_URI } from '../src/resource-events.js';
+import { ResourceNotifier } from '../src/resource-events.js';
+
+// The URIs the host lists (docs/protocol.md), written out: not the module's constants.
+const TABS_URI = 'browser://tabs';
+const STATE_URIS = ['browser://current/state', 'browser://dom/state'];
 
 // A notifier on fake timers; run() fires the timers due.
 function fake() {

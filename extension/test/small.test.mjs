@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 
 import { ChunkAssembler } from '../src/chunks.js';
 import { KeyedQueue } from '../src/tab-queue.js';
-import { backoffDelay, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS } from '../src/backoff.js';
+import { backoffDelay } from '../src/backoff.js';
 import { clientConfig, describeDisconnect } from '../src/status.js';
 import { checkUrl, httpStatusNote } from '../src/actions/navigation.js';
 import { navigationErrorAdvice } from '../src/browser/navigation.js';
@@ -100,11 +100,14 @@ test('a failing task does not stop the queue; an aborted one never starts', asyn
 	assert.equal(ran, false);
 });
 
+// The delays docs/extension.md promises, written out (not the module's constants).
 test('backoff doubles from one second up to a minute, with jitter below the base', () => {
-	assert.equal(backoffDelay(0, 0), BACKOFF_INITIAL_MS);
-	assert.equal(backoffDelay(1, 0), 2 * BACKOFF_INITIAL_MS);
-	assert.equal(backoffDelay(3, 0), 8 * BACKOFF_INITIAL_MS);
-	assert.equal(backoffDelay(50, 0), BACKOFF_MAX_MS);
+	assert.equal(backoffDelay(0, 0), 1000);
+	assert.equal(backoffDelay(1, 0), 2000);
+	assert.equal(backoffDelay(3, 0), 8000);
+	assert.equal(backoffDelay(5, 0), 32000);
+	assert.equal(backoffDelay(6, 0), 60000);
+	assert.equal(backoffDelay(50, 0), 60000);
 	assert.equal(backoffDelay(0, 0.5), 900);
 	for (let i = 0; i < 100; i++) {
 		const d = backoffDelay(2);
