@@ -10,16 +10,12 @@ import { RefTable } from './src/page-state/refs.js';
 import { DebuggerPool } from './src/browser/debugger.js';
 import { NetworkTracker } from './src/browser/network.js';
 import { HOST_NAME } from './src/status.js';
-import { stateActions } from './src/actions/state.js';
-import { navigationActions } from './src/actions/navigation.js';
-import { tabActions } from './src/actions/tabs.js';
-import { inputActions } from './src/actions/input.js';
-import { contentActions } from './src/actions/content.js';
-import { ConsoleStore, consoleActions } from './src/actions/console.js';
-import { pageContentActions } from './src/actions/page-content.js';
-import { interactActions } from './src/actions/interact.js';
-import { waitActions } from './src/actions/wait-for.js';
-import { dialogActions } from './src/actions/dialogs.js';
+import { registerActions } from './src/actions/index.js';
+import { ConsoleStore } from './src/actions/console.js';
+import { evaluateEnabled } from './src/actions/content.js';
+import { TaskManager } from './src/agents/tasks.js';
+import { createProvider } from './src/agents/providers/index.js';
+import { buildPrompt } from './src/agents/prompts.js';
 import { ResourceNotifier } from './src/resource-events.js';
 import { watchResources } from './src/browser/resource-watch.js';
 
@@ -48,20 +44,24 @@ const navigator = new Navigator({
 	version,
 	log,
 });
-navigator.register(stateActions);
-navigator.register(navigationActions);
-navigator.register(tabActions);
-navigator.register(inputActions);
-navigator.register(contentActions);
-navigator.register(pageContentActions);
 const consoleStore = new ConsoleStore();
-navigator.register(consoleActions(consoleStore));
-chrome.tabs.onRemoved.addListener(tabId => consoleStore.forget(tabId));
-navigator.register(interactActions);
-navigator.register(waitActions);
-navigator.register(dialogActions);
+const tasks = new TaskManager({
+	navigator,
+	storage: chrome.storage.local,
+	createProvider,
+	buildPrompt,
+	browser: { tabs: chrome.tabs, tabGroups: chrome.tabGroups },
+	optionsUrl: chrome.runtime.getURL('options/options.html'),
+	evaluateEnabled: () => evaluateEnabled(navigator.services),
+	log,
+});
+registerActions(navigator, { consoleStore, tasks });
 
-chrome.tabs.onRemoved.addListener(tabId => refs.expireTab(tabId, `its tab (${tabId}) was closed`));
+chrome.tabs.onRemoved.addListener(tabId => {
+	consoleStore.forget(tabId);
+	navigator.forgetTab(tabId);
+	refs.expireTab(tabId, `its tab (${tabId}) was closed`);
+});
 
 let runner = null;
 
@@ -77,7 +77,7 @@ const connection = new HostConnection({
 	log,
 	onStatus: broadcast,
 	onConnected: welcome => {
-		/* What the host allows (evaluate_script), for the actions. */
+		/* What the host allows (evaluate_script) and its tool catalogue (the agents' tools). */
 		navigator.services.welcome = welcome;
 		runner = new RequestRunner({
 			send: message => connection.send(message),

@@ -10,20 +10,22 @@
 #include "schema.h"
 #include "tools.h"
 
-#define TOOLS_LIST_LIMIT	10240
+/* What the whole tools/list may weigh: ~3,000 tokens for 22 tools. */
+#define TOOLS_LIST_LIMIT	12288
 
 static const char *tool_names[] = {
 	"navigate_to", "navigate_history", "get_browser_state",
 	"get_dom_extra_elements", "click_element", "type_value",
 	"select_option", "hover_element", "press_keys", "scroll_page",
 	"manage_tabs", "take_screenshot", "get_page_content", "evaluate_script",
-	"get_console_logs", "wait_for", "handle_dialog", "run_task",
-	"host_status", NULL
+	"get_console_logs", "wait_for", "handle_dialog", "run_task", "get_task",
+	"stop_task", "list_tasks", "host_status", NULL
 };
 
 static const char *read_only_names[] = {
 	"get_browser_state", "get_dom_extra_elements", "take_screenshot",
-	"get_page_content", "get_console_logs", "wait_for", "host_status", NULL
+	"get_page_content", "get_console_logs", "wait_for", "get_task",
+	"list_tasks", "host_status", NULL
 };
 
 static struct tool_registry *registry;

@@ -5,9 +5,12 @@
 # and the official MCP SDK as the client. `make check` runs it with
 # BRIDGE_BIN, BRIDGE_SRCDIR, BRIDGE_BUILDDIR, NODE and NPM set.
 #
-# Exit 77 (skip) without Node 20+ or without Chromium. CHROMIUM names the
-# browser binary (default: chromium, chromium-browser or google-chrome on
-# PATH). E2E_RUNS=N runs the suite N times in a row (flakiness check).
+# Exit 77 (skip) without Node 20+ or without Chromium; npm missing, the
+# package files missing or `npm ci` failing is an error (99), never a skip,
+# so make check fails. CHROMIUM names the browser binary (default:
+# chromium, chromium-browser or google-chrome on PATH). E2E_RUNS=N runs
+# the suite N times in a row (flakiness check); E2E_FILES="e2e/agents.test.mjs"
+# runs only the files named.
 
 set -u
 
@@ -46,8 +49,8 @@ MSG
 	exit 77
 fi
 if [ ! -f "$srcdir/tests/package.json" ] || [ ! -f "$srcdir/tests/package-lock.json" ]; then
-	echo "e2e.sh: skipped: tests/package.json and tests/package-lock.json (the MCP SDK pin) are missing" >&2
-	exit 77
+	echo "e2e.sh: tests/package.json or tests/package-lock.json (the MCP SDK pin) is missing from the source tree" >&2
+	exit 99
 fi
 if [ ! -x "$BRIDGE_BIN" ]; then
 	echo "e2e.sh: $BRIDGE_BIN is missing: run make first" >&2
@@ -57,11 +60,12 @@ fi
 # Work in the build tree: the source tree may be read-only (distcheck).
 dest=$builddir/tests/e2e-node
 mkdir -p "$dest" || exit 99
-rm -rf "$dest/e2e" "$dest/extension" "$dest/package.json" "$dest/package-lock.json"
+rm -rf "$dest/e2e" "$dest/agents" "$dest/extension" "$dest/package.json" "$dest/package-lock.json"
 cp "$srcdir/tests/package.json" "$srcdir/tests/package-lock.json" "$dest/" &&
 cp -R "$srcdir/tests/e2e" "$dest/e2e" &&
+cp -R "$srcdir/tests/agents" "$dest/agents" &&
 cp -R "$srcdir/extension" "$dest/extension" &&
-chmod -R u+w "$dest/e2e" "$dest/extension" "$dest/package.json" "$dest/package-lock.json" ||
+chmod -R u+w "$dest/e2e" "$dest/agents" "$dest/extension" "$dest/package.json" "$dest/package-lock.json" ||
 	exit 99
 
 # Install the SDK only when it is missing or the lock changed.
@@ -87,11 +91,17 @@ cd "$dest" || exit 99
 # One browser at a time (--test-concurrency is Node 20.10 and later).
 concurrency=
 "$NODE" --test-concurrency=1 -e 0 >/dev/null 2>&1 && concurrency=--test-concurrency=1
+# E2E_SCRIPT=e2e/bench-agents.mjs runs one script (a benchmark), not the tests.
+if [ -n "${E2E_SCRIPT:-}" ]; then
+	"$NODE" "$E2E_SCRIPT"
+	exit $?
+fi
 runs=${E2E_RUNS:-1}
 i=1
 while [ "$i" -le "$runs" ]; do
 	[ "$runs" -gt 1 ] && echo "e2e.sh: run $i of $runs" >&2
-	"$NODE" --test --test-reporter=spec $concurrency e2e/*.test.mjs || exit 1
+	# shellcheck disable=SC2086 # E2E_FILES is a list of files (default: all)
+	"$NODE" --test --test-reporter=spec $concurrency ${E2E_FILES:-e2e/*.test.mjs} || exit 1
 	i=$((i + 1))
 done
 exit 0

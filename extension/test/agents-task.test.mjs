@@ -313,3 +313,20 @@ test('the planner runs again every planner_interval steps', async () => {
 	await task.run(new AbortController().signal);
 	assert.deepEqual(calls.map(c => c.role[0]).join(''), 'pnnpnnp');
 });
+
+test('arguments that break the tool\'s schema are an error the model sees, and the action never runs', async () => {
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });
+	const tools = [{ name: 'type_value', description: 'Type.', input_schema: { type: 'object', properties: { ref: { type: 'string' }, text: { type: 'string' } }, required: ['ref', 'text'], additionalProperties: false } }];
+	const { models } = scriptedModels({
+		planner: [plan()],
+		navigator: [act(['type_value', { ref: 'e1', text: 5 }]), input => {
+			assert.match(input.history.at(-1).detail, /^INVALID_ARGUMENT: args\.text must be a string; see type_value's arguments/);
+			return done('x');
+		}],
+		validator: [accept],
+	});
+	const task = new AgentTask({ task: 't', models, buildPrompt: passInput, browser, tools, limits: DEFAULT_LIMITS });
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.DONE);
+	assert.deepEqual(browser.acted, []);
+});

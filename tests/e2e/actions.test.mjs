@@ -257,12 +257,6 @@ describe('clicking', () => {
 		assert.equal(error.code, 'TAB_NOT_FOUND');
 		assert.match(error.message, /manage_tabs/);
 	});
-
-	test('tools of a later release answer that they are not implemented yet', async () => {
-		const error = await b.fails('run_task', { task: 'Say hello' });
-		assert.equal(error.code, 'UNKNOWN_METHOD');
-		assert.match(error.message, /not implemented in this extension version/);
-	});
 });
 
 describe('typing and scrolling', () => {

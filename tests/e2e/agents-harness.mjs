@@ -12,6 +12,16 @@ import { createInterface } from 'node:readline';
 
 import { EXTENSION_ID, until } from './harness.mjs';
 
+// The fixture shop's order (site/shop/), as a scenario's steps.
+export const SHOP_ORDER_STEPS = [
+	{ do: 'click', label: 'Blue mug' },
+	{ do: 'click', label: 'Order this mug' },
+	{ do: 'type', label: 'Full name', text: 'Ada Lovelace' },
+	{ do: 'select', label: 'Country', option: 'Canada' },
+	{ do: 'click', label: 'Place order' },
+	{ do: 'answer', pattern: 'Order #[0-9]+' },
+];
+
 const MODEL_SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', 'agents', 'model-server.mjs');
 
 // Starts the model server on a scenario; resolves to { url, log(), close() }.
@@ -99,11 +109,15 @@ export async function openOptions(bridge) {
 			})()`);
 		},
 		value: label => run(`${control(label)}.value`),
-		// Presses a button by its text; resolves to the status line once it changes.
+		// Presses a button by its text; resolves to the status line once it
+		// says how things went (not "Testing…").
 		async press(name) {
 			await run(`document.getElementById('agents-status').textContent = ''`);
 			await run(`[...document.querySelectorAll('button')].find(b => b.textContent.trim() === ${JSON.stringify(name)}).click()`);
-			return until(() => run(`document.getElementById('agents-status').textContent`), { ms: 15000, what: `the status after ${name}` });
+			return until(async () => {
+				const status = await run(`document.getElementById('agents-status').textContent`);
+				return status !== '' && !status.endsWith('…') && status;
+			}, { ms: 15000, what: `the status after ${name}` });
 		},
 		close: () => bridge.cdp.send('Target.closeTarget', { targetId }),
 	};

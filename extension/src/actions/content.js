@@ -127,7 +127,7 @@ export function imageSize(base64) {
  * @param {import('../navigator.js').Services} services
  * @returns {Promise<boolean>}
  */
-async function evaluateEnabled(services) {
+export async function evaluateEnabled(services) {
 	if (services.welcome?.evaluate_script === true)
 		return true;
 	try {

@@ -147,15 +147,18 @@ export function roleModels(settings, optionsUrl) {
 }
 
 /**
- * The limits of one task: the call's own, else the settings'.
+ * The limits of one task: the call's own (brought within bounds), else
+ * the settings'.
  * @param {AgentSettings} settings
  * @param {{max_steps?: number, timeout_ms?: number, max_failures?: number, token_budget?: number}} params
  * @returns {typeof DEFAULT_LIMITS}
  */
 export function taskLimits(settings, params) {
 	const limits = { ...settings.limits };
-	for (const name of ['max_steps', 'timeout_ms', 'max_failures', 'token_budget'])
-		if (params[name] !== undefined)
-			limits[name] = params[name];
+	for (const name of ['max_steps', 'timeout_ms', 'max_failures', 'token_budget']) {
+		const [low, high] = LIMIT_BOUNDS[name];
+		if (Number.isInteger(params[name]))
+			limits[name] = Math.min(high, Math.max(low, params[name]));
+	}
 	return limits;
 }

@@ -8,6 +8,7 @@
  */
 
 import { ErrorCode } from '../errors.js';
+import { schemaError } from '../json-schema.js';
 import { domainAllowed, domainRefusal } from './domains.js';
 
 /** Why a task stopped. */
@@ -115,7 +116,8 @@ export class AgentTask {
 		this.buildPrompt = options.buildPrompt;
 		this.browser = options.browser;
 		this.tools = options.tools;
-		this.toolNames = new Set(options.tools.map(tool => tool.name));
+		/** @type {Map<string, object>} each tool's input schema */
+		this.toolSchemas = new Map(options.tools.map(tool => [tool.name, tool.input_schema ?? {}]));
 		this.limits = options.limits;
 		this.allowedDomains = options.allowedDomains ?? [];
 		this.vision = options.vision === true;
@@ -348,8 +350,11 @@ export class AgentTask {
 	async runAction(tool, args, view, signal) {
 		const label = typeof args.ref === 'string' ? view.labels.get(args.ref) : undefined;
 		const step = { tool, args, label };
-		if (!this.toolNames.has(tool))
-			return this.failed(step, 'refused', `There is no action "${tool}". Use one of: ${[...this.toolNames].join(', ')}.`);
+		if (!this.toolSchemas.has(tool))
+			return this.failed(step, 'refused', `There is no action "${tool}". Use one of: ${[...this.toolSchemas.keys()].join(', ')}.`);
+		const wrong = schemaError(this.toolSchemas.get(tool), args, 'args');
+		if (wrong !== null)
+			return this.failed(step, 'error', `${ErrorCode.INVALID_ARGUMENT}: ${wrong}; see ${tool}'s arguments in the tool list.`);
 		const target = typeof args.url === 'string' ? args.url : undefined;
 		if (target !== undefined && !domainAllowed(target, this.allowedDomains))
 			return this.failed(step, 'refused', domainRefusal(target, this.allowedDomains));
@@ -363,8 +368,14 @@ export class AgentTask {
 			return this.failed(step, 'error', `${code}: ${error?.message ?? error}${hint}`);
 		}
 		if (reply.url !== undefined && !domainAllowed(reply.url, this.allowedDomains)) {
-			await this.browser.back(signal);
-			return this.failed(step, 'refused', `${domainRefusal(reply.url, this.allowedDomains)} The tab went back.`);
+			let back = 'The tab went back.';
+			try {
+				await this.browser.back(signal);
+			} catch (error) {
+				signal.throwIfAborted();
+				back = `Going back failed (${error?.message ?? error}): navigate to an allowed page.`;
+			}
+			return this.failed(step, 'refused', `${domainRefusal(reply.url, this.allowedDomains)} ${back}`);
 		}
 		this.failures = 0;
 		this.record({ ...step, outcome: 'ok', detail: brief(reply.text) });

@@ -241,7 +241,7 @@ export class TaskManager {
 				const tab = await getTab(tabId).catch(() => null);
 				return { text: text(result), url: tab?.url };
 			},
-			back: signal => run('navigate_history', { tab_id: tabId, direction: 'back' }, signal).then(() => {}),
+			back: signal => run('navigate_history', { tab_id: tabId, action: 'back' }, signal).then(() => {}),
 			screenshot: async signal => {
 				const shot = await run('take_screenshot', { tab_id: tabId }, signal);
 				const image = shot.content.find(part => part.type === 'image');

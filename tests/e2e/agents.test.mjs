@@ -1,0 +1,213 @@
+// End-to-end: run_task in real Chromium, through the host, with the
+// extension's agents driven by the scripted model server
+// (tests/agents/model-server.mjs). The model is set up on the options page
+// the way a person would.
+
+import { describe, before, after, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { EXTENSION_ID, startBridge, until } from './harness.mjs';
+import { SHOP_ORDER_STEPS, configureAgents, inExtension, openOptions, startModelServer } from './agents-harness.mjs';
+
+const API_KEY = 'sk-e2e-SECRET-4f9a2c';
+
+
+describe('run_task', () => {
+	let b;
+	let model = null;
+
+	before(async () => {
+		b = await startBridge();
+	});
+	after(async () => {
+		await model?.close();
+		await b?.close();
+	});
+
+	// Starts the model server on a scenario and points the extension at it.
+	async function useScenario(scenario, options = {}) {
+		await model?.close();
+		model = await startModelServer({ usage_per_request: { input_tokens: 100, output_tokens: 20 }, ...scenario });
+		await configureAgents(b, { baseUrl: `${model.url}/v1`, apiKey: API_KEY, ...options });
+		return model;
+	}
+
+	// Runs a task; resolves to { result, data, text, progress }.
+	async function runTask(args, options = {}) {
+		const progress = [];
+		const result = await b.client.callTool({ name: 'run_task', arguments: args }, undefined, {
+			timeout: 120000, resetTimeoutOnProgress: true,
+			onprogress: p => progress.push(p.message), ...options,
+		});
+		return { result, data: result.structuredContent, text: result.content?.[0]?.text ?? '', progress };
+	}
+
+	test('without a model, run_task says to open the options page', async () => {
+		const r = await b.fails('run_task', { task: 'Anything' });
+		assert.equal(r.code, 'PROVIDER_NOT_CONFIGURED');
+		assert.ok(r.message.includes(`chrome-extension://${EXTENSION_ID}/options/options.html`), r.message);
+	});
+
+	test('Test connection on the options page reaches the model', async () => {
+		await useScenario({ steps: [] });
+		const page = await openOptions(b);
+		try {
+			assert.equal(await page.value('Model'), 'scripted', 'the saved settings are shown');
+			const status = await page.press('Test connection');
+			assert.match(status, /scripted/);
+			assert.doesNotMatch(status, /SECRET/);
+		} finally {
+			await page.close();
+		}
+		const log = await model.log();
+		assert.equal(log.length, 1);
+	});
+
+	test('a multi-page task completes with the right answer, progress in order, in a tab group', async () => {
+		await useScenario({ steps: SHOP_ORDER_STEPS });
+		const r = await runTask({ task: 'Order one blue mug for Ada Lovelace, shipping to Canada, and report the order number.',
+		    start_url: b.page('shop/index.html'), allowed_domains: ['127.0.0.1'] });
+		assert.equal(r.result.isError, undefined, r.text);
+		assert.equal(r.data.stop_reason, 'done', r.text);
+		const shown = await b.evaluate(/shop\/confirm\.html/, 'document.getElementById("summary").textContent');
+		assert.match(shown, /^Order #\d+ confirmed: one blue mug for Ada Lovelace, shipping to Canada\.$/);
+		assert.equal(r.data.answer, /Order #\d+/.exec(shown)[0]);
+		assert.equal(r.data.verdict.verdict, 'accept');
+		assert.equal(r.data.usage.model_calls, r.data.usage.input_tokens / 100);
+
+		const actions = r.progress.filter(m => / step \d+: /.test(m));
+		assert.deepEqual(actions.map(m => /step \d+: (\w+ "[^"]*")/.exec(m)[1]), [
+			'click_element "Blue mug"', 'click_element "Order this mug"', 'type_value "Full name"',
+			'select_option "Country"', 'click_element "Place order"',
+		]);
+		assert.match(r.progress[0], /plan:/);
+		assert.match(r.progress.at(-1), /validator accepted/);
+
+		const group = await inExtension(b, `chrome.tabs.get(${r.data.tab_id}).then(t => t.groupId === -1 ? null : chrome.tabGroups.get(t.groupId)).then(g => g && g.title)`);
+		assert.match(group ?? '', /^Agent: Order one blue mug/);
+	});
+
+	test('a wrong answer is rejected by the validator and the task recovers', async () => {
+		await useScenario({ steps: [{ do: 'answer', pattern: 'Order #[0-9]+' }], wrong_answer_first: true });
+		const r = await runTask({ task: 'Report the order number on this page.',
+		    start_url: b.page('shop/confirm.html?item=red&name=Bo&country=Japan') });
+		assert.equal(r.data.stop_reason, 'done', r.text);
+		const shown = await b.evaluate(/item=red&name=Bo/, 'document.getElementById("summary").textContent');
+		assert.equal(r.data.answer, /Order #\d+/.exec(shown)[0]);
+		assert.deepEqual(r.data.steps.filter(s => s.tool === 'validator').map(s => s.outcome), ['rejected', 'accepted']);
+		assert.ok(r.progress.some(m => /validator rejected/.test(m)));
+	});
+
+	test('a ref that goes stale mid-task is recovered by reading the page again', async () => {
+		// order.html?rerender=1 re-creates its button 500 ms after the country
+		// changes; the model answers the click late, with the ref it saw before.
+		await useScenario({ steps: SHOP_ORDER_STEPS.slice(2), faults: [{ request: 4, delay_ms: 1500 }] });
+		const r = await runTask({ task: 'Order the mug for Ada Lovelace in Canada and report the order number.',
+		    start_url: b.page('shop/order.html?item=blue&rerender=1') });
+		assert.equal(r.data.stop_reason, 'done', r.text);
+		const clicks = r.data.steps.filter(s => s.tool === 'click_element');
+		assert.equal(clicks[0].outcome, 'error', JSON.stringify(clicks));
+		assert.match(clicks[0].detail, /STALE_REF/);
+		assert.equal(clicks.at(-1).outcome, 'ok');
+	});
+
+	test('a 401 fails at once, naming the provider, without the key', async () => {
+		await useScenario({ steps: [{ do: 'answer', pattern: 'Order #[0-9]+' }], faults: [{ request: 1, status: 401 }] });
+		const r = await runTask({ task: 'Report the order number.', start_url: b.page('shop/confirm.html?item=red&name=Cy&country=France') });
+		assert.equal(r.data.stop_reason, 'provider_error', r.text);
+		assert.match(r.data.message, /OpenAI/);
+		assert.match(r.data.message, /options page/);
+		assert.ok(!JSON.stringify(r.result).includes(API_KEY), 'the key is not in the result');
+		assert.equal((await model.log()).length, 1, 'no retry after a 401');
+	});
+
+	test('429 with Retry-After, 500 and malformed output are retried or repaired', async () => {
+		await useScenario({
+			steps: [{ do: 'answer', pattern: 'Order #[0-9]+' }],
+			faults: [{ request: 1, status: 429, retry_after: 1 }, { request: 3, status: 500 }, { request: 5, malformed: true }],
+		});
+		const r = await runTask({ task: 'Report the order number.', start_url: b.page('shop/confirm.html?item=red&name=Di&country=Canada') });
+		assert.equal(r.data.stop_reason, 'done', r.text);
+		const log = await model.log();
+		assert.deepEqual(log.slice(0, 6).map(entry => entry.status), [429, 200, 500, 200, 200, 200]);
+		assert.ok(log[1].time - log[0].time >= 1000, `the retry waited for Retry-After (${log[1].time - log[0].time} ms)`);
+	});
+
+	test('max_steps and timeout are reported as such', async () => {
+		await useScenario({ steps: SHOP_ORDER_STEPS });
+		const steps = await runTask({ task: 'Order a mug.', start_url: b.page('shop/index.html'), max_steps: 1 });
+		assert.equal(steps.data.stop_reason, 'max_steps', steps.text);
+		assert.equal(steps.data.steps_taken, 1);
+
+		await useScenario({ steps: SHOP_ORDER_STEPS, faults: [{ request: 2, delay_ms: 8000 }] });
+		const started = Date.now();
+		const slow = await runTask({ task: 'Order a mug.', start_url: b.page('shop/index.html'), timeout_ms: 2000 });
+		assert.equal(slow.data.stop_reason, 'timeout', slow.text);
+		assert.ok(Date.now() - started < 7000, 'the timeout did not wait for the model');
+	});
+
+	test('cancel stops the task within a step, and no request reaches the model after it', async () => {
+		await useScenario({ steps: SHOP_ORDER_STEPS, faults: [{ request: 3, delay_ms: 5000 }] });
+		const controller = new AbortController();
+		const call = runTask({ task: 'Order a mug.', start_url: b.page('shop/index.html') }, { signal: controller.signal });
+		await until(async () => (await model.log()).length >= 3, { what: 'the third model request' });
+		const cancelled = Date.now();
+		controller.abort();
+		await assert.rejects(call);
+		const stopped = await until(async () => {
+			const { data } = await b.ok('list_tasks');
+			return data.tasks[0].status === 'finished' && data.tasks[0];
+		}, { what: 'the task to stop' });
+		assert.equal(stopped.stop_reason, 'cancelled');
+		assert.ok(Date.now() - cancelled < 4000, 'the model request in flight was aborted, not waited for');
+		await new Promise(resolve => setTimeout(resolve, 500));
+		assert.equal((await model.log()).length, 3, 'no request reached the model after the cancel');
+		const state = await b.state({ tab_id: stopped.tab_id });
+		await b.ok('click_element', { ref: state.ref('link', 'Order this mug') });
+	});
+
+	test('one task per tab: TAB_BUSY for a second task and foreign actions, reads interleave, stop_task frees it', async () => {
+		await useScenario({ steps: SHOP_ORDER_STEPS, faults: [{ request: 2, delay_ms: 30000 }] });
+		const started = await runTask({ task: 'Order a mug slowly.', start_url: b.page('shop/index.html'), wait: false });
+		const id = started.data.task_id;
+		const tab = started.data.tab_id;
+		assert.equal(started.data.status, 'running');
+		await until(async () => (await model.log()).length >= 2, { what: 'the slow model request' });
+
+		const second = await b.fails('run_task', { task: 'Another', tab_id: tab });
+		assert.equal(second.code, 'TAB_BUSY');
+		assert.ok(second.message.includes(id), second.message);
+		const state = await b.state({ tab_id: tab });
+		const click = await b.fails('click_element', { ref: state.ref('link', 'Blue mug') });
+		assert.equal(click.code, 'TAB_BUSY');
+
+		const running = await b.ok('get_task', { task_id: id });
+		assert.equal(running.data.status, 'running');
+		const stopped = await b.ok('stop_task', { task_id: id });
+		assert.equal(stopped.data.stop_reason, 'cancelled');
+		const later = await b.ok('get_task', { task_id: id, wait_ms: 1000 });
+		assert.equal(later.data.status, 'finished');
+		await b.ok('click_element', { ref: (await b.state({ tab_id: tab })).ref('link', 'Blue mug') });
+	});
+
+	test('allowed_domains refuses a link to another site and reports it', async () => {
+		await useScenario({ steps: [{ do: 'click', label: 'Partner deals' }] });
+		const r = await runTask({ task: 'Look at the partner deals.', start_url: b.page('shop/index.html'),
+		    allowed_domains: ['127.0.0.1'], max_failures: 1 });
+		assert.equal(r.data.stop_reason, 'max_failures', r.text);
+		const refused = r.data.steps.find(s => s.outcome === 'refused');
+		assert.match(refused.detail, /localhost.*outside the domains this task may visit \(127\.0\.0\.1\)/);
+		const tab = await b.state({ tab_id: r.data.tab_id });
+		assert.match(tab.data.tab.url, /^http:\/\/127\.0\.0\.1:\d+\/shop\/index\.html/, `the tab went back: ${JSON.stringify(r.data.steps)}`);
+	});
+
+	test('wait:false and get_task with wait_ms return the finished result', async () => {
+		await useScenario({ steps: [{ do: 'answer', pattern: 'Order #[0-9]+' }] });
+		const started = await runTask({ task: 'Report the order number.', wait: false,
+		    start_url: b.page('shop/confirm.html?item=blue&name=Ed&country=Japan') });
+		const done = await b.ok('get_task', { task_id: started.data.task_id, wait_ms: 30000 });
+		assert.equal(done.data.status, 'finished');
+		assert.equal(done.data.stop_reason, 'done');
+		assert.match(done.data.answer, /^Order #\d+$/);
+	});
+});
