@@ -14,55 +14,52 @@
 #include "rpc.h"
 #include "xmalloc.h"
 
-static const char config_usage_text[] =
-"usage: browser-bridge [chrome-extension://ID/] [options]\n"
-"       browser-bridge serve [options]   run the host (Chrome starts it)\n"
-"       browser-bridge token             print the MCP bearer token\n"
-"       browser-bridge install [--browser NAME|all] [--system]\n"
-"                      [--extension-id ID]... [--user-data-dir DIR]\n"
-"                                        register the host with the browsers\n"
-"       browser-bridge uninstall [same options]\n"
-"                                        remove what install wrote\n"
-"       browser-bridge doctor            check the setup; say how to fix it\n"
-"       browser-bridge status            describe the running host\n"
-"       browser-bridge stdio             MCP on stdin/stdout for clients that\n"
-"                                        only start stdio servers\n"
-"       browser-bridge --version | --help\n"
-"\n"
-"options (each may also be set in ~/.config/browser-bridge/config.json):\n"
-"  --port N             MCP port on 127.0.0.1 (default 9333, 0: any free)\n"
-"  --no-auth            accept MCP requests without the bearer token\n"
-"  --allow-evaluate     let the evaluate_script tool run page scripts\n"
-"  --log FILE           also append the log to FILE\n"
-"  --log-level LEVEL    error, warn, info (default) or debug\n"
-"  --max-frame BYTES    largest message accepted from the browser\n"
-"  --max-body BYTES     largest HTTP request body\n"
-"  --max-sessions N     MCP sessions kept at once\n"
-"  --session-idle MS    idle time after which a session expires\n"
-"  --hello-grace MS     how long calls wait for the extension to connect\n"
-"  --keepalive MS       how often idle SSE streams get a keepalive comment\n"
-"  --tools-page-size N  tools per tools/list page (0: all)\n"
-"\n"
-"install, uninstall and doctor options:\n"
-"  --browser NAME       chrome, chromium, edge, brave, vivaldi or all\n"
-"                       (repeatable; default: every browser found)\n"
-"  --system             every user's browsers (needs root)\n"
-"  --extension-id ID    also allow this extension ID (repeatable)\n"
-"  --user-data-dir DIR  the profile a browser runs with --user-data-dir=DIR\n";
-
-/* Returns the usage text. */
-const char *
-config_usage(void)
-{
-	return config_usage_text;
-}
+/* Every command-line option; cli.c prints them per command. */
+const struct config_option config_options[] = {
+	{ "port", "N", "MCP port on 127.0.0.1 (default 9333, 0: any free)",
+	  CONFIG_OPTIONS_HOST },
+	{ "no-auth", NULL, "accept MCP requests without the bearer token",
+	  CONFIG_OPTIONS_HOST },
+	{ "allow-evaluate", NULL, "let the evaluate_script tool run page "
+	  "scripts", CONFIG_OPTIONS_HOST },
+	{ "log", "FILE", "also append the log to FILE", CONFIG_OPTIONS_HOST },
+	{ "log-level", "LEVEL", "error, warn, info (default) or debug",
+	  CONFIG_OPTIONS_HOST },
+	{ "max-frame", "BYTES", "largest message accepted from the browser",
+	  CONFIG_OPTIONS_HOST },
+	{ "max-body", "BYTES", "largest HTTP request body",
+	  CONFIG_OPTIONS_HOST },
+	{ "max-sessions", "N", "MCP sessions kept at once",
+	  CONFIG_OPTIONS_HOST },
+	{ "session-idle", "MS", "idle time after which a session expires",
+	  CONFIG_OPTIONS_HOST },
+	{ "hello-grace", "MS", "how long calls wait for the extension to "
+	  "connect", CONFIG_OPTIONS_HOST },
+	{ "keepalive", "MS", "how often idle SSE streams get a keepalive "
+	  "comment", CONFIG_OPTIONS_HOST },
+	{ "tools-page-size", "N", "tools per tools/list page (0: all)",
+	  CONFIG_OPTIONS_HOST },
+	{ "parent-window", "HANDLE", NULL, CONFIG_OPTIONS_HOST },
+	{ "browser", "NAME", "chrome, chromium, edge, brave, vivaldi or all "
+	  "(repeatable; default: every browser found)",
+	  CONFIG_OPTIONS_INSTALL },
+	{ "system", NULL, "every user's browsers (needs root)",
+	  CONFIG_OPTIONS_INSTALL },
+	{ "extension-id", "ID", "also allow this extension ID (repeatable)",
+	  CONFIG_OPTIONS_INSTALL },
+	{ "user-data-dir", "DIR", "the profile a browser runs with "
+	  "--user-data-dir=DIR", CONFIG_OPTIONS_INSTALL },
+	{ "help", NULL, "show this help", CONFIG_OPTIONS_ANY },
+	{ "version", NULL, "print the version", CONFIG_OPTIONS_ANY },
+	{ "markdown", NULL, NULL, CONFIG_OPTIONS_ANY },
+	{ NULL, NULL, NULL, 0 },
+};
 
 /* Fills in the defaults. */
 void
 config_defaults(struct config *config)
 {
 	memset(config, 0, sizeof *config);
-	config->command = CONFIG_COMMAND_SERVE;
 	config->port = CONFIG_DEFAULT_PORT;
 	config->auth = true;
 	config->log_level = LOG_LEVEL_INFO;
@@ -293,116 +290,116 @@ config_locate(struct config *config, char **cause)
  * file_error and report it.
  */
 static bool
-config_needs_file(enum config_command command)
+config_needs_file(const char *command)
 {
-	return command == CONFIG_COMMAND_SERVE || command == CONFIG_COMMAND_TOKEN;
+	return command == NULL || strcmp(command, "serve") == 0 ||
+	    strcmp(command, "token") == 0;
+}
+
+/* Notes which group an option belongs to, and the first of each group. */
+static void
+config_note_option(struct config *config, const struct config_option *option)
+{
+	unsigned	i;
+
+	for (i = 0; i < CONFIG_OPTION_GROUPS; i++) {
+		if (option->group == (1u << i) &&
+		    config->group_option[i] == NULL)
+			config->group_option[i] = option->name;
+	}
+	config->option_groups |= option->group;
+}
+
+/* Applies one option from the command line. */
+static int
+config_apply(struct config *config, const struct config_option *option,
+    const char *value, char **cause)
+{
+	const char	*name = option->name;
+
+	if (strcmp(name, "no-auth") == 0)
+		config->auth = false;
+	else if (strcmp(name, "allow-evaluate") == 0)
+		config->evaluate_script = true;
+	else if (strcmp(name, "parent-window") == 0)
+		;	/* Windows: Chrome's parent window handle */
+	else if (strcmp(name, "browser") == 0)
+		config_append(&config->browsers, &config->browser_count, value);
+	else if (strcmp(name, "system") == 0)
+		config->system = true;
+	else if (strcmp(name, "extension-id") == 0) {
+		config_append(&config->extension_ids,
+		    &config->extension_id_count, value);
+	} else if (strcmp(name, "user-data-dir") == 0) {
+		free(config->user_data_dir);
+		config->user_data_dir = xstrdup(value);
+	} else if (strcmp(name, "help") == 0)
+		config->help = true;
+	else if (strcmp(name, "version") == 0)
+		config->version = true;
+	else if (strcmp(name, "markdown") == 0)
+		config->markdown = true;
+	else
+		return config_set(config, name, value, cause);
+	return 0;
 }
 
 /* Loads the whole configuration: defaults, file, then argv. */
 int
 config_load(struct config *config, int argc, char **argv, char **cause)
 {
-	static const struct option options[] = {
-		{ "port", required_argument, NULL, 'p' },
-		{ "no-auth", no_argument, NULL, 'n' },
-		{ "allow-evaluate", no_argument, NULL, 'e' },
-		{ "log", required_argument, NULL, 'l' },
-		{ "log-level", required_argument, NULL, 'L' },
-		{ "max-frame", required_argument, NULL, 'f' },
-		{ "max-body", required_argument, NULL, 'b' },
-		{ "max-sessions", required_argument, NULL, 's' },
-		{ "session-idle", required_argument, NULL, 'i' },
-		{ "hello-grace", required_argument, NULL, 'g' },
-		{ "keepalive", required_argument, NULL, 'k' },
-		{ "tools-page-size", required_argument, NULL, 't' },
-		{ "parent-window", required_argument, NULL, 'w' },
-		{ "browser", required_argument, NULL, 'B' },
-		{ "system", no_argument, NULL, 'S' },
-		{ "extension-id", required_argument, NULL, 'E' },
-		{ "user-data-dir", required_argument, NULL, 'U' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int	 c, i;
+	struct option	 options[sizeof config_options / sizeof
+			     config_options[0] + 1];
+	size_t		 n;
+	int		 c, i;
 
+	for (n = 0; config_options[n].name != NULL; n++) {
+		options[n].name = config_options[n].name;
+		options[n].has_arg = config_options[n].argument != NULL ?
+		    required_argument : no_argument;
+		options[n].flag = NULL;
+		options[n].val = 256 + (int)n;
+	}
+	memset(&options[n], 0, sizeof options[n]);
 	config_defaults(config);
 	if (config_locate(config, cause) != 0)
 		return -1;
 	(void)config_read_file(config, &config->file_error);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			config->auth = false;
-			break;
-		case 'e':
-			config->evaluate_script = true;
-			break;
-		case 'w':
-			break;	/* Windows: Chrome's parent window handle */
-		case 'B':
-			config_append(&config->browsers, &config->browser_count,
-			    optarg);
-			break;
-		case 'S':
-			config->system = true;
-			break;
-		case 'E':
-			config_append(&config->extension_ids,
-			    &config->extension_id_count, optarg);
-			break;
-		case 'U':
-			free(config->user_data_dir);
-			config->user_data_dir = xstrdup(optarg);
-			break;
-		case 'V':
-			config->command = CONFIG_COMMAND_VERSION;
-			break;
-		case 'h':
-			config->command = CONFIG_COMMAND_HELP;
-			break;
-		case '?':
-			*cause = xasprintf("unknown option %s; see "
-			    "browser-bridge --help", argv[optind - 1]);
-			return -1;
-		default:
-			for (i = 0; options[i].name != NULL; i++) {
-				if (options[i].val == c)
-					break;
-			}
-			if (config_set(config, options[i].name, optarg,
-			    cause) != 0)
-				return -1;
-			break;
+	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+		if (c == 'h') {
+			config->help = true;
+			continue;
 		}
+		if (c == '?' || c == ':') {
+			*cause = xasprintf("%s option %s", c == ':' ?
+			    "missing value for the" : "unknown",
+			    argv[optind - 1]);
+			return -1;
+		}
+		config_note_option(config, &config_options[c - 256]);
+		if (config_apply(config, &config_options[c - 256], optarg,
+		    cause) != 0)
+			return -1;
 	}
 	for (i = optind; i < argc; i++) {
 		if (strncmp(argv[i], "chrome-extension://", 19) == 0) {
 			free(config->extension_origin);
 			config->extension_origin = xstrdup(argv[i]);
-		} else if (strcmp(argv[i], "serve") == 0)
-			config->command = CONFIG_COMMAND_SERVE;
-		else if (strcmp(argv[i], "token") == 0)
-			config->command = CONFIG_COMMAND_TOKEN;
-		else if (strcmp(argv[i], "install") == 0)
-			config->command = CONFIG_COMMAND_INSTALL;
-		else if (strcmp(argv[i], "uninstall") == 0)
-			config->command = CONFIG_COMMAND_UNINSTALL;
-		else if (strcmp(argv[i], "doctor") == 0)
-			config->command = CONFIG_COMMAND_DOCTOR;
-		else if (strcmp(argv[i], "status") == 0)
-			config->command = CONFIG_COMMAND_STATUS;
-		else if (strcmp(argv[i], "stdio") == 0)
-			config->command = CONFIG_COMMAND_STDIO;
-		else if (strncmp(argv[i], "--parent-window", 15) != 0) {
-			*cause = xasprintf("unknown command \"%s\"; see "
-			    "browser-bridge --help", argv[i]);
+		} else if (config->command == NULL)
+			config->command = argv[i];
+		else if (strcmp(config->command, "help") == 0 &&
+		    config->help_topic == NULL)
+			config->help_topic = argv[i];
+		else {
+			*cause = xasprintf("unexpected argument \"%s\"",
+			    argv[i]);
 			return -1;
 		}
 	}
-	if (config->file_error != NULL && config_needs_file(config->command)) {
+	if (config->file_error != NULL && config_needs_file(config->command) &&
+	    !config->help && !config->version) {
 		*cause = config->file_error;
 		config->file_error = NULL;
 		return -1;

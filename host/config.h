@@ -19,20 +19,31 @@
 #define CONFIG_DEFAULT_SESSION_IDLE_MS	(30 * 60 * 1000)
 #define CONFIG_DEFAULT_KEEPALIVE_MS	15000
 
-enum config_command {
-	CONFIG_COMMAND_SERVE,	/* the host: native messaging + MCP server */
-	CONFIG_COMMAND_TOKEN,	/* print the bearer token */
-	CONFIG_COMMAND_VERSION,
-	CONFIG_COMMAND_HELP,
-	CONFIG_COMMAND_INSTALL,	/* register the host with the browsers */
-	CONFIG_COMMAND_UNINSTALL, /* remove what install wrote */
-	CONFIG_COMMAND_DOCTOR,	/* check the setup, say how to fix it */
-	CONFIG_COMMAND_STATUS,	/* describe the running host */
-	CONFIG_COMMAND_STDIO,	/* MCP on stdin/stdout, relayed to the host */
+/* Which commands take an option (cli.c's table says per command). */
+#define CONFIG_OPTIONS_HOST	0x1	/* serve: the host's settings */
+#define CONFIG_OPTIONS_INSTALL	0x2	/* install, uninstall, doctor */
+#define CONFIG_OPTIONS_ANY	0x4	/* --help, --version: every command */
+#define CONFIG_OPTION_GROUPS	3
+
+/* One command-line option: what it is called and what it does. */
+struct config_option {
+	const char	*name;		/* without the leading "--" */
+	const char	*argument;	/* NULL: a flag */
+	const char	*help;		/* NULL: not shown (Chrome's own) */
+	unsigned	 group;		/* CONFIG_OPTIONS_* */
 };
 
+extern const struct config_option config_options[];
+
 struct config {
-	enum config_command	 command;
+	const char		*command;	/* its name; NULL: serve */
+	bool			 help;		/* --help or -h */
+	bool			 version;	/* --version */
+	bool			 markdown;	/* help --markdown: for the docs */
+	const char		*help_topic;	/* help COMMAND */
+	unsigned		 option_groups;	/* CONFIG_OPTIONS_* given */
+	const char		*group_option[CONFIG_OPTION_GROUPS];
+						/* the first given, per group */
 	int			 port;		/* 0: any free port */
 	bool			 auth;
 	bool			 evaluate_script; /* let evaluate_script run */
@@ -66,6 +77,5 @@ int	 config_load(struct config *config, int argc, char **argv,
 	    char **cause);
 void	 config_clear(struct config *config);
 char	*config_dir_path(char **cause);
-const char *config_usage(void);
 
 #endif

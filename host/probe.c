@@ -2,20 +2,17 @@
 #include "probe.h"
 
 #include <sys/types.h>
-#include <sys/socket.h>
-
-#include <netinet/in.h>
-#include <arpa/inet.h>
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 #include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
 
 #include "xmalloc.h"
 
@@ -80,209 +77,113 @@ probe_pid_alive(long pid)
 	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
-/* Returns the milliseconds left until deadline (CLOCK_MONOTONIC ms). */
-static int
-probe_left(long long deadline)
-{
-	struct timespec	ts;
-	long long	now;
+/* What one GET gathered: the answer, or why there is none. */
+struct probe_get {
+	int		 port;
+	const char	*path;
+	int		 timeout_ms;
+	int		 status;
+	char		*body;
+	char		*cause;
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	return now >= deadline ? 0 : (int)(deadline - now);
+/* Keeps the answer of a finished GET. */
+static void
+probe_get_done(struct evhttp_request *req, void *arg)
+{
+	struct probe_get	*get = arg;
+	struct evbuffer		*input;
+	size_t			 len;
+
+	if (req == NULL || evhttp_request_get_response_code(req) == 0) {
+		if (get->cause == NULL)
+			get->cause = xasprintf("cannot connect to 127.0.0.1:%d",
+			    get->port);
+		return;
+	}
+	get->status = evhttp_request_get_response_code(req);
+	input = evhttp_request_get_input_buffer(req);
+	len = evbuffer_get_length(input);
+	get->body = xmalloc(len + 1);
+	evbuffer_remove(input, get->body, len);
+	get->body[len] = '\0';
 }
 
-/* Returns a deadline timeout_ms from now. */
-static long long
-probe_deadline(int timeout_ms)
+/* Words for why a GET failed before it had an answer. */
+static void
+probe_get_failed(enum evhttp_request_error error, void *arg)
 {
-	struct timespec	ts;
+	struct probe_get	*get = arg;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + timeout_ms;
-}
-
-/* Waits until fd is ready for events or the deadline passes. */
-static int
-probe_wait(int fd, short events, long long deadline)
-{
-	struct pollfd	pfd = { .fd = fd, .events = events };
-	int		n;
-
-	do {
-		n = poll(&pfd, 1, probe_left(deadline));
-	} while (n == -1 && errno == EINTR);
-	return n;
-}
-
-/* Decodes a chunked body in place; returns its length or -1. */
-static long
-probe_dechunk(char *body, size_t len)
-{
-	size_t	 in = 0, out = 0, size;
-	char	*end;
-
-	for (;;) {
-		if (in >= len)
-			return -1;
-		size = strtoul(body + in, &end, 16);
-		if (end == body + in || (end = strstr(end, "\r\n")) == NULL)
-			return -1;
-		in = (size_t)(end - body) + 2;
-		if (size == 0)
-			return (long)out;
-		if (size > len - in)
-			return -1;
-		memmove(body + out, body + in, size);
-		out += size;
-		in += size + 2;
+	free(get->cause);
+	switch (error) {
+	case EVREQ_HTTP_TIMEOUT:
+		get->cause = xasprintf("127.0.0.1:%d did not answer %s within "
+		    "%d ms", get->port, get->path, get->timeout_ms);
+		break;
+	case EVREQ_HTTP_DATA_TOO_LONG:
+		get->cause = xasprintf("127.0.0.1:%d answered %s with more "
+		    "than %d bytes", get->port, get->path, PROBE_RESPONSE_MAX);
+		break;
+	case EVREQ_HTTP_INVALID_HEADER:
+		get->cause = xasprintf("127.0.0.1:%d did not answer %s with "
+		    "HTTP", get->port, get->path);
+		break;
+	default:
+		get->cause = xasprintf("cannot connect to 127.0.0.1:%d, or it "
+		    "closed the connection", get->port);
+		break;
 	}
 }
 
 /*
- * Parses an HTTP/1.x response (status line, headers, body by
- * Content-Length, chunks or the end of the stream). Pure, for the tests.
+ * GETs path from 127.0.0.1:port with libevent's HTTP client on a private
+ * event base, within timeout_ms; blocking, for commands.
  */
-int
-probe_http_parse(const char *response, size_t len, int *status, char **body,
-    char **cause)
-{
-	const char	*head_end, *line, *next, *chunk;
-	char		*copy;
-	size_t		 head_len, body_len, content_length = (size_t)-1;
-	bool		 chunked = false;
-	long		 decoded;
-
-	copy = xstrndup(response, len);
-	head_end = strstr(copy, "\r\n\r\n");
-	if (strncmp(copy, "HTTP/1.", 7) != 0 || head_end == NULL ||
-	    len < 12 || copy[8] != ' ') {
-		*cause = xstrdup("the answer is not an HTTP response");
-		free(copy);
-		return -1;
-	}
-	*status = atoi(copy + 9);
-	head_len = (size_t)(head_end - copy) + 4;
-	for (line = strstr(copy, "\r\n") + 2; line < head_end; line = next) {
-		next = strstr(line, "\r\n") + 2;
-		if (strncasecmp(line, "Content-Length:", 15) == 0)
-			content_length = strtoul(line + 15, NULL, 10);
-		else if (strncasecmp(line, "Transfer-Encoding:", 18) == 0 &&
-		    (chunk = strstr(line, "chunked")) != NULL && chunk < next)
-			chunked = true;
-	}
-	body_len = strlen(copy + head_len);
-	if (content_length != (size_t)-1 && content_length < body_len)
-		body_len = content_length;
-	else if (content_length != (size_t)-1 && content_length > body_len) {
-		*cause = xstrdup("the HTTP response ended early");
-		free(copy);
-		return -1;
-	}
-	*body = xstrndup(copy + head_len, body_len);
-	free(copy);
-	if (chunked) {
-		if ((decoded = probe_dechunk(*body, body_len)) < 0) {
-			*cause = xstrdup("the HTTP response has broken chunks");
-			free(*body);
-			*body = NULL;
-			return -1;
-		}
-		(*body)[decoded] = '\0';
-	}
-	return 0;
-}
-
-/* Connects to 127.0.0.1:port within the deadline. */
-static int
-probe_connect(int port, long long deadline, char **cause)
-{
-	struct sockaddr_in	sin;
-	int			fd, error = 0;
-	socklen_t		len = sizeof error;
-
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons((uint16_t)port);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if ((fd = socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, 0)) == -1) {
-		*cause = xasprintf("socket: %s", strerror(errno));
-		return -1;
-	}
-	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	if (connect(fd, (struct sockaddr *)&sin, sizeof sin) == -1) {
-		if (errno != EINPROGRESS)
-			error = errno;
-		else if (probe_wait(fd, POLLOUT, deadline) <= 0)
-			error = ETIMEDOUT;
-		else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error,
-		    &len) == -1)
-			error = errno;
-	}
-	if (error != 0) {
-		*cause = xasprintf("cannot connect to 127.0.0.1:%d: %s", port,
-		    strerror(error));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* GETs path from 127.0.0.1:port with a deadline; blocking, for commands. */
 int
 probe_http_get(int port, const char *path, int timeout_ms, int *status,
     char **body, char **cause)
 {
-	long long	 deadline = probe_deadline(timeout_ms);
-	char		*request, *buf;
-	size_t		 used = 0, len, sent = 0;
-	ssize_t		 n;
-	int		 fd, rc = -1;
+	struct probe_get		 get = { .port = port, .path = path,
+					     .timeout_ms = timeout_ms };
+	struct timeval			 tv = { timeout_ms / 1000,
+					     (timeout_ms % 1000) * 1000 };
+	struct event_base		*base;
+	struct evhttp_connection	*conn;
+	struct evhttp_request		*req;
+	char				 host[32];
 
-	if ((fd = probe_connect(port, deadline, cause)) == -1)
+	if ((base = event_base_new()) == NULL) {
+		*cause = xstrdup("cannot create an event base");
 		return -1;
-	request = xasprintf("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
-	    "Accept: application/json\r\nConnection: close\r\n\r\n", path,
-	    port);
-	len = strlen(request);
-	while (sent < len) {
-		n = send(fd, request + sent, len - sent, MSG_NOSIGNAL);
-		if (n == -1 && errno == EAGAIN &&
-		    probe_wait(fd, POLLOUT, deadline) > 0)
-			continue;
-		if (n <= 0) {
-			*cause = xasprintf("cannot send to 127.0.0.1:%d: %s",
-			    port, n == 0 ? "closed" : strerror(errno));
-			goto out;
-		}
-		sent += (size_t)n;
 	}
-	buf = xmalloc(PROBE_RESPONSE_MAX);
-	for (;;) {
-		if (probe_wait(fd, POLLIN, deadline) <= 0) {
-			*cause = xasprintf("127.0.0.1:%d did not answer %s "
-			    "within %d ms", port, path, timeout_ms);
-			free(buf);
-			goto out;
-		}
-		n = recv(fd, buf + used, PROBE_RESPONSE_MAX - used, 0);
-		if (n == -1 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n == -1) {
-			*cause = xasprintf("cannot read from 127.0.0.1:%d: %s",
-			    port, strerror(errno));
-			free(buf);
-			goto out;
-		}
-		if (n == 0 || (used += (size_t)n) == PROBE_RESPONSE_MAX)
-			break;
+	conn = evhttp_connection_base_new(base, NULL, "127.0.0.1",
+	    (ev_uint16_t)port);
+	evhttp_connection_set_timeout_tv(conn, &tv);
+	evhttp_connection_set_max_body_size(conn, PROBE_RESPONSE_MAX);
+	req = evhttp_request_new(probe_get_done, &get);
+	evhttp_request_set_error_cb(req, probe_get_failed);
+	(void)snprintf(host, sizeof host, "127.0.0.1:%d", port);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Host",
+	    host);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Accept",
+	    "application/json");
+	if (evhttp_make_request(conn, req, EVHTTP_REQ_GET, path) == 0)
+		event_base_dispatch(base);
+	else if (get.cause == NULL)
+		get.cause = xasprintf("cannot send a request to 127.0.0.1:%d",
+		    port);
+	evhttp_connection_free(conn);
+	event_base_free(base);
+	if (get.body == NULL) {
+		*cause = get.cause != NULL ? get.cause :
+		    xasprintf("127.0.0.1:%d gave no answer", port);
+		return -1;
 	}
-	rc = probe_http_parse(buf, used, status, body, cause);
-	free(buf);
-out:
-	free(request);
-	close(fd);
-	return rc;
+	free(get.cause);
+	*status = get.status;
+	*body = get.body;
+	return 0;
 }
 
 /* GETs /health and returns its JSON object. */

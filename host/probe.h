@@ -1,7 +1,7 @@
 /*
  * Finding a running host from the outside: its runtime file, whether its
- * process lives, and a small blocking HTTP/1.1 GET over loopback for
- * /health. Used by doctor, status and the stdio bridge; never by the host.
+ * process lives, and a blocking GET over loopback (libevent's HTTP
+ * client) for /health. Used by doctor, status and the stdio bridge; never by the host.
  */
 #ifndef PROBE_H
 #define PROBE_H
@@ -26,8 +26,6 @@ void	 probe_runtime_clear(struct probe_runtime *runtime);
 bool	 probe_pid_alive(long pid);
 int	 probe_http_get(int port, const char *path, int timeout_ms,
 	    int *status, char **body, char **cause);
-int	 probe_http_parse(const char *response, size_t len, int *status,
-	    char **body, char **cause);
 json_t	*probe_health(int port, int timeout_ms, char **cause);
 
 #endif

@@ -1,12 +1,25 @@
 #!/bin/sh
-# Fails when docs/tools.md differs from what `make docs` renders from the
-# tool catalogue (catalogue/*.json). `make check` runs it with
-# BRIDGE_SRCDIR, NODE and CATALOGUE (the Makefile's ordered list) set.
-# Exit 77 (skip) only when Node.js is missing.
+# Fails when a generated document differs from what `make docs` writes:
+# docs/commands.md from the command table (browser-bridge help --markdown),
+# docs/tools.md from the tool catalogue (catalogue/*.json). `make check`
+# runs it with BRIDGE_BIN, BRIDGE_SRCDIR, NODE and CATALOGUE (the
+# Makefile's ordered list) set. Exit 77 (skip) only when Node.js is missing,
+# after the commands were checked.
 
 set -u
 
 srcdir=${BRIDGE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+BRIDGE_BIN=${BRIDGE_BIN:-./browser-bridge}
+expected=$(mktemp) || exit 99
+trap 'rm -f "$expected"' EXIT
+
+"$BRIDGE_BIN" help --markdown >"$expected" || exit 1
+if ! diff -u "$srcdir/docs/commands.md" "$expected"; then
+	echo "docs.sh: docs/commands.md is out of date with host/cli.c: run make docs, then commit docs/commands.md" >&2
+	exit 1
+fi
+echo "docs.sh: docs/commands.md matches the command table"
+
 NODE=${NODE:-}
 [ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null) || NODE=
 if [ -z "$NODE" ]; then
@@ -19,8 +32,6 @@ if [ -z "${CATALOGUE:-}" ]; then
 fi
 
 cd "$srcdir" || exit 99
-expected=$(mktemp) || exit 99
-trap 'rm -f "$expected"' EXIT
 # shellcheck disable=SC2086 # CATALOGUE is a list of file names
 "$NODE" scripts/tools-doc.mjs $CATALOGUE >"$expected" || exit 1
 if ! diff -u docs/tools.md "$expected"; then

@@ -186,7 +186,7 @@ describe('install and uninstall', () => {
 		assert.equal(r.stdout, `Vivaldi: wrote ${manifestPath(config, BROWSERS[4])}\n` + summary());
 		assert.equal(readFileSync(manifestPath(config, BROWSERS[4]), 'utf8'), manifestText(BIN));
 		r = await run(['install', '--browser', 'opera'], h.env);
-		assert.equal(r.code, 1);
+		assert.equal(r.code, 2, 'an unknown browser is a usage error');
 		assert.match(r.stderr, /unknown browser "opera": use chrome, chromium, edge, brave, vivaldi or all/);
 	});
 
