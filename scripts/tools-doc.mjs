@@ -41,6 +41,10 @@ Browser Bridge serves these tools over MCP (\`tools/list\`, \`tools/call\`).
   \`NAVIGATION_FAILED\`, \`TIMEOUT\`, \`INVALID_ARGUMENT\`,
   \`EXTENSION_NOT_CONNECTED\` or \`EXTENSION_DISCONNECTED\`; the message
   says what to do next.
+- While a \`run_task\` task drives a tab, tools that change that tab's page
+  answer \`TAB_BUSY\` at once, naming the task (wait for it with
+  \`get_task\`, stop it with \`stop_task\`, or use another tab); tools marked
+  read-only still run there.
 - Timeout is how long the host waits for the extension before it answers
   \`TIMEOUT\`.
 - Hints are the tool's MCP annotations (\`readOnlyHint\`, \`destructiveHint\`,
