@@ -124,6 +124,36 @@ export async function frameOffset(tab, frameId, scroll) {
 }
 
 /**
+ * Readies an element for a pointer event and says where it is in the top
+ * frame's viewport: attaches the debugger (whose bar may resize the page),
+ * scrolls the element and its frames into view, and hit-tests it.
+ * @param {import('../navigator.js').ActionContext} context
+ * @param {string} verb what is attempted, for the error ("click", "hover over")
+ * @returns {Promise<{x: number, y: number, prepared: object}>}
+ * @throws {DebuggerUnavailable} when the page is hidden and gets no mouse input
+ */
+export async function pointerTarget(context, verb) {
+	const { tab, element, services } = context;
+	await services.debuggers.attach(tab.id).catch(() => {});
+	if (element.frameId !== 0)
+		await frameOffset(tab, element.frameId, true);
+	const prepared = await onElement(context, 'prepareClick', [{}]);
+	throwIfFailed(verb, element.ref, prepared);
+	const offset = element.frameId === 0 ? { x: 0, y: 0 } : await frameOffset(tab, element.frameId, false);
+	return { x: offset.x + prepared.x, y: offset.y + prepared.y, prepared };
+}
+
+/**
+ * Throws when a prepared element's page gets no mouse input.
+ * @param {chrome.tabs.Tab} tab
+ * @param {{visible?: boolean}} prepared
+ */
+export function requireVisiblePage(tab, prepared) {
+	if (prepared.visible === false)
+		throw new DebuggerUnavailable(`tab ${tab.id} is not visible (it is in the background or its window is minimized)`);
+}
+
+/**
  * Modifier names to CDP bits.
  * @param {string[]} modifiers
  * @returns {number}
@@ -279,19 +309,10 @@ export const inputActions = {
 					const outcome = await observer.finish({ signal, deadline });
 					return actionResult(`Clicked at (${x}, ${y}).`, outcome, { x, y });
 				}
-				/* Attach first: the debugging bar may resize the page before we measure it. */
-				await services.debuggers.attach(tab.id).catch(() => {});
-				if (element.frameId !== 0)
-					await frameOffset(tab, element.frameId, true);
-				const prepared = await onElement(context, 'prepareClick', [{}]);
-				throwIfFailed('click', element.ref, prepared);
-				const offset = element.frameId === 0 ? { x: 0, y: 0 } : await frameOffset(tab, element.frameId, false);
-				const x = offset.x + prepared.x, y = offset.y + prepared.y;
+				const { x, y, prepared } = await pointerTarget(context, 'click');
 				let note;
 				try {
-					/* A hidden page (background tab, minimized window) gets no mouse input. */
-					if (prepared.visible === false)
-						throw new DebuggerUnavailable(`tab ${tab.id} is not visible (it is in the background or its window is minimized)`);
+					requireVisiblePage(tab, prepared);
 					await cdpClick(services.debuggers, tab.id, x, y, options);
 				} catch (error) {
 					if (!(error instanceof DebuggerUnavailable))

@@ -13,7 +13,7 @@ import { quote } from '../page-state/format.js';
 import { KeySequenceError, parseKeySequence } from '../keys.js';
 import { describeOptions, matchOptions } from '../select-options.js';
 import {
-	actionResult, cdpClick, cdpType, elementLabel, frameOffset, onElement, syntheticNote, throwIfFailed,
+	actionResult, cdpClick, cdpType, elementLabel, frameOffset, onElement, pointerTarget, requireVisiblePage, syntheticNote, throwIfFailed,
 } from './input.js';
 
 const AGENT_FILE = 'page/agent.js';
@@ -250,17 +250,10 @@ export const interactActions = {
 			const observer = new OutcomeObserver(tab);
 			try {
 				await observer.start(element.documentId);
-				await services.debuggers.attach(tab.id).catch(() => {});
-				if (element.frameId !== 0)
-					await frameOffset(tab, element.frameId, true);
-				const prepared = await onElement(context, 'prepareClick', [{}]);
-				throwIfFailed('hover over', element.ref, prepared);
-				const offset = element.frameId === 0 ? { x: 0, y: 0 } : await frameOffset(tab, element.frameId, false);
-				const x = offset.x + prepared.x, y = offset.y + prepared.y;
+				const { x, y, prepared } = await pointerTarget(context, 'hover over');
 				let note;
 				try {
-					if (prepared.visible === false)
-						throw new DebuggerUnavailable(`tab ${tab.id} is not visible (it is in the background or its window is minimized)`);
+					requireVisiblePage(tab, prepared);
 					await services.debuggers.send(tab.id, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers: 0 });
 				} catch (error) {
 					if (!(error instanceof DebuggerUnavailable))
