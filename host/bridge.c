@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "config.h"
 #include "errors.h"
+#include "files.h"
 #include "http-server.h"
 #include "log.h"
 #include "mcp.h"
@@ -110,6 +111,25 @@ bridge_send(const json_t *message, void *arg)
 	return channel_send(bridge->channel, message);
 }
 
+/*
+ * The directories the tools must never open, even with allow_file_urls:
+ * the config directory (the token) and the runtime file's directory.
+ */
+static json_t *
+bridge_protected_dirs(struct bridge *bridge)
+{
+	json_t	*dirs = json_array();
+	char	*dir;
+
+	json_array_append_new(dirs, json_string(bridge->config.config_dir));
+	if (bridge->runtime_file != NULL) {
+		dir = files_dirname(bridge->runtime_file);
+		json_array_append_new(dirs, json_string(dir));
+		free(dir);
+	}
+	return dirs;
+}
+
 /* The fields of the welcome, given the extension's hello. */
 static json_t *
 bridge_welcome(const json_t *hello, void *arg)
@@ -119,6 +139,10 @@ bridge_welcome(const json_t *hello, void *arg)
 
 	json_object_set_new(welcome, "evaluate_script",
 	    json_boolean(bridge->config.evaluate_script));
+	json_object_set_new(welcome, "allow_file_urls",
+	    json_boolean(bridge->config.allow_file_urls));
+	json_object_set_new(welcome, "protected_dirs",
+	    bridge_protected_dirs(bridge));
 	/* The extension is the one peer Chrome lets start us; its popup
 	 * hands the token to the user's MCP client configuration. */
 	if (bridge->token != NULL)

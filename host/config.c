@@ -197,10 +197,23 @@ config_set(struct config *config, const char *name, const char *value,
 	return 0;
 }
 
+/* The setting a boolean key of config.json sets, or NULL. */
+static bool *
+config_file_flag(struct config *config, const char *key)
+{
+	if (strcmp(key, "auth") == 0)
+		return &config->auth;
+	if (strcmp(key, "evaluate_script") == 0)
+		return &config->evaluate_script;
+	if (strcmp(key, "allow_file_urls") == 0)
+		return &config->allow_file_urls;
+	return NULL;
+}
+
 /*
  * Reads config.json in the config directory, if there is one. Keys are the
- * long option names with "_" or "-" ("log_level"), plus "auth" and
- * "evaluate_script" (booleans).
+ * long option names with "_" or "-" ("log_level"), plus the booleans
+ * "auth", "evaluate_script" and "allow_file_urls".
  */
 static int
 config_read_file(struct config *config, char **cause)
@@ -209,6 +222,7 @@ config_read_file(struct config *config, char **cause)
 	json_t		*root, *value;
 	const char	*key;
 	char		*path, *name, *text, *p, *why = NULL;
+	bool		*flag;
 	int		 rc = 0;
 
 	path = xasprintf("%s/config.json", config->config_dir);
@@ -230,22 +244,13 @@ config_read_file(struct config *config, char **cause)
 	json_object_foreach(root, key, value) {
 		if (rc != 0)
 			break;
-		if (strcmp(key, "auth") == 0) {
+		if ((flag = config_file_flag(config, key)) != NULL) {
 			if (!json_is_boolean(value)) {
-				*cause = xasprintf("%s: \"auth\" must be true "
-				    "or false", path);
+				*cause = xasprintf("%s: \"%s\" must be true or "
+				    "false", path, key);
 				rc = -1;
 			} else
-				config->auth = json_is_true(value);
-			continue;
-		}
-		if (strcmp(key, "evaluate_script") == 0) {
-			if (!json_is_boolean(value)) {
-				*cause = xasprintf("%s: \"evaluate_script\" "
-				    "must be true or false", path);
-				rc = -1;
-			} else
-				config->evaluate_script = json_is_true(value);
+				*flag = json_is_true(value);
 			continue;
 		}
 		name = xstrdup(key);

@@ -47,6 +47,7 @@ struct config {
 	int			 port;		/* 0: any free port */
 	bool			 auth;
 	bool			 evaluate_script; /* let evaluate_script run */
+	bool			 allow_file_urls; /* let the tools open file: pages */
 	enum log_level		 log_level;
 	char			*log_file;
 	size_t			 max_frame;

@@ -13,6 +13,7 @@ import { captureState } from './page-state/capture.js';
 import { formatState, structuredState } from './page-state/format.js';
 import { DialogOpened } from './browser/debugger.js';
 import { describeDialog, dialogAdvice, dialogResult } from './actions/dialogs.js';
+import { urlPolicy, urlRefusal } from './url-policy.js';
 
 /**
  * What an action's run() receives.
@@ -65,6 +66,8 @@ import { describeDialog, dialogAdvice, dialogResult } from './actions/dialogs.js
 /** Actions that may open a dialog: the tab's dialogs are watched (debugger attached, Page events on) before they run. */
 export const DIALOG_WATCHED = new Set(['click_element', 'type_value', 'press_keys', 'select_option',
 	'hover_element', 'navigate_to', 'navigate_history']);
+/** Tab actions that take a tab away from its page, so they may start on any page. */
+export const LEAVES_PAGE = new Set(['navigate_to', 'navigate_history']);
 /** Tab actions that work while a dialog blocks the page. */
 export const DIALOG_FREE = new Set(['handle_dialog', 'get_console_logs']);
 
@@ -124,6 +127,19 @@ export class Navigator {
 			if (this.holds.get(tabId) === owner)
 				this.holds.delete(tabId);
 		};
+	}
+
+	/**
+	 * Refuses to act on or read a tab whose page is not a web page the
+	 * tools may use (url-policy.js).
+	 * @param {chrome.tabs.Tab} tab
+	 * @throws {BridgeError} URL_NOT_ALLOWED
+	 */
+	checkPageAllowed(tab) {
+		const refusal = urlRefusal(tab.url || tab.pendingUrl || '', urlPolicy(this.services.welcome));
+		if (refusal !== null)
+			throw new BridgeError(ErrorCode.URL_NOT_ALLOWED,
+			    `Tab ${tab.id} cannot be used: ${refusal} Navigate it to a web page with navigate_to, or use another tab.`);
 	}
 
 	/**
@@ -225,8 +241,11 @@ export class Navigator {
 				throw this.busy(key, holder);
 		}
 		const task = async () => {
-			if (context.tab !== undefined)
+			if (context.tab !== undefined) {
 				context.tab = await getTab(context.tab.id);
+				if (!LEAVES_PAGE.has(method))
+					this.checkPageAllowed(context.tab);
+			}
 			if (context.tab === undefined || DIALOG_FREE.has(method))
 				return definition.run(params, context);
 			const value = await this.runWatchingDialogs(method, definition, params, context);

@@ -6,6 +6,7 @@ import { KeyedQueue } from '../src/tab-queue.js';
 import { backoffDelay } from '../src/backoff.js';
 import { clientConfig, describeDisconnect } from '../src/status.js';
 import { checkUrl, httpStatusNote } from '../src/actions/navigation.js';
+import { urlPolicy } from '../src/url-policy.js';
 import { navigationErrorAdvice } from '../src/browser/navigation.js';
 import { describeStateChange, elementLabel, modifierBits } from '../src/actions/input.js';
 import { formatTabs } from '../src/actions/tabs.js';
@@ -135,9 +136,9 @@ test('the client configuration names the URL and the bearer token', () => {
 });
 
 test('navigate_to URLs must be absolute and not javascript:', () => {
-	assert.equal(checkUrl('https://example.com').href, 'https://example.com/');
-	assert.throws(() => checkUrl('example.com'), error => error.code === 'INVALID_ARGUMENT' && /scheme/.test(error.message));
-	assert.throws(() => checkUrl('javascript:alert(1)'), error => error.code === 'INVALID_ARGUMENT');
+	assert.equal(checkUrl('https://example.com', urlPolicy(undefined)).href, 'https://example.com/');
+	assert.throws(() => checkUrl('example.com', urlPolicy(undefined)), error => error.code === 'INVALID_ARGUMENT' && /scheme/.test(error.message));
+	assert.throws(() => checkUrl('javascript:alert(1)', urlPolicy(undefined)), error => error.code === 'INVALID_ARGUMENT');
 	assert.equal(httpStatusNote(200), '');
 	assert.match(httpStatusNote(404), /404 Not Found/);
 	assert.match(httpStatusNote(503), /server error/);

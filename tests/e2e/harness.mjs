@@ -53,8 +53,9 @@ function alive(pid) {
 
 // Starts everything; resolves to a Bridge (see the methods below). With
 // installHost false the profile has no host manifest, and only the browser
-// starts (for testing what the extension says then).
-export async function startBridge({ installHost = true } = {}) {
+// starts (for testing what the extension says then); settings go into the
+// host's config.json.
+export async function startBridge({ installHost = true, settings = {} } = {}) {
 	const hostBin = process.env.BRIDGE_BIN;
 	const extensionDir = process.env.E2E_EXTENSION;
 	const chromium = process.env.CHROMIUM ?? 'chromium';
@@ -76,7 +77,7 @@ export async function startBridge({ installHost = true } = {}) {
 			allowed_origins: [`chrome-extension://${EXTENSION_ID}/`],
 		}));
 	}
-	writeFileSync(join(config, 'browser-bridge', 'config.json'), JSON.stringify({ port: 0, log_level: 'debug' }));
+	writeFileSync(join(config, 'browser-bridge', 'config.json'), JSON.stringify({ port: 0, log_level: 'debug', ...settings }));
 
 	const site = await startFixtureSite();
 	const logPath = join(dir, 'chromium.log');

@@ -6,17 +6,20 @@
 import { BridgeError, ErrorCode } from '../errors.js';
 import { NavigationWatcher, readyStateReader } from '../browser/navigation.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
+import { checkUrlAllowed, urlPolicy } from '../url-policy.js';
 
 /** Leave this much of the host's timeout for the answer to travel. */
 const ANSWER_MARGIN_MS = 200;
 
 /**
- * Checks a URL for navigate_to.
+ * Checks a URL for navigate_to and manage_tabs: absolute, not javascript:,
+ * and a page the tools may open (url-policy.js).
  * @param {string} text
+ * @param {import('../url-policy.js').UrlPolicy} policy
  * @returns {URL}
- * @throws {BridgeError} INVALID_ARGUMENT
+ * @throws {BridgeError} INVALID_ARGUMENT or URL_NOT_ALLOWED
  */
-export function checkUrl(text) {
+export function checkUrl(text, policy) {
 	let url;
 	try {
 		url = new URL(text);
@@ -27,6 +30,7 @@ export function checkUrl(text) {
 	if (url.protocol === 'javascript:')
 		throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
 		    'javascript: URLs run code instead of loading a page; navigate to an http(s) URL.');
+	checkUrlAllowed(url.href, policy);
 	return url;
 }
 
@@ -108,7 +112,7 @@ export const navigationActions = {
 	navigate_to: {
 		stateable: false,
 		async run(params, { tab, signal, deadline, progress, services }) {
-			const url = checkUrl(params.url);
+			const url = checkUrl(params.url, urlPolicy(services.welcome));
 			const waitUntil = params.wait_until ?? 'load';
 			const timeoutMs = params.timeout_ms ?? 30000;
 			const until = Math.min(deadline - ANSWER_MARGIN_MS, Date.now() + timeoutMs);

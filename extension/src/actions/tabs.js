@@ -7,6 +7,7 @@ import { BridgeError, ErrorCode } from '../errors.js';
 import { activeTab, getTab, listTabs } from '../browser/tabs.js';
 import { NavigationWatcher, readyStateReader } from '../browser/navigation.js';
 import { checkUrl } from './navigation.js';
+import { urlPolicy } from '../url-policy.js';
 import { quote, truncate } from '../page-state/format.js';
 
 /**
@@ -42,7 +43,7 @@ export const tabActions = {
 			case 'list':
 				return tabsResult(`${(await listTabs()).length} tab(s) open.`);
 			case 'open': {
-				const url = params.url === undefined ? 'about:blank' : checkUrl(params.url).href;
+				const url = params.url === undefined ? 'about:blank' : checkUrl(params.url, urlPolicy(services.welcome)).href;
 				const watcher = new NavigationWatcher(null);
 				try {
 					const tab = await chrome.tabs.create({ url, active: true });
