@@ -147,20 +147,13 @@ START_TEST(test_sse_oversized_event_is_dropped)
 }
 END_TEST
 
-/*
- * Answers one connection on a free loopback port with a canned response,
- * from a child process; returns the child's pid.
- */
-static pid_t
-canned_server(const char *response, int *port)
+/* Listens on a free loopback port without ever answering. */
+static int
+silent_listener(int *port)
 {
 	struct sockaddr_in	sin;
 	socklen_t		len = sizeof sin;
-	char			buf[4096];
-	size_t			used = 0;
-	ssize_t			n;
-	pid_t			child;
-	int			fd, conn;
+	int			fd;
 
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	ck_assert_int_ne(fd, -1);
@@ -168,9 +161,26 @@ canned_server(const char *response, int *port)
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
-	ck_assert_int_eq(listen(fd, 1), 0);
+	ck_assert_int_eq(listen(fd, 4), 0);
 	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
 	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+/*
+ * Answers one connection on a free loopback port with a canned response,
+ * from a child process; returns the child's pid.
+ */
+static pid_t
+canned_server(const char *response, int *port)
+{
+	char	buf[4096];
+	size_t	used = 0;
+	ssize_t	n;
+	pid_t	child;
+	int	fd, conn;
+
+	fd = silent_listener(port);
 	if ((child = fork()) != 0) {
 		close(fd);
 		return child;
@@ -310,26 +320,6 @@ START_TEST(test_pid_alive)
 	ck_assert(!probe_pid_alive((long)child));
 }
 END_TEST
-
-/* Listens on a free loopback port without ever answering. */
-static int
-silent_listener(int *port)
-{
-	struct sockaddr_in	sin;
-	socklen_t		len = sizeof sin;
-	int			fd;
-
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	ck_assert_int_ne(fd, -1);
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
-	ck_assert_int_eq(listen(fd, 4), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	*port = ntohs(sin.sin_port);
-	return fd;
-}
 
 START_TEST(test_http_get_failures)
 {
