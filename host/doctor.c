@@ -401,13 +401,29 @@ doctor_config(struct doctor *d)
 	free(quoted);
 }
 
+/*
+ * The token our checks of the running host use to verify it (NULL when
+ * auth is off or the token cannot be read: doctor_config reports that).
+ */
+static char *
+doctor_token(const struct config *config)
+{
+	char	*cause = NULL, *token;
+
+	if (!config->auth)
+		return NULL;
+	token = token_load_or_create(config->token_file, &cause);
+	free(cause);
+	return token;
+}
+
 /* Checks the runtime file, the host behind it and the extension. */
 static void
 doctor_host(struct doctor *d)
 {
 	struct probe_runtime	 runtime;
 	json_t			*health;
-	char			*path, *cause = NULL, *quoted, *fix;
+	char			*path, *cause = NULL, *quoted, *fix, *token;
 	const char		*version;
 
 	if ((path = runtime_file_path(&cause)) == NULL) {
@@ -438,8 +454,10 @@ doctor_host(struct doctor *d)
 	}
 	doctor_ok(d, "host pid %ld is running (runtime file %s)", runtime.pid,
 	    path);
-	if ((health = probe_health(runtime.port, PROBE_TIMEOUT_MS,
-	    &cause)) == NULL) {
+	token = doctor_token(d->config);
+	health = probe_health(runtime.port, token, PROBE_TIMEOUT_MS, &cause);
+	free(token);
+	if (health == NULL) {
 		fix = xasprintf("restart the browser, which restarts the host; "
 		    "if it stays stuck: kill %ld", runtime.pid);
 		doctor_fail(d, fix, "host pid %ld does not answer: %s",
@@ -514,7 +532,7 @@ doctor_status_run(struct config *config, int out_fd)
 	struct probe_runtime	 runtime;
 	json_t			*health;
 	const char		*version;
-	char			*path, *cause = NULL;
+	char			*path, *cause = NULL, *token;
 	int			 rc = 1;
 
 	if ((path = runtime_file_path(&cause)) == NULL) {
@@ -530,12 +548,13 @@ doctor_status_run(struct config *config, int out_fd)
 		free(path);
 		return 1;
 	}
+	token = doctor_token(config);
 	if (!probe_pid_alive(runtime.pid)) {
 		files_printf(out_fd, "No Browser Bridge host is running: %s "
 		    "names pid %ld, which has exited.\nTo start one, "
 		    DOCTOR_START_HOST ".\n", path, runtime.pid);
-	} else if ((health = probe_health(runtime.port, PROBE_TIMEOUT_MS,
-	    &cause)) == NULL) {
+	} else if ((health = probe_health(runtime.port, token,
+	    PROBE_TIMEOUT_MS, &cause)) == NULL) {
 		files_printf(out_fd, "The Browser Bridge host (pid %ld) does "
 		    "not answer: %s.\nRestart the browser, which restarts the "
 		    "host.\n", runtime.pid, cause);
@@ -557,6 +576,7 @@ doctor_status_run(struct config *config, int out_fd)
 		json_decref(health);
 		rc = 0;
 	}
+	free(token);
 	probe_runtime_clear(&runtime);
 	free(path);
 	return rc;

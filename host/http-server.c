@@ -18,6 +18,7 @@
 #include "http-mcp.h"
 #include "http-sse.h"
 #include "log.h"
+#include "proof.h"
 #include "session.h"
 #include "xmalloc.h"
 
@@ -71,15 +72,35 @@ http_server_gate(struct http_server *server, struct evhttp_request *req,
 	return -1;
 }
 
-/* GET /health: liveness without secrets, for doctor and scripts. */
+/*
+ * GET /health: liveness without secrets, for doctor and scripts. With
+ * ?nonce=HEX it also proves the host holds the token (proof.h), so our
+ * clients can tell the host from a process that took its port.
+ */
 static void
-http_server_health(struct http_server *server, struct evhttp_request *req)
+http_server_health(struct http_server *server, struct evhttp_request *req,
+    const struct evhttp_uri *uri)
 {
-	http_reply_json(req, 200, "OK", json_pack("{s:s,s:s,s:b,s:I}",
-	    "status", "ok", "version", PACKAGE_VERSION,
-	    "extension_connected", server->connected(server->arg),
-	    "sessions", (json_int_t)session_store_count(
-	    server->transport.sessions)));
+	struct evkeyvalq	 query;
+	const char		*nonce = NULL, *token = server->settings.token;
+	json_t			*health;
+	char			*proof;
+
+	health = json_pack("{s:s,s:s,s:b,s:I}", "status", "ok", "version",
+	    PACKAGE_VERSION, "extension_connected",
+	    server->connected(server->arg), "sessions",
+	    (json_int_t)session_store_count(server->transport.sessions));
+	TAILQ_INIT(&query);
+	if (uri != NULL && evhttp_uri_get_query(uri) != NULL &&
+	    evhttp_parse_query_str(evhttp_uri_get_query(uri), &query) == 0)
+		nonce = evhttp_find_header(&query, "nonce");
+	if (nonce != NULL && token != NULL &&
+	    (proof = proof_compute(token, nonce)) != NULL) {
+		json_object_set_new(health, "proof", json_string(proof));
+		free(proof);
+	}
+	evhttp_clear_headers(&query);
+	http_reply_json(req, 200, "OK", health);
 }
 
 /* Routes every request after the gate. */
@@ -100,7 +121,7 @@ http_server_route(struct evhttp_request *req, void *arg)
 		path = "/";
 	if (strcmp(path, "/health") == 0) {
 		if (http_server_gate(server, req, 0) == 0)
-			http_server_health(server, req);
+			http_server_health(server, req, uri);
 	} else if (http_server_gate(server, req, 1) != 0)
 		;	/* already answered */
 	else if (strcmp(path, "/mcp") == 0)

@@ -14,6 +14,7 @@
 #include <event2/event.h>
 #include <event2/http.h>
 
+#include "proof.h"
 #include "xmalloc.h"
 
 /* Largest response read (the health answer is about a hundred bytes). */
@@ -186,17 +187,28 @@ probe_http_get(int port, const char *path, int timeout_ms, int *status,
 	return 0;
 }
 
-/* GETs /health and returns its JSON object. */
+/*
+ * GETs /health and returns its JSON object. With a token, first checks
+ * that the listener proves it holds that token (proof.h), so the caller
+ * never hands the token to a process that merely holds the port.
+ */
 json_t *
-probe_health(int port, int timeout_ms, char **cause)
+probe_health(int port, const char *token, int timeout_ms, char **cause)
 {
 	json_error_t	 error;
 	json_t		*health;
-	char		*body = NULL;
-	int		 status;
+	char		 nonce[PROOF_NONCE_HEX + 1], *body = NULL, *path;
+	int		 status, rc;
 
-	if (probe_http_get(port, "/health", timeout_ms, &status, &body,
-	    cause) != 0)
+	if (token != NULL && proof_nonce(nonce) != 0) {
+		*cause = xstrdup("cannot make a random nonce");
+		return NULL;
+	}
+	path = token != NULL ? xasprintf("/health?nonce=%s", nonce) :
+	    xstrdup("/health");
+	rc = probe_http_get(port, path, timeout_ms, &status, &body, cause);
+	free(path);
+	if (rc != 0)
 		return NULL;
 	if (status != 200) {
 		*cause = xasprintf("GET /health on port %d answered HTTP %d",
@@ -209,6 +221,15 @@ probe_health(int port, int timeout_ms, char **cause)
 	if (!json_is_object(health)) {
 		*cause = xasprintf("GET /health on port %d did not answer a "
 		    "JSON object", port);
+		json_decref(health);
+		return NULL;
+	}
+	if (token != NULL && !proof_check(token, nonce,
+	    json_string_value(json_object_get(health, "proof")))) {
+		*cause = xasprintf("the process listening on 127.0.0.1:%d "
+		    "could not prove it is the Browser Bridge host (it does "
+		    "not know the token), so the token was not sent to it; "
+		    "another program holds the host's port", port);
 		json_decref(health);
 		return NULL;
 	}

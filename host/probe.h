@@ -26,6 +26,7 @@ void	 probe_runtime_clear(struct probe_runtime *runtime);
 bool	 probe_pid_alive(long pid);
 int	 probe_http_get(int port, const char *path, int timeout_ms,
 	    int *status, char **body, char **cause);
-json_t	*probe_health(int port, int timeout_ms, char **cause);
+json_t	*probe_health(int port, const char *token, int timeout_ms,
+	    char **cause);
 
 #endif

@@ -22,6 +22,7 @@
 
 #define STDIO_RELAY_EXIT_GRACE_MS	3000
 #define STDIO_RELAY_REPLAY_ID		"browser-bridge-stdio-initialize"
+#define STDIO_RELAY_VERIFY_MS		1000	/* the host's proof, per connect */
 
 /*
  * Relay states:
@@ -236,7 +237,7 @@ static int
 stdio_relay_connect(struct stdio_relay *relay, json_t *client_initialize)
 {
 	char	*cause = NULL;
-	json_t	*replay;
+	json_t	*replay, *health = NULL;
 
 	if (stdio_relay_find_host(relay, &cause) != 0) {
 		stdio_relay_set_error(relay, cause);
@@ -249,6 +250,13 @@ stdio_relay_connect(struct stdio_relay *relay, json_t *client_initialize)
 		stdio_relay_set_error(relay, cause);
 		return -1;
 	}
+	/* The token goes only to a listener that proves it holds it. */
+	if (relay->token != NULL && (health = probe_health(relay->host_port,
+	    relay->token, STDIO_RELAY_VERIFY_MS, &cause)) == NULL) {
+		stdio_relay_set_error(relay, cause);
+		return -1;
+	}
+	json_decref(health);
 	relay->state = STDIO_CONNECTING;
 	relay->generation++;
 	log_debug(relay->log, "connecting to the host (pid %ld, port %d)",

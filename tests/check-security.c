@@ -18,6 +18,7 @@
 #include "check-helpers.h"
 #include "files.h"
 #include "http-guard.h"
+#include "proof.h"
 #include "random.h"
 #include "runtime-file.h"
 #include "token.h"
@@ -1163,6 +1164,39 @@ START_TEST(test_files_write_temp_private_next_to_path)
 }
 END_TEST
 
+/* The host's proof, against a value Python's hmac module computed. */
+START_TEST(test_proof_is_hmac_sha256_of_the_nonce)
+{
+	const char	*nonce = "00112233445566778899aabbccddeeff";
+	char		*proof, fresh[PROOF_NONCE_HEX + 1];
+
+	proof = proof_compute("secret-token", nonce);
+	ck_assert_str_eq(proof, "8ea5162e5c461f2ddb103365c346d1b9"
+	    "777e8c65ac106a99103b36496da906f4");
+	ck_assert(proof_check("secret-token", nonce, proof));
+	ck_assert(!proof_check("other-token", nonce, proof));
+	ck_assert(!proof_check("secret-token",
+	    "ffeeddccbbaa99887766554433221100", proof));
+	proof[0] = proof[0] == '0' ? '1' : '0';
+	ck_assert(!proof_check("secret-token", nonce, proof));
+	ck_assert(!proof_check("secret-token", nonce, NULL));
+	ck_assert(!proof_check("secret-token", nonce, ""));
+	free(proof);
+
+	/* Nonces: 32 to 128 lowercase hex digits, nothing else. */
+	ck_assert_ptr_null(proof_compute("t", "0011"));
+	ck_assert_ptr_null(proof_compute("t",
+	    "00112233445566778899AABBCCDDEEFF"));
+	ck_assert_ptr_null(proof_compute("t",
+	    "00112233445566778899aabbccddeeff&x=1"));
+	ck_assert_int_eq(proof_nonce(fresh), 0);
+	ck_assert_uint_eq(strlen(fresh), PROOF_NONCE_HEX);
+	proof = proof_compute("t", fresh);
+	ck_assert_ptr_nonnull(proof);
+	free(proof);
+}
+END_TEST
+
 /* Builds the suite. */
 static Suite *
 security_suite(void)
@@ -1175,6 +1209,10 @@ security_suite(void)
 	tcase_add_test(tc, test_random_hex_two_calls_differ);
 	tcase_add_test(tc, test_random_hex_uses_every_digit);
 	tcase_add_test(tc, test_random_bytes_fills_large_buffer);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("proof");
+	tcase_add_test(tc, test_proof_is_hmac_sha256_of_the_nonce);
 	suite_add_tcase(suite, tc);
 
 	tc = tcase_create("token");

@@ -341,7 +341,7 @@ START_TEST(test_http_get_failures)
 	ck_assert_ptr_nonnull(strstr(cause, "did not answer /health within "
 	    "200 ms"));
 	free(cause);
-	ck_assert_ptr_null(probe_health(port, 100, &cause));
+	ck_assert_ptr_null(probe_health(port, NULL, 100, &cause));
 	free(cause);
 	close(fd);
 }

@@ -240,3 +240,48 @@ describe('stdio bridge with no host running', () => {
 		assert.match(textOf(got), /^HOST_NOT_RUNNING: /);
 	});
 });
+
+describe('stdio bridge and a process that holds the host\'s port', () => {
+	// A host that died left its runtime file; its pid now names a live
+	// process (this test's own), and another program listens on its port,
+	// answering /health like a host would. The bridge must not send it the
+	// token (issue #16 item 4; docs/security.md, "Our clients verify the host").
+	let dirs;
+	let squatter;
+	const seen = [];
+
+	before(async () => {
+		dirs = freshDirs();
+		const { createServer } = await import('node:http');
+		const { writeFileSync } = await import('node:fs');
+		squatter = createServer((req, res) => {
+			seen.push({ method: req.method, url: req.url, authorization: req.headers.authorization });
+			res.writeHead(200, { 'content-type': 'application/json' });
+			res.end(JSON.stringify({ status: 'ok', version: '0.1.0', extension_connected: true, sessions: 0, proof: 'f'.repeat(64) }));
+		});
+		await new Promise(resolve => squatter.listen(0, '127.0.0.1', resolve));
+		const { port } = squatter.address();
+		mkdirSync(join(dirs.env.XDG_RUNTIME_DIR, 'browser-bridge'), { mode: 0o700 });
+		writeFileSync(join(dirs.env.XDG_RUNTIME_DIR, 'browser-bridge', 'host.json'),
+		    JSON.stringify({ pid: process.pid, port, version: '0.1.0', url: `http://127.0.0.1:${port}/mcp` }), { mode: 0o600 });
+	});
+
+	after(async () => {
+		await new Promise(resolve => squatter.close(resolve));
+		rmSync(dirs.dir, { recursive: true, force: true });
+	});
+
+	it('asks for the host\'s proof, gets none, and sends no token anywhere', async () => {
+		const client = await connectStdio(dirs.env);
+		try {
+			const result = await client.callTool({ name: 'get_browser_state', arguments: {} }, undefined, opts());
+			assert.equal(result.isError, true);
+			assert.match(textOf(result), /could not prove it is the Browser Bridge host .* the token was not sent/);
+		} finally {
+			await closeStdio(client);
+		}
+		assert.ok(seen.length > 0, 'the bridge did ask the listener to prove itself');
+		assert.ok(seen.every(r => r.method === 'GET' && /^\/health\?nonce=[0-9a-f]{32}$/.test(r.url)), JSON.stringify(seen));
+		assert.ok(seen.every(r => r.authorization === undefined), 'no Authorization header reached the listener');
+	});
+});
