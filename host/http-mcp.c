@@ -199,20 +199,26 @@ http_mcp_dispatch(struct http_transport *transport,
 	}
 }
 
-/* Finds the session a request names; on failure replies 400 or 404. */
+/*
+ * Finds the session a request names; on failure replies 400 or 404 with
+ * the id of body (the parsed message, or NULL).
+ */
 static struct session *
 http_mcp_session(struct http_transport *transport,
-    struct evhttp_request *req)
+    struct evhttp_request *req, const json_t *body)
 {
-	return http_session_find(transport, req,
+	return http_session_find(transport, req, body,
 	    http_header(req, "Mcp-Session-Id"), SESSION_STREAMABLE,
 	    "Bad Request: Mcp-Session-Id header is required; send initialize "
 	    "first", "Session not found (ended or expired): initialize again");
 }
 
-/* Checks the MCP-Protocol-Version header; replies 400 when unsupported. */
+/*
+ * Checks the MCP-Protocol-Version header; replies 400 with the id of body
+ * (or NULL) when unsupported.
+ */
 static int
-http_mcp_check_version(struct evhttp_request *req)
+http_mcp_check_version(struct evhttp_request *req, const json_t *body)
 {
 	const char	*version = http_header(req, "MCP-Protocol-Version");
 	char		*message;
@@ -222,8 +228,8 @@ http_mcp_check_version(struct evhttp_request *req)
 	message = xasprintf("Unsupported MCP-Protocol-Version %s: this "
 	    "server speaks 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05",
 	    version);
-	http_reply_error(req, 400, "Bad Request", JSONRPC_INVALID_REQUEST,
-	    message);
+	http_reply_error_to(req, 400, "Bad Request", body,
+	    JSONRPC_INVALID_REQUEST, message);
 	free(message);
 	return -1;
 }
@@ -261,8 +267,8 @@ http_mcp_post(struct http_transport *transport,
 		    "Mcp-Session-Id", session->id);
 		log_info(transport->log, "MCP session %.8s started",
 		    session->id);
-	} else if ((session = http_mcp_session(transport, req)) == NULL ||
-	    http_mcp_check_version(req) != 0) {
+	} else if ((session = http_mcp_session(transport, req, body)) == NULL ||
+	    http_mcp_check_version(req, body) != 0) {
 		json_decref(body);
 		return;
 	}
@@ -304,8 +310,8 @@ http_mcp_get(struct http_transport *transport,
 		    "Accept must include text/event-stream");
 		return;
 	}
-	if ((session = http_mcp_session(transport, req)) == NULL ||
-	    http_mcp_check_version(req) != 0)
+	if ((session = http_mcp_session(transport, req, NULL)) == NULL ||
+	    http_mcp_check_version(req, NULL) != 0)
 		return;
 	if (session->stream != NULL)
 		sse_stream_end(session->stream);	/* a reconnect wins */
@@ -321,7 +327,7 @@ http_mcp_delete(struct http_transport *transport,
 {
 	struct session	*session;
 
-	if ((session = http_mcp_session(transport, req)) == NULL)
+	if ((session = http_mcp_session(transport, req, NULL)) == NULL)
 		return;
 	log_info(transport->log, "MCP session %.8s ended by the client",
 	    session->id);

@@ -122,6 +122,14 @@ http_server_route(struct evhttp_request *req, void *arg)
 	if (strcmp(path, "/health") == 0) {
 		if (http_server_gate(server, req, 0) == 0)
 			http_server_health(server, req, uri);
+	} else if (strncmp(path, "/.well-known/", 13) == 0) {
+		/* OAuth discovery, bare or path-suffixed: there is none. */
+		if (http_server_gate(server, req, 0) == 0)
+			http_reply_error(req, 404, "Not Found",
+			    JSONRPC_INVALID_REQUEST, "No OAuth here: Browser "
+			    "Bridge takes a bearer token. Send \"Authorization: "
+			    "Bearer <token>\"; run `browser-bridge token` to "
+			    "print it.");
 	} else if (http_server_gate(server, req, 1) != 0)
 		;	/* already answered */
 	else if (strcmp(path, "/mcp") == 0)

@@ -79,12 +79,16 @@ http_sse_post(struct http_transport *transport,
 
 	TAILQ_INIT(&query);
 	evhttp_parse_query(evhttp_request_get_uri(req), &query);
-	session = http_session_find(transport, req,
+	if (http_body_json(req, &body) != 0)
+		goto out;
+	session = http_session_find(transport, req, body,
 	    evhttp_find_header(&query, "sessionId"), SESSION_LEGACY_SSE,
 	    "sessionId is missing: POST to the endpoint the /sse stream named",
 	    "Session not found (ended or expired): open /sse again");
-	if (session == NULL || http_body_json(req, &body) != 0)
+	if (session == NULL) {
+		json_decref(body);
 		goto out;
+	}
 	messages = json_is_array(body) ? json_incref(body) :
 	    json_pack("[O]", body);
 	json_array_foreach(messages, i, m)

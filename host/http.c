@@ -44,8 +44,25 @@ void
 http_reply_error(struct evhttp_request *req, int status, const char *reason,
     int code, const char *message)
 {
+	http_reply_error_to(req, status, reason, NULL, code, message);
+}
+
+/*
+ * Sends an HTTP error whose body is a JSON-RPC error answering request: it
+ * carries the request's id when request is one message with a string or
+ * integer id (NULL, a batch or no id: a null id).
+ */
+void
+http_reply_error_to(struct evhttp_request *req, int status,
+    const char *reason, const json_t *request, int code, const char *message)
+{
+	json_t	*id = json_is_object(request) ?
+		    json_object_get(request, "id") : NULL;
+
+	if (!json_is_string(id) && !json_is_integer(id))
+		id = NULL;
 	http_reply_json(req, status, reason,
-	    jsonrpc_error(NULL, code, message, NULL));
+	    jsonrpc_error(id, code, message, NULL));
 }
 
 /*
@@ -78,26 +95,26 @@ http_body_json(struct evhttp_request *req, json_t **body)
 /*
  * Finds the session of a transport that id names and marks it used. On
  * failure replies 400 (no id: missing says what to send) or 404 (unknown,
- * ended or another transport's: not_found says what to do) and returns
- * NULL.
+ * ended or another transport's: not_found says what to do), answering
+ * request's id when it has one, and returns NULL.
  */
 struct session *
 http_session_find(struct http_transport *transport,
-    struct evhttp_request *req, const char *id, enum session_transport kind,
-    const char *missing, const char *not_found)
+    struct evhttp_request *req, const json_t *request, const char *id,
+    enum session_transport kind, const char *missing, const char *not_found)
 {
 	struct session	*session;
 
 	if (id == NULL) {
-		http_reply_error(req, 400, "Bad Request",
+		http_reply_error_to(req, 400, "Bad Request", request,
 		    JSONRPC_INVALID_REQUEST, missing);
 		return NULL;
 	}
 	session = session_store_find(transport->sessions, id,
 	    clock_now_ms(transport->clock));
 	if (session == NULL || session->transport != kind) {
-		http_reply_error(req, 404, "Not Found", JSONRPC_INVALID_REQUEST,
-		    not_found);
+		http_reply_error_to(req, 404, "Not Found", request,
+		    JSONRPC_INVALID_REQUEST, not_found);
 		return NULL;
 	}
 	return session;

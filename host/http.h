@@ -29,10 +29,14 @@ void		 http_reply_json(struct evhttp_request *req, int status,
 		    const char *reason, json_t *body);
 void		 http_reply_error(struct evhttp_request *req, int status,
 		    const char *reason, int code, const char *message);
+void		 http_reply_error_to(struct evhttp_request *req, int status,
+		    const char *reason, const json_t *request, int code,
+		    const char *message);
 const char	*http_header(struct evhttp_request *req, const char *name);
 int		 http_body_json(struct evhttp_request *req, json_t **body);
 struct session	*http_session_find(struct http_transport *transport,
-		    struct evhttp_request *req, const char *id,
+		    struct evhttp_request *req, const json_t *request,
+		    const char *id,
 		    enum session_transport kind, const char *missing,
 		    const char *not_found);
 

@@ -147,6 +147,34 @@ describe('HTTP gate', () => {
 		assert.equal(again.status, 404);
 	});
 
+	it('errors found before the body is dispatched still answer the request\'s id', async () => {
+		const noSession = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: { ...TOOLS_LIST, id: 7 } });
+		assert.equal(noSession.status, 400);
+		assert.equal(noSession.json.id, 7);
+		const unknown = await raw(host, { method: 'POST', headers: mcpHeaders(host, { 'Mcp-Session-Id': 'nope' }), body: { ...TOOLS_LIST, id: 'seven' } });
+		assert.equal(unknown.status, 404);
+		assert.equal(unknown.json.id, 'seven');
+		const id = await initialize();
+		const version = await toolsList(id, { 'MCP-Protocol-Version': '1999-01-01' });
+		assert.equal(version.status, 400);
+		assert.equal(version.json.id, 2);
+		const notification = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+		assert.equal(notification.status, 400);
+		assert.equal(notification.json.id, null, 'no id to answer: null');
+		const legacy = await raw(host, { method: 'POST', path: '/messages?sessionId=nope', headers: mcpHeaders(host), body: { ...TOOLS_LIST, id: 9 } });
+		assert.equal(legacy.status, 404);
+		assert.equal(legacy.json.id, 9);
+	});
+
+	it('OAuth discovery, bare or path-suffixed, is 404 without a token and says where the token comes from', async () => {
+		for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp',
+			'/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/mcp', '/.well-known/openid-configuration']) {
+			const response = await raw(host, { path });
+			assert.equal(response.status, 404, path);
+			assert.match(response.json.error.message, /browser-bridge token/, path);
+		}
+	});
+
 	it('413 for a body over --max-body, by Content-Length or chunked', async () => {
 		const big = JSON.stringify({ ...INITIALIZE, padding: 'x'.repeat(MAX_BODY) });
 		const byLength = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: big });
