@@ -33,6 +33,21 @@ jsonrpc_id_valid(const json_t *id)
 }
 
 /*
+ * The C string of a JSON string, or NULL when value is not a string or
+ * holds a NUL: a name or key with a NUL would compare as its prefix
+ * ("host_status\u0000evil" as "host_status"), so none is ever used.
+ */
+const char *
+jsonrpc_string(const json_t *value)
+{
+	const char	*text = json_string_value(value);
+
+	if (text == NULL || strlen(text) != json_string_length(value))
+		return NULL;
+	return text;
+}
+
+/*
  * Sorts a message into request, notification or response. For an invalid
  * one, *cause says why and *id is set when a usable id was present.
  */
@@ -69,8 +84,8 @@ jsonrpc_classify(const json_t *message, const char **method,
 		*cause = "\"method\" is missing";
 		return JSONRPC_INVALID;
 	}
-	if (!json_is_string(m)) {
-		*cause = "\"method\" must be a string";
+	if (jsonrpc_string(m) == NULL) {
+		*cause = "\"method\" must be a string without NUL characters";
 		return JSONRPC_INVALID;
 	}
 	if (json_object_get(message, "params") != NULL &&

@@ -18,6 +18,7 @@ enum jsonrpc_kind {
 
 json_t			*jsonrpc_parse(const char *text, size_t len,
 			    json_t **error_reply);
+const char		*jsonrpc_string(const json_t *value);
 enum jsonrpc_kind	 jsonrpc_classify(const json_t *message,
 			    const char **method, const json_t **id,
 			    const char **cause);

@@ -115,7 +115,7 @@ mcp_is_initialize(const json_t *message)
 {
 	const char	*method;
 
-	method = json_string_value(json_object_get(message, "method"));
+	method = jsonrpc_string(json_object_get(message, "method"));
 	return method != NULL && strcmp(method, "initialize") == 0 &&
 	    json_object_get(message, "id") != NULL;
 }
@@ -153,7 +153,7 @@ mcp_initialize(struct mcp *mcp, struct session *session, const json_t *request,
 {
 	const char	*asked;
 
-	asked = json_string_value(json_object_get(params, "protocolVersion"));
+	asked = jsonrpc_string(json_object_get(params, "protocolVersion"));
 	if (asked == NULL) {
 		*error = mcp_invalid_params(request,
 		    "initialize needs params.protocolVersion (a string)");
@@ -183,11 +183,11 @@ mcp_tools_list(struct mcp *mcp, struct session *session, const json_t *request,
 	json_t		*result;
 	char		*cause = NULL;
 
-	if (cursor != NULL && !json_is_string(cursor)) {
+	if (cursor != NULL && jsonrpc_string(cursor) == NULL) {
 		*error = mcp_invalid_params(request, "cursor must be a string");
 		return NULL;
 	}
-	result = tool_registry_list(mcp->tools, json_string_value(cursor),
+	result = tool_registry_list(mcp->tools, jsonrpc_string(cursor),
 	    mcp->tools_page_size, &cause);
 	if (result == NULL) {
 		*error = mcp_invalid_params(request, cause);
@@ -338,10 +338,11 @@ mcp_tools_call(struct mcp *mcp, struct session *session, const json_t *request,
 	json_t			*result, *empty = NULL;
 	char			*cause = NULL, *message;
 
-	name = json_string_value(json_object_get(params, "name"));
+	name = jsonrpc_string(json_object_get(params, "name"));
 	if (name == NULL) {
 		*error = mcp_invalid_params(request,
-		    "tools/call needs params.name (a string)");
+		    "tools/call needs params.name (a string without NUL "
+		    "characters)");
 		return NULL;
 	}
 	if ((tool = tool_registry_find(mcp->tools, name)) == NULL) {
@@ -400,7 +401,7 @@ static int
 mcp_resource_param(const json_t *request, const json_t *params,
     const char *method, json_t **error)
 {
-	const char	*uri = json_string_value(json_object_get(params, "uri"));
+	const char	*uri = jsonrpc_string(json_object_get(params, "uri"));
 	char		*message;
 	int		 index;
 
@@ -491,7 +492,7 @@ mcp_logging_set_level(struct mcp *mcp, struct session *session,
 		{ "error", LOG_LEVEL_ERROR }, { "critical", LOG_LEVEL_ERROR },
 		{ "alert", LOG_LEVEL_ERROR }, { "emergency", LOG_LEVEL_ERROR },
 	};
-	const char	*name = json_string_value(json_object_get(params, "level"));
+	const char	*name = jsonrpc_string(json_object_get(params, "level"));
 	size_t		 i;
 
 	for (i = 0; name != NULL && i < sizeof levels / sizeof *levels; i++) {

@@ -429,6 +429,38 @@ START_TEST(test_extension_error_becomes_is_error_result)
 }
 END_TEST
 
+/* Handles one message parsed the way the transports parse bodies. */
+static void
+handle_wire(const char *text)
+{
+	json_t			*message, *error = NULL;
+	struct mcp_call		*ignored;
+
+	message = jsonrpc_parse(text, strlen(text), &error);
+	ck_assert_msg(message != NULL, "%s does not parse", text);
+	(void)mcp_handle(fx.mcp, fx.session, message, fixture_emit, NULL,
+	    &ignored);
+	json_decref(message);
+}
+
+START_TEST(test_names_with_nul_are_refused)
+{
+	handle_wire("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"host_status\\u0000evil\"}}");
+	assert_error_code(JSONRPC_INVALID_PARAMS);
+	handle_wire("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":"
+	    "\"tools/list\\u0000x\"}");
+	assert_error_code(JSONRPC_INVALID_REQUEST);
+	handle_wire("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
+	    "\"resources/read\",\"params\":{\"uri\":\"browser://tabs\\u0000x\"}}");
+	assert_error_code(JSONRPC_INVALID_PARAMS);
+	handle_wire("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":"
+	    "\"tools/list\",\"params\":{\"cursor\":\"1\\u0000x\"}}");
+	assert_error_code(JSONRPC_INVALID_PARAMS);
+	ck_assert_uint_eq(json_array_size(fx.sent), 0);
+}
+END_TEST
+
 START_TEST(test_host_status_is_answered_by_the_host)
 {
 	json_t	*result;
@@ -796,6 +828,7 @@ mcp_suite(void)
 	tcase_add_test(tc, test_plain_extension_result_is_wrapped);
 	tcase_add_test(tc, test_extension_error_becomes_is_error_result);
 	tcase_add_test(tc, test_host_status_is_answered_by_the_host);
+	tcase_add_test(tc, test_names_with_nul_are_refused);
 	tcase_add_test(tc, test_progress_only_with_token_and_increasing);
 	tcase_add_test(tc, test_cancelled_notification_cancels_at_extension);
 	tcase_add_test(tc, test_session_end_abandons_calls);
