@@ -47,11 +47,21 @@ files_make_dirs(const char *dir, mode_t mode, const char *purpose,
 		p += strcspn(p, "/");
 		saved = *p;
 		*p = '\0';
-		if (mkdir(copy, mode) == -1 && errno != EEXIST) {
+		if (mkdir(copy, mode) == 0) {
+			/* mkdir applies the umask; a browser running as
+			 * another user must still read a system directory. */
+			if (chmod(copy, mode) == -1) {
+				*cause = xasprintf("cannot set the mode of %s: "
+				    "%s", copy, strerror(errno));
+				rc = -1;
+			}
+		} else if (errno != EEXIST) {
 			*cause = xasprintf("cannot create directory %s: %s",
 			    copy, strerror(errno));
 			rc = -1;
-		} else if (stat(copy, &sb) == -1 || !S_ISDIR(sb.st_mode)) {
+		}
+		if (rc == 0 && (stat(copy, &sb) == -1 ||
+		    !S_ISDIR(sb.st_mode))) {
 			*cause = xasprintf("%s is not a directory; move it "
 			    "away %s", copy, purpose);
 			rc = -1;

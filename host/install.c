@@ -516,17 +516,26 @@ install_fix_command(const struct config *config, const char *self,
 	return out;
 }
 
-/* Reads a small file whole; NULL with errno set when it cannot. */
+/*
+ * Reads a small regular file whole; NULL with errno set when it cannot
+ * (EINVAL for a FIFO, device or directory, which are never waited on).
+ */
 static char *
 install_read_file(const char *path, size_t *len)
 {
-	char	*buf;
-	size_t	 used = 0;
-	ssize_t	 n;
-	int	 fd;
+	struct stat	 sb;
+	char		*buf;
+	size_t		 used = 0;
+	ssize_t		 n;
+	int		 fd;
 
-	if ((fd = open(path, O_RDONLY|O_CLOEXEC|O_NOCTTY)) == -1)
+	if ((fd = open(path, O_RDONLY|O_CLOEXEC|O_NOCTTY|O_NONBLOCK)) == -1)
 		return NULL;
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
 	buf = xmalloc(INSTALL_READ_MAX + 1);
 	while (used < INSTALL_READ_MAX) {
 		n = read(fd, buf + used, INSTALL_READ_MAX - used);
@@ -553,11 +562,18 @@ static int
 install_write(const struct install_target *target, const char *text,
     mode_t dir_mode, enum install_outcome *outcome, char **cause)
 {
-	char	*old, *tmp;
-	size_t	 len, old_len;
-	int	 fd, rc = -1;
+	struct stat	 sb;
+	char		*old, *tmp;
+	size_t		 len, old_len;
+	int		 fd, rc = -1;
 
 	len = strlen(text);
+	if (lstat(target->path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		*cause = xasprintf("%s exists and is not a regular file (a "
+		    "FIFO, device, directory or link); move it away and run "
+		    "install again", target->path);
+		return -1;
+	}
 	if ((old = install_read_file(target->path, &old_len)) != NULL) {
 		if (old_len == len && memcmp(old, text, len) == 0) {
 			free(old);
@@ -593,6 +609,29 @@ install_write(const struct install_target *target, const char *text,
 	return rc;
 }
 
+/*
+ * For --system: the program every user's browser will start must be
+ * owned by root and writable by nobody else, or whoever can change it
+ * runs code as each of those users. NULL when it is fine, else why.
+ */
+char *
+install_system_binary_problem(const char *path)
+{
+	struct stat	sb;
+
+	if (stat(path, &sb) == -1)
+		return xasprintf("cannot check %s: %s", path, strerror(errno));
+	if (sb.st_uid != 0 || (sb.st_mode & (S_IWGRP|S_IWOTH)) != 0)
+		return xasprintf("%s is %s%s, so a system-wide manifest would "
+		    "let others change what every user's browser starts; "
+		    "install it owned by root and writable only by root "
+		    "(sudo make install), then run install --system from there",
+		    path, sb.st_uid != 0 ? "not owned by root" : "",
+		    (sb.st_mode & (S_IWGRP|S_IWOTH)) != 0 ? (sb.st_uid != 0 ?
+		    " and writable by others" : "writable by others") : "");
+	return NULL;
+}
+
 /* install: writes the manifest for every browser found or named. */
 int
 install_run(struct config *config, int out_fd)
@@ -608,6 +647,8 @@ install_run(struct config *config, int out_fd)
 
 	if (install_allowed_ids(config, &ids, &nids, &cause) != 0 ||
 	    (self = install_self_path(&cause)) == NULL ||
+	    (config->system && config->user_data_dir == NULL &&
+	    (cause = install_system_binary_problem(self)) != NULL) ||
 	    install_targets(config, &targets, &count, &cause) != 0)
 		goto out;
 	text = install_manifest_text(self, (const char *const *)ids, nids);

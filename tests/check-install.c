@@ -23,6 +23,7 @@
 #include "check-helpers.h"
 #include "config.h"
 #include "doctor.h"
+#include "files.h"
 #include "install.h"
 #include "xmalloc.h"
 
@@ -504,6 +505,89 @@ START_TEST(test_targets_find_installed_browsers)
 }
 END_TEST
 
+/* Runs install for one profile directory; returns its exit status. */
+static int
+install_into_profile(const char *profile)
+{
+	struct config	config;
+	int		rc, null_fd = open("/dev/null", O_WRONLY);
+
+	config_defaults(&config);
+	config.user_data_dir = xstrdup(profile);
+	rc = install_run(&config, null_fd);
+	close(null_fd);
+	free(config.user_data_dir);
+	return rc;
+}
+
+/* A FIFO where the manifest goes: a clear failure, never a hang. */
+START_TEST(test_install_refuses_a_fifo_manifest)
+{
+	char	*profile, *dir, *manifest, *cause = NULL;
+
+	profile = xasprintf("%s/profile", scratch);
+	dir = xasprintf("%s/NativeMessagingHosts", profile);
+	ck_assert_int_eq(files_make_dirs(dir, 0700, "", &cause), 0);
+	manifest = xasprintf("%s/org.browserbridge.host.json", dir);
+	ck_assert_int_eq(mkfifo(manifest, 0600), 0);
+	ck_assert_int_eq(install_into_profile(profile), 1);
+	ck_assert_int_eq(unlink(manifest), 0);
+	ck_assert_int_eq(install_into_profile(profile), 0);
+	free(manifest);
+	free(dir);
+	free(profile);
+}
+END_TEST
+
+/* Directories made for a manifest have the mode asked for, whatever the umask. */
+START_TEST(test_made_directories_ignore_the_umask)
+{
+	struct stat	 sb;
+	char		*dir, *parent, *cause = NULL;
+	mode_t		 old = umask(077);
+
+	parent = xasprintf("%s/system", scratch);
+	dir = xasprintf("%s/native-messaging-hosts", parent);
+	ck_assert_int_eq(files_make_dirs(dir, 0755, "", &cause), 0);
+	umask(old);
+	ck_assert_int_eq(stat(parent, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0777, 0755);
+	ck_assert_int_eq(stat(dir, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0777, 0755);
+	free(dir);
+	free(parent);
+}
+END_TEST
+
+/* --system starts only a program owned by root and writable by root alone. */
+START_TEST(test_system_install_checks_the_binary)
+{
+	char	*path, *problem;
+	int	 fd;
+
+	path = xasprintf("%s/browser-bridge", scratch);
+	fd = open(path, O_WRONLY|O_CREAT|O_EXCL, 0755);
+	ck_assert_int_ne(fd, -1);
+	close(fd);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(path, 0, 0), 0);
+		ck_assert_ptr_null(install_system_binary_problem(path));
+		ck_assert_int_eq(chmod(path, 0775), 0);
+		problem = install_system_binary_problem(path);
+		ck_assert_ptr_nonnull(strstr(problem, "is writable by others"));
+		free(problem);
+		ck_assert_int_eq(chmod(path, 0755), 0);
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	}
+	/* Not root's (a non-root test run creates it as its own user). */
+	problem = install_system_binary_problem(path);
+	ck_assert_ptr_nonnull(problem);
+	ck_assert_ptr_nonnull(strstr(problem, "is not owned by root"));
+	free(problem);
+	free(path);
+}
+END_TEST
+
 START_TEST(test_targets_named_and_profile)
 {
 	struct config		 config;
@@ -758,6 +842,9 @@ install_suite(void)
 	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_add_test(tc, test_targets_find_installed_browsers);
 	tcase_add_test(tc, test_targets_named_and_profile);
+	tcase_add_test(tc, test_install_refuses_a_fifo_manifest);
+	tcase_add_test(tc, test_made_directories_ignore_the_umask);
+	tcase_add_test(tc, test_system_install_checks_the_binary);
 	tcase_add_test(tc, test_targets_need_home);
 	tcase_add_test(tc, test_shell_quote);
 	tcase_add_test(tc, test_fix_commands);
