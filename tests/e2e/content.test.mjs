@@ -79,7 +79,7 @@ describe('content tools', () => {
 
 	test('evaluate_script, enabled on the options page: values, functions with args, promises, errors', async () => {
 		const options = `chrome-extension://${EXTENSION_ID}/options/options.html`;
-		await b.ok('manage_tabs', { action: 'open', url: options });
+		await b.openDirectly(options);
 		await b.evaluate(options, `new Promise(r => { const box = document.getElementById('evaluate_script');
 		    box.click(); setTimeout(() => r(box.checked), 200); })`);
 		assert.equal(await b.evaluate(options, 'chrome.storage.local.get("evaluate_script").then(s => s.evaluate_script)'), true);

@@ -202,6 +202,18 @@ export class Bridge {
 		};
 	}
 
+	// Opens a URL in a new tab behind the tools' back (DevTools), for pages
+	// the tools refuse to open (the extension's own, local files); resolves
+	// to the tab's target and a close().
+	async openDirectly(url) {
+		const { targetId } = await this.cdp.send('Target.createTarget', { url });
+		await until(async () => (await this.cdp.targets()).some(t => t.targetId === targetId && t.url !== ''),
+		    { what: `the tab of ${url}` });
+		await until(() => this.evaluate(url, `location.href === ${JSON.stringify(url)} && document.readyState === "complete"`),
+		    { what: `${url} to load` });
+		return { targetId, close: () => this.cdp.send('Target.closeTarget', { targetId }) };
+	}
+
 	// Evaluates JavaScript in the page (or frame) whose URL contains `where`.
 	evaluate(where, expression) {
 		return this.cdp.evaluate(where, expression);

@@ -115,7 +115,7 @@ describe('tabs and connection', () => {
 
 	test('the popup shows the connection and the MCP URL', async () => {
 		const popup = `chrome-extension://${EXTENSION_ID}/popup/popup.html`;
-		const opened = await b.ok('manage_tabs', { action: 'open', url: popup });
+		const opened = await b.openDirectly(popup);
 		const text = await until(async () => {
 			const t = await b.evaluate(popup, 'document.getElementById("state").textContent');
 			return /Connected/.test(t) && t;
@@ -126,7 +126,7 @@ describe('tabs and connection', () => {
 		assert.equal(await b.evaluate(popup, 'document.getElementById("token-hint").hidden'), true);
 		await until(async () => /MCP session/.test(await b.evaluate(popup, 'document.getElementById("sessions").textContent')),
 		    { what: 'the popup to show the host status' });
-		await b.ok('manage_tabs', { action: 'close', tab_id: opened.data.tab_id });
+		await opened.close();
 	});
 
 	test('when the host exits, the extension starts a new one and reconnects', async () => {

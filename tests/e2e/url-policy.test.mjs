@@ -16,11 +16,11 @@ const dir = mkdtempSync(join(tmpdir(), 'bb-files-'));
 const secretFile = join(dir, 'secret.html');
 writeFileSync(secretFile, '<!doctype html><title>Secret</title><p>SECRET-42</p><button>Local button</button>');
 
-// Opens a URL in a new tab behind the tools' back (DevTools); resolves to its tab id.
+// Opens a URL behind the tools' back; resolves to its tab id, as the tools know it.
 async function openDirectly(b, url) {
 	const before = new Set((await b.ok('manage_tabs', { action: 'list' })).data.tabs.map(t => t.id));
-	await b.cdp.send('Target.createTarget', { url });
-	return until(async () => (await b.ok('manage_tabs', { action: 'list' })).data.tabs.find(t => !before.has(t.id) && t.url.startsWith(url.slice(0, 10)))?.id,
+	await b.openDirectly(url);
+	return until(async () => (await b.ok('manage_tabs', { action: 'list' })).data.tabs.find(t => !before.has(t.id))?.id,
 	    { what: `the tab of ${url}` });
 }
 
