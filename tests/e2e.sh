@@ -69,20 +69,8 @@ chmod -R u+w "$dest/e2e" "$dest/agents" "$dest/extension" "$dest/package.json" "
 	exit 99
 
 # Install the SDK only when it is missing or the lock changed.
-if [ ! -d "$dest/node_modules" ] ||
-    ! cmp -s "$dest/package-lock.json" "$dest/.installed-lock.json"; then
-	if [ -z "$NPM" ]; then
-		echo "e2e.sh: npm was not found when configure ran; install npm (apt-get install npm) and run configure again" >&2
-		exit 99
-	fi
-	rm -f "$dest/.installed-lock.json"
-	if ! (cd "$dest" && "$NPM" ci --no-audit --no-fund --prefer-offline --loglevel=error >npm-ci.log 2>&1); then
-		cat "$dest/npm-ci.log" >&2
-		echo "e2e.sh: npm ci failed in $dest (see above); it needs the npm registry" >&2
-		exit 99
-	fi
-	cp "$dest/package-lock.json" "$dest/.installed-lock.json" || exit 99
-fi
+. "$srcdir/tests/npm-ci.sh"
+npm_ci_once "$dest" e2e.sh || exit 99
 
 E2E_EXTENSION=$dest/extension
 export BRIDGE_BIN CHROMIUM E2E_EXTENSION

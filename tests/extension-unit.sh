@@ -2,14 +2,19 @@
 # Runs the extension's unit tests (extension/test/*.test.mjs): the pure
 # logic of the extension (key sequences, refs, page-state building and
 # formatting, the RPC runner, chunks, queues, wording) under `node --test`,
-# without a browser. `make check` runs it with BRIDGE_SRCDIR and NODE set.
-# Exit 77 (skip) without Node 20 or later.
+# without a browser, and the in-page script in a jsdom document. `make
+# check` runs it with BRIDGE_SRCDIR, BRIDGE_BUILDDIR, NODE and NPM set.
+# Exit 77 (skip) without Node 20 or later; npm missing or `npm ci` failing
+# (jsdom comes from the npm registry) is an error (99), never a skip.
 
 set -u
 
 srcdir=${BRIDGE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+builddir=${BRIDGE_BUILDDIR:-$(pwd)}
 NODE=${NODE:-}
+NPM=${NPM:-}
 [ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null) || NODE=
+[ -n "$NPM" ] || NPM=$(command -v npm 2>/dev/null) || NPM=
 
 if [ -z "$NODE" ]; then
 	cat >&2 <<'MSG'
@@ -23,6 +28,16 @@ if ! "$NODE" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 
 	exit 77
 fi
 
-# The tests only read the source tree, so they run in place (also under distcheck).
+# jsdom goes to the build tree (the source tree may be read-only under
+# distcheck); the tests run in place and find it through BRIDGE_TEST_PACKAGES.
+dest=$builddir/tests/extension-unit
+mkdir -p "$dest" || exit 99
+cp "$srcdir/extension/test/package.json" "$srcdir/extension/test/package-lock.json" "$dest/" &&
+chmod u+w "$dest/package.json" "$dest/package-lock.json" || exit 99
+. "$srcdir/tests/npm-ci.sh"
+npm_ci_once "$dest" extension-unit.sh || exit 99
+BRIDGE_TEST_PACKAGES=$dest
+export BRIDGE_TEST_PACKAGES
+
 cd "$srcdir/extension" || exit 99
 exec "$NODE" --test --test-reporter=spec test/*.test.mjs

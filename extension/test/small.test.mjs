@@ -11,7 +11,7 @@ import { navigationErrorAdvice } from '../src/browser/navigation.js';
 import { describeStateChange, elementLabel, modifierBits } from '../src/actions/input.js';
 import { formatTabs } from '../src/actions/tabs.js';
 import { describeOutcome } from '../src/browser/outcome.js';
-import { isGoneError, scriptingError } from '../src/browser/frames.js';
+import { isGoneError, scriptingError } from '../src/browser/page-channel.js';
 import { attachFailureReason } from '../src/browser/debugger.js';
 
 // Splits a message into chunk messages as the host does (nm-chunk.c).

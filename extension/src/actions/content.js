@@ -6,7 +6,7 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
-import { scriptingError } from '../browser/frames.js';
+import { runOnElement } from '../browser/page-channel.js';
 import { fitScale } from '../content-math.js';
 
 /** The chrome.storage.local key of the options page's evaluate_script switch. */
@@ -43,8 +43,7 @@ async function cdp(services, tabId, method, params, what) {
  * @returns {{x: number, y: number, width: number, height: number}|{stale: true}}
  */
 function elementPageBox(localId) {
-	const agent = globalThis.__browserBridgeAgent;
-	const element = agent?.element?.(localId) ?? null;
+	const element = globalThis.__browserBridgePage?.element?.(localId) ?? null;
 	if (element === null)
 		return { stale: true };
 	element.scrollIntoView({ block: 'nearest', inline: 'nearest' });
@@ -57,30 +56,12 @@ function elementPageBox(localId) {
  * @param {import('../navigator.js').ActionContext} context
  */
 async function elementBox(context) {
-	const { tab, element, services } = context;
+	const { element } = context;
 	if (element.frameId !== 0)
 		throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
 		    `Element ${element.ref} is inside a frame; take_screenshot with ref captures elements of the top page only. ` +
 		    'Take a viewport screenshot instead.');
-	let results;
-	try {
-		await chrome.scripting.executeScript({ target: { tabId: tab.id, documentIds: [element.documentId] }, files: ['page/agent.js'] });
-		results = await chrome.scripting.executeScript({
-			target: { tabId: tab.id, documentIds: [element.documentId] }, func: elementPageBox, args: [element.localId],
-		});
-	} catch (error) {
-		if (/No document|document/i.test(String(error?.message)))
-			results = [];
-		else
-			throw scriptingError(error, tab);
-	}
-	const box = results[0]?.result;
-	if (box === undefined || box === null || box.stale) {
-		const reason = 'it was removed from the page, or the page changed since that state was read';
-		services.refs.expire(element.ref, reason);
-		throw new BridgeError(ErrorCode.STALE_REF,
-		    `Element ${element.ref} is no longer on the page: ${reason}. Call get_browser_state to get fresh refs.`);
-	}
+	const box = await runOnElement(context, elementPageBox);
 	if (box.width < 1 || box.height < 1)
 		throw new BridgeError(ErrorCode.NOT_INTERACTABLE,
 		    `Element ${element.ref} has no size (it is hidden or empty), so there is nothing to capture. Make it visible first.`);

@@ -8,7 +8,7 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
-import { runAgent, runInDocument } from '../browser/frames.js';
+import { callInDocument, callInPage, callOnElement } from '../browser/page-channel.js';
 import { OutcomeObserver, describeOutcome } from '../browser/outcome.js';
 import { quote } from '../page-state/format.js';
 import {
@@ -29,27 +29,6 @@ export function elementLabel(ref, info) {
 	if (info === undefined || info === null || info.role === undefined)
 		return ref;
 	return info.name ? `${ref} (${info.role} ${quote(info.name)})` : `${ref} (${info.role})`;
-}
-
-/**
- * Runs an agent method on the element a ref names; a gone element or
- * document makes the ref stale.
- * @param {import('../navigator.js').ActionContext} context
- * @param {string} method
- * @param {unknown[]} args after the element's localId
- * @returns {Promise<any>}
- */
-export async function onElement(context, method, args = []) {
-	const { tab, element, services } = context;
-	const result = await runInDocument(tab, element.documentId, method, [element.localId, ...args]);
-	if (result.gone || result.stale) {
-		const reason = result.gone ? 'the page changed (it navigated or the frame reloaded) since that state was read' :
-		    'it was removed from the page';
-		services.refs.expire(element.ref, reason);
-		throw new BridgeError(ErrorCode.STALE_REF,
-		    `Element ${element.ref} is no longer on the page: ${reason}. Call get_browser_state to get fresh refs.`);
-	}
-	return result;
 }
 
 /**
@@ -110,10 +89,10 @@ export async function frameOffset(tab, frameId, scroll) {
 	const chain = await frameChain(tab.id, frameId);
 	let x = 0, y = 0;
 	for (let i = 0; i + 1 < chain.length; i++) {
-		const [child] = await runAgent(tab, { frameIds: [chain[i + 1]] }, 'frameIndex');
+		const [child] = await callInPage(tab, { frameIds: [chain[i + 1]] }, 'frameIndex');
 		const index = child?.result;
 		const [r] = typeof index === 'number' && index >= 0 ?
-		    await runAgent(tab, { frameIds: [chain[i]] }, 'frameRect', [index, scroll]) : [];
+		    await callInPage(tab, { frameIds: [chain[i]] }, 'frameRect', [index, scroll]) : [];
 		if (r === undefined || r.result === null || r.result === undefined)
 			throw new BridgeError(ErrorCode.STALE_REF,
 			    'The frame that holds the element is gone. Call get_browser_state to get fresh refs.');
@@ -137,7 +116,7 @@ export async function pointerTarget(context, verb) {
 	await services.debuggers.attach(tab.id).catch(() => {});
 	if (element.frameId !== 0)
 		await frameOffset(tab, element.frameId, true);
-	const prepared = await onElement(context, 'prepareClick', [{}]);
+	const prepared = await callOnElement(context, 'prepareClick', [{}]);
 	throwIfFailed(verb, element.ref, prepared);
 	const offset = element.frameId === 0 ? { x: 0, y: 0 } : await frameOffset(tab, element.frameId, false);
 	return { x: offset.x + prepared.x, y: offset.y + prepared.y, prepared };
@@ -323,12 +302,12 @@ export const inputActions = {
 						await services.debuggers.send(tab.id, 'Runtime.evaluate',
 						    { expression: 'void 0', userGesture: true }).catch(() => {});
 					}
-					await onElement(context, 'syntheticClick', [options]);
+					await callOnElement(context, 'syntheticClick', [options]);
 				}
 				const outcome = await observer.finish({ signal, deadline });
 				let change = '';
 				if (!outcome.navigated && prepared.state !== undefined) {
-					const after = await runInDocument(tab, element.documentId, 'state', [element.localId]).catch(() => ({ gone: true }));
+					const after = await callInDocument(tab, element.documentId, 'state', [element.localId]).catch(() => ({ gone: true }));
 					if (!after.gone && !after.stale) {
 						change = describeStateChange(element.ref, prepared.state, after);
 						if (change !== '')
@@ -368,14 +347,14 @@ export const inputActions = {
 				await services.debuggers.attach(tab.id).catch(() => {});
 				if (element.frameId !== 0)
 					await frameOffset(tab, element.frameId, true);
-				let prepared = await onElement(context, 'prepareType', [{ clear }]);
+				let prepared = await callOnElement(context, 'prepareType', [{ clear }]);
 				throwIfFailed('type into', element.ref, prepared);
 				const label = elementLabel(element.ref, prepared.info);
 				if (prepared.kind === 'value' || prepared.kind === 'select') {
 					if (tokens.some(t => t.type === 'key'))
 						throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
 						    `${label} takes a value, not keys: pass the value alone (for a date, 2024-05-31).`);
-					const set = await onElement(context, 'setValue', [params.text]);
+					const set = await callOnElement(context, 'setValue', [params.text]);
 					throwIfFailed('set', element.ref, { ...set, info: prepared.info });
 					if (params.submit === true)
 						await cdpType(services.debuggers, tab.id, [parseKeyName('Enter')], signal).catch(() => {});
@@ -391,7 +370,7 @@ export const inputActions = {
 						    await frameOffset(tab, element.frameId, false);
 						if (prepared.x !== undefined)
 							await cdpClick(services.debuggers, tab.id, offset.x + prepared.x, offset.y + prepared.y, {});
-						prepared = await onElement(context, 'prepareType', [{ clear }]);
+						prepared = await callOnElement(context, 'prepareType', [{ clear }]);
 						throwIfFailed('type into', element.ref, prepared);
 					}
 					if (clear && !prepared.empty)
@@ -402,12 +381,12 @@ export const inputActions = {
 						throw error;
 					note = syntheticNote(error);
 					const synthetic = clear ? [parseKeyName('Control+A'), parseKeyName('Backspace'), ...typed] : typed;
-					const r = await onElement(context, 'syntheticType', [synthetic]);
+					const r = await callOnElement(context, 'syntheticType', [synthetic]);
 					throwIfFailed('type into', element.ref, { ...r, info: prepared.info });
 				}
 				let value;
 				try {
-					const r = await runInDocument(tab, element.documentId, 'readValue', [element.localId]);
+					const r = await callInDocument(tab, element.documentId, 'readValue', [element.localId]);
 					value = r.gone || r.stale ? undefined : r.value;
 				} catch {
 					value = undefined;
@@ -442,9 +421,9 @@ export const inputActions = {
 			if (element !== undefined) {
 				if (element.frameId !== 0)
 					await frameOffset(tab, element.frameId, true);
-				result = await onElement(context, 'scroll', [direction, params.pixels ?? null]);
+				result = await callOnElement(context, 'scroll', [direction, params.pixels ?? null]);
 			} else {
-				const [r] = await runAgent(tab, { frameIds: [0] }, 'scroll', [null, direction, params.pixels ?? null]);
+				const [r] = await callInPage(tab, { frameIds: [0] }, 'scroll', [null, direction, params.pixels ?? null]);
 				result = r?.result;
 			}
 			if (result === undefined || result === null)

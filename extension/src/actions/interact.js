@@ -7,49 +7,14 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
-import { isGoneError, runInDocument, scriptingError } from '../browser/frames.js';
+import { callInDocument, callOnElement, runInPage, runOnElement } from '../browser/page-channel.js';
 import { OutcomeObserver } from '../browser/outcome.js';
 import { quote } from '../page-state/format.js';
 import { KeySequenceError, parseKeySequence } from '../keys.js';
 import { describeOptions, matchOptions } from '../select-options.js';
 import {
-	actionResult, cdpClick, cdpType, elementLabel, frameOffset, onElement, pointerTarget, requireVisiblePage, syntheticNote, throwIfFailed,
+	actionResult, cdpClick, cdpType, elementLabel, frameOffset, pointerTarget, requireVisiblePage, syntheticNote, throwIfFailed,
 } from './input.js';
-
-const AGENT_FILE = 'page/agent.js';
-
-/**
- * Runs a self-contained page function in the element's document; the
- * function gets the element's localId first and looks the element up with
- * globalThis.__browserBridgeAgent.element(id), answering {stale: true} when
- * it is gone.
- * @param {import('../navigator.js').ActionContext} context
- * @param {Function} func (localId, ...args) => JSON
- * @param {unknown[]} [args]
- * @returns {Promise<any>}
- */
-async function onElementWith(context, func, args = []) {
-	const { tab, element, services } = context;
-	const target = { tabId: tab.id, documentIds: [element.documentId] };
-	let results;
-	try {
-		await chrome.scripting.executeScript({ target, files: [AGENT_FILE] });
-		results = await chrome.scripting.executeScript({ target, func, args: [element.localId, ...args] });
-	} catch (error) {
-		if (!isGoneError(String(error?.message ?? error)))
-			throw scriptingError(error, tab);
-		results = [];
-	}
-	const result = results[0]?.result;
-	if (result === undefined || result === null || result.stale) {
-		const reason = result?.stale ? 'it was removed from the page' :
-		    'the page changed (it navigated or the frame reloaded) since that state was read';
-		services.refs.expire(element.ref, reason);
-		throw new BridgeError(ErrorCode.STALE_REF,
-		    `Element ${element.ref} is no longer on the page: ${reason}. Call get_browser_state to get fresh refs.`);
-	}
-	return result;
-}
 
 /**
  * Page function: a select's options and whether it can be used.
@@ -57,7 +22,7 @@ async function onElementWith(context, func, args = []) {
  * @returns {object}
  */
 function readSelect(id) {
-	const el = globalThis.__browserBridgeAgent?.element?.(id) ?? null;
+	const el = globalThis.__browserBridgePage?.element?.(id) ?? null;
 	if (el === null)
 		return { stale: true };
 	const tag = el.tagName.toLowerCase();
@@ -84,7 +49,7 @@ function readSelect(id) {
  * @returns {object}
  */
 function applySelect(id, indexes) {
-	const el = globalThis.__browserBridgeAgent?.element?.(id) ?? null;
+	const el = globalThis.__browserBridgePage?.element?.(id) ?? null;
 	if (el === null)
 		return { stale: true };
 	const before = [...el.options].map(o => o.selected);
@@ -106,7 +71,7 @@ function applySelect(id, indexes) {
  * @returns {object}
  */
 function focusElement(id) {
-	const el = globalThis.__browserBridgeAgent?.element?.(id) ?? null;
+	const el = globalThis.__browserBridgePage?.element?.(id) ?? null;
 	if (el === null)
 		return { stale: true };
 	if (el.matches(':disabled'))
@@ -148,7 +113,7 @@ function focusedElement() {
  * @returns {object}
  */
 function syntheticHover(id) {
-	const el = globalThis.__browserBridgeAgent?.element?.(id) ?? null;
+	const el = globalThis.__browserBridgePage?.element?.(id) ?? null;
 	if (el === null)
 		return { stale: true };
 	const r = el.getBoundingClientRect();
@@ -206,10 +171,10 @@ export const interactActions = {
 		refRequired: true,
 		async run(params, context) {
 			const { tab, element, signal, deadline } = context;
-			const read = await onElementWith(context, readSelect);
+			const read = await runOnElement(context, readSelect);
 			const label = elementLabel(element.ref, undefined);
 			if (read.error !== undefined) {
-				const info = await onElement(context, 'prepareClick', [{ scroll: false }]).then(r => r.info, () => undefined);
+				const info = await callOnElement(context, 'prepareClick', [{ scroll: false }]).then(r => r.info, () => undefined);
 				throwIfFailed('select an option of', element.ref, { ...read, info });
 			}
 			const values = params.values;
@@ -227,7 +192,7 @@ export const interactActions = {
 			const observer = new OutcomeObserver(tab);
 			try {
 				await observer.start(element.documentId);
-				const applied = await onElementWith(context, applySelect, [match.indexes]);
+				const applied = await runOnElement(context, applySelect, [match.indexes]);
 				const outcome = await observer.finish({ signal, deadline });
 				const chosen = applied.labels.map(l => quote(l)).join(', ');
 				const sentence = applied.changed ?
@@ -259,7 +224,7 @@ export const interactActions = {
 					if (!(error instanceof DebuggerUnavailable))
 						throw error;
 					note = `${syntheticNote(error)} CSS :hover styles do not apply to DOM events.`;
-					await onElementWith(context, syntheticHover);
+					await runOnElement(context, syntheticHover);
 				}
 				const outcome = await observer.finish({ signal, deadline });
 				return actionResult(`Hovered over ${elementLabel(element.ref, prepared.info)}.`, outcome,
@@ -283,12 +248,12 @@ export const interactActions = {
 				if (element !== undefined) {
 					if (element.frameId !== 0)
 						await frameOffset(tab, element.frameId, true);
-					const focus = await onElementWith(context, focusElement);
+					const focus = await runOnElement(context, focusElement);
 					label = elementLabel(element.ref, undefined);
 					throwIfFailed('press keys in', element.ref, focus);
 					if (!focus.hasFocus && focus.visible) {
 						/* Another frame has focus: click the element to bring focus here. */
-						const prepared = await onElement(context, 'prepareClick', [{}]);
+						const prepared = await callOnElement(context, 'prepareClick', [{}]);
 						throwIfFailed('press keys in', element.ref, prepared);
 						label = elementLabel(element.ref, prepared.info);
 						const offset = element.frameId === 0 ? { x: 0, y: 0 } : await frameOffset(tab, element.frameId, false);
@@ -307,22 +272,18 @@ export const interactActions = {
 						    `Cannot press keys in tab ${tab.id}: without a ref this needs the debugger, and ${error.message}. ` +
 						    'Pass the ref of the element to press them in, or close DevTools on that tab.');
 					note = syntheticNote(error);
-					const r = await onElement(context, 'syntheticType', [tokens]);
+					const r = await callOnElement(context, 'syntheticType', [tokens]);
 					throwIfFailed('press keys in', element.ref, r);
 				}
 				const outcome = await observer.finish({ signal, deadline });
 				let focused = null;
 				if (!outcome.navigated && !outcome.tab_closed) {
-					try {
-						const [r] = await chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: [0] }, func: focusedElement });
-						focused = r?.result ?? null;
-					} catch {
-						focused = null;
-					}
+					const [r] = await runInPage(tab, { frameIds: [0] }, focusedElement, [], { needs: [] }).catch(() => []);
+					focused = r?.result ?? null;
 				}
 				let value;
 				if (element !== undefined && !outcome.navigated) {
-					const r = await runInDocument(tab, element.documentId, 'readValue', [element.localId]).catch(() => ({ gone: true }));
+					const r = await callInDocument(tab, element.documentId, 'readValue', [element.localId]).catch(() => ({ gone: true }));
 					value = r.gone || r.stale ? undefined : r.value;
 				}
 				let sentence = `Pressed ${describePressed(tokens)}${label ? ` in ${label}` : ''}.`;

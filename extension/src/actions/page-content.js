@@ -7,22 +7,24 @@
  */
 
 import { BridgeError, ErrorCode } from '../errors.js';
-import { scriptingError } from '../browser/frames.js';
+import { IN_PAGE_SCRIPT, READABILITY, TURNDOWN, runInPage, runOnElement } from '../browser/page-channel.js';
 import { truncateText, truncationNote } from '../content-math.js';
 
-const FILES = ['page/agent.js', 'vendor/Readability.js', 'vendor/turndown.js'];
+/** What readContent needs in the page. */
+const NEEDS = [IN_PAGE_SCRIPT, READABILITY, TURNDOWN];
 
 /**
  * Reads the content; runs in the page, so it must be self-contained.
- * @param {{format: string, localId?: number, selector?: string, mainContent: boolean}} options
+ * @param {number|null} localId the element to read, or null for the page
+ * @param {{format: string, selector?: string, mainContent: boolean}} options
  */
-function readContent(options) {
-	const { format, localId, selector, mainContent } = options;
+function readContent(localId, options) {
+	const { format, selector, mainContent } = options;
 	let root = null;
 	let note = '';
 	let title = document.title;
 	if (localId !== undefined && localId !== null) {
-		root = globalThis.__browserBridgeAgent?.element?.(localId) ?? null;
+		root = globalThis.__browserBridgePage?.element?.(localId) ?? null;
 		if (root === null)
 			return { stale: true };
 	} else if (selector !== undefined && selector !== null) {
@@ -83,32 +85,18 @@ function readContent(options) {
 /** @type {Record<string, import('../navigator.js').ActionDefinition>} */
 export const pageContentActions = {
 	get_page_content: {
-		async run(params, { tab, element, services }) {
+		async run(params, context) {
+			const { tab, element } = context;
 			const format = params.format ?? 'markdown';
 			if (element !== undefined && typeof params.selector === 'string')
 				throw new BridgeError(ErrorCode.INVALID_ARGUMENT, 'Pass ref or selector, not both.');
-			const target = element !== undefined ?
-			    { tabId: tab.id, documentIds: [element.documentId] } : { tabId: tab.id, frameIds: [0] };
-			let results;
-			try {
-				await chrome.scripting.executeScript({ target, files: FILES });
-				results = await chrome.scripting.executeScript({
-					target, func: readContent,
-					args: [{ format, localId: element?.localId, selector: params.selector, mainContent: params.main_content === true }],
-				});
-			} catch (error) {
-				if (element !== undefined && /No document|document/i.test(String(error?.message)))
-					results = [];
-				else
-					throw scriptingError(error, tab);
-			}
-			const out = results[0]?.result;
-			if (out === undefined || out === null || out.stale) {
-				const reason = 'it was removed from the page, or the page changed since that state was read';
-				services.refs.expire(element.ref, reason);
-				throw new BridgeError(ErrorCode.STALE_REF,
-				    `Element ${element.ref} is no longer on the page: ${reason}. Call get_browser_state to get fresh refs.`);
-			}
+			const options = { format, selector: params.selector, mainContent: params.main_content === true };
+			const out = element !== undefined ?
+			    await runOnElement(context, readContent, [options], { needs: NEEDS }) :
+			    (await runInPage(tab, { frameIds: [0] }, readContent, [null, options], { needs: NEEDS }))[0]?.result;
+			if (out === undefined || out === null)
+				throw new BridgeError(ErrorCode.INTERNAL,
+				    `The page in tab ${tab.id} changed while it was being read (it navigated). Call get_page_content again once it has loaded.`);
 			if (out.badSelector !== undefined)
 				throw new BridgeError(ErrorCode.INVALID_ARGUMENT, `"${params.selector}" is not a valid CSS selector: ${out.badSelector}`);
 			if (out.noMatch)

@@ -9,11 +9,10 @@
  */
 
 import { BridgeError, ErrorCode } from '../errors.js';
-import { isGoneError, scriptingError } from '../browser/frames.js';
+import { IN_PAGE_SCRIPT, PAGE_ANSWER_MS, runInPage } from '../browser/page-channel.js';
 import { sleep } from '../browser/wait.js';
 import { DEFAULT_WAIT_MS, describeCondition, urlMatcher, waitCondition } from '../wait-conditions.js';
 
-const AGENT_FILE = 'page/agent.js';
 /** One round in the page lasts at most this long. */
 const ROUND_MS = 400;
 /** How often the URL is read. */
@@ -52,7 +51,7 @@ function pageWait(c, maxMs) {
 				    message: `selector ${JSON.stringify(c.value)} is not valid CSS: ${e.message}` } };
 			}
 		} else {
-			const el = globalThis.__browserBridgeAgent?.element?.(c.localId) ?? null;
+			const el = globalThis.__browserBridgePage?.element?.(c.localId) ?? null;
 			elements = el === null ? [] : [el];
 		}
 		const shown = elements.filter(visible).length;
@@ -100,21 +99,15 @@ function pageWait(c, maxMs) {
  * @param {object} target chrome.scripting target minus tabId
  * @param {object} condition
  * @param {number} maxMs
- * @returns {Promise<Array<{met: boolean, seen: string, error?: object}>|null>} null when the document is gone
+ * @returns {Promise<Array<{met: boolean, seen: string, error?: object}>|null>} null when the ref's document is gone
  */
 async function round(tab, target, condition, maxMs) {
-	const where = { tabId: tab.id, ...target };
-	try {
-		if (condition.kind === 'ref')
-			await chrome.scripting.executeScript({ target: where, files: [AGENT_FILE] });
-		const results = await chrome.scripting.executeScript({ target: where, func: pageWait, args: [condition, maxMs] });
-		return results.map(r => r.result).filter(r => r !== null && r !== undefined);
-	} catch (error) {
-		/* A gone document ends a ref's wait; a frame swapped by a navigation is read again. */
-		if (isGoneError(String(error?.message ?? error)))
-			return target.documentIds !== undefined ? null : [];
-		throw scriptingError(error, tab);
-	}
+	/* Only a ref needs the in-page script (to find its element). */
+	const needs = condition.kind === 'ref' ? [IN_PAGE_SCRIPT] : [];
+	const answers = await runInPage(tab, target, pageWait, [condition, maxMs], { needs, timeoutMs: maxMs + PAGE_ANSWER_MS });
+	const results = answers.map(a => a.result).filter(r => r !== null && r !== undefined);
+	/* A gone document ends a ref's wait; a frame swapped by a navigation is read again next round. */
+	return target.documentIds !== undefined && results.length === 0 ? null : results;
 }
 
 /** @type {Record<string, import('../navigator.js').ActionDefinition>} */

@@ -6,6 +6,7 @@
  */
 
 import { BridgeError, ErrorCode } from '../errors.js';
+import { runInPage } from './page-channel.js';
 import { sleep } from './wait.js';
 
 /** The load stages, in order. */
@@ -210,21 +211,23 @@ export class NavigationWatcher {
 	}
 }
 
+/** How long a page has to tell its readyState before the tab's status answers. */
+const READY_STATE_ANSWER_MS = 1000;
+
 /**
  * Reads a document's readyState (for NavigationWatcher.waitFor). Pages no
- * script may run in (extension pages, the browser's own) answer with the
- * tab's loading status instead.
+ * script may run in (extension pages, the browser's own) and pages too busy
+ * to answer are judged by the tab's loading status instead; a document
+ * that is gone has none (null).
  * @param {number} tabId
  * @returns {(documentId: string) => Promise<string|null>}
  */
 export function readyStateReader(tabId) {
 	return async documentId => {
 		try {
-			const results = await chrome.scripting.executeScript({
-				target: { tabId, documentIds: [documentId] },
-				func: () => document.readyState,
-			});
-			return results[0]?.result ?? null;
+			const [answer] = await runInPage({ id: tabId }, { documentIds: [documentId] }, () => document.readyState, [],
+			    { needs: [], timeoutMs: READY_STATE_ANSWER_MS });
+			return answer?.result ?? null;
 		} catch {
 			const tab = await chrome.tabs.get(tabId);
 			return tab.status === 'complete' ? 'complete' : null;

@@ -5,7 +5,7 @@
  * @module browser/outcome
  */
 
-import { runAgent } from './frames.js';
+import { callInPage } from './page-channel.js';
 import { NavigationWatcher, readyStateReader } from './navigation.js';
 import { sleep } from './wait.js';
 
@@ -48,7 +48,7 @@ export class OutcomeObserver {
 	async start(documentId) {
 		try {
 			const where = documentId === undefined ? { frameIds: [0] } : { documentIds: [documentId] };
-			const [r] = await runAgent(this.tab, where, 'watchStart');
+			const [r] = await callInPage(this.tab, where, 'watchStart');
 			if (r !== undefined && typeof r.result === 'number')
 				this.watch = { documentId: r.documentId, token: r.result };
 		} catch {
@@ -91,7 +91,7 @@ export class OutcomeObserver {
 			let mutations;
 			if (this.watch !== null && !navigated) {
 				try {
-					const results = await runAgent(this.tab, { documentIds: [this.watch.documentId] },
+					const results = await callInPage(this.tab, { documentIds: [this.watch.documentId] },
 					    'watchStop', [this.watch.token]);
 					if (results.length > 0 && typeof results[0].result === 'number' && results[0].result >= 0)
 						mutations = results[0].result;

@@ -5,7 +5,7 @@
  * @module page-state/capture
  */
 
-import { runAgent } from '../browser/frames.js';
+import { callInPage } from '../browser/page-channel.js';
 import { listTabs } from '../browser/tabs.js';
 import { buildState } from './builder.js';
 import { formatState, structuredState } from './format.js';
@@ -37,7 +37,7 @@ export async function captureState(tab, refs, { fullPage = false } = {}) {
 	if (url === '' || /^about:(blank|srcdoc)/.test(url)) {
 		frames.set(0, { documentId: `blank-${tab.id}`, report: emptyReport(tab) });
 	} else {
-		const results = await runAgent(tab, { allFrames: true }, 'snapshot');
+		const results = await callInPage(tab, { allFrames: true }, 'snapshot');
 		let tree = [];
 		try {
 			tree = await chrome.webNavigation.getAllFrames({ tabId: tab.id }) ?? [];

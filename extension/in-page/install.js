@@ -1,0 +1,44 @@
+/*
+ * In-page script, last file: installs the API the service worker calls
+ * through the page channel (src/browser/page-channel.js), as
+ * globalThis.__browserBridgePage, once per document. Results are plain
+ * JSON. See text.js for how the files fit together.
+ */
+(parts => {
+	'use strict';
+
+	if (globalThis.__browserBridgePage !== undefined)
+		return;
+
+	const { elementById } = parts.refs;
+	const { info, stateOf } = parts.labels;
+	const { ownFrameIndex, frameRect } = parts.frames;
+	const { prepareClick, syntheticClick } = parts.pointer;
+	const { prepareType, setValue, syntheticType, readValue } = parts.typing;
+
+	globalThis.__browserBridgePage = {
+		version: 2,
+		snapshot: parts.snapshot.snapshot,
+		prepareClick,
+		syntheticClick,
+		frameRect,
+		prepareType,
+		setValue,
+		syntheticType,
+		readValue,
+		scroll: parts.scrolling.scroll,
+		watchStart: parts.mutations.watchStart,
+		watchStop: parts.mutations.watchStop,
+		frameIndex: ownFrameIndex,
+		/* The live element of a localId (or null), for the page functions of the tools. */
+		element: id => elementById(id),
+		state: id => {
+			const element = elementById(id);
+			return element === null ? { stale: true } : stateOf(element);
+		},
+		info: id => {
+			const element = elementById(id);
+			return element === null ? { stale: true } : info(element);
+		},
+	};
+})(globalThis.__browserBridgePageParts ??= {});

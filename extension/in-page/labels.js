@@ -1,0 +1,244 @@
+/*
+ * In-page script: what an agent sees of an element: its role (or none,
+ * when it is not interactive), an approximation of its accessible name, and
+ * the details of its kind (value, checked, options, href, disabled...). See text.js for how the files fit together.
+ */
+(parts => {
+	'use strict';
+
+	if (parts.labels !== undefined)
+		return;
+
+	const { NAME_MAX, VALUE_MAX, clean } = parts.text;
+	const { hasClickListener } = parts.clickTracker;
+
+	/** Roles that make an element interactive wherever it is. */
+	const INTERACTIVE_ROLES = new Set([
+		'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem',
+		'menuitemcheckbox', 'menuitemradio', 'option', 'combobox', 'textbox',
+		'searchbox', 'slider', 'spinbutton', 'treeitem',
+	]);
+	/** Input types that take typed text. */
+	const TEXT_INPUT_TYPES = new Set([
+		'text', 'email', 'password', 'search', 'tel', 'url', 'number', '',
+	]);
+	/** Most options of a select a state lists. */
+	const OPTIONS_MAX = 10;
+
+	/** Text of the elements named by an id list (aria-labelledby). */
+	function textOfIds(element, ids) {
+		const root = element.getRootNode();
+		const parts = [];
+		for (const id of ids.split(/\s+/)) {
+			const target = id && root.getElementById ? root.getElementById(id) :
+			    element.ownerDocument.getElementById(id);
+			if (target)
+				parts.push(target.innerText ?? target.textContent);
+		}
+		return parts.join(' ');
+	}
+
+	/** The text of a label without the text of the controls inside it. */
+	function labelText(label) {
+		let text = '';
+		const walker = label.ownerDocument.createTreeWalker(label, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+			acceptNode: node => node.nodeType === Node.ELEMENT_NODE &&
+			    /^(SELECT|TEXTAREA|INPUT|BUTTON|SCRIPT|STYLE)$/.test(node.tagName) ?
+			    NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+		});
+		for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+			if (node.nodeType === Node.TEXT_NODE)
+				text += node.data;
+		}
+		return text;
+	}
+
+	/** The visible text of an element, bounded. */
+	function textOf(element) {
+		const raw = element.textContent ?? '';
+		if (raw.length > 2000)
+			return raw.slice(0, 400);
+		return element.innerText ?? raw;
+	}
+
+	/** An approximation of the accessible name. */
+	function nameOf(element, role) {
+		const labelledBy = element.getAttribute('aria-labelledby');
+		if (labelledBy) {
+			const t = clean(textOfIds(element, labelledBy), NAME_MAX);
+			if (t)
+				return t;
+		}
+		const label = element.getAttribute('aria-label');
+		if (label && label.trim())
+			return clean(label, NAME_MAX);
+		const tag = element.tagName;
+		if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') {
+			const type = (element.type || '').toLowerCase();
+			if (tag === 'INPUT' && (type === 'submit' || type === 'reset' || type === 'button'))
+				return clean(element.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : ''), NAME_MAX);
+			if (tag === 'INPUT' && type === 'image')
+				return clean(element.alt || element.value || 'Submit', NAME_MAX);
+			if (element.labels && element.labels.length > 0) {
+				const t = clean([...element.labels].map(labelText).join(' '), NAME_MAX);
+				if (t)
+					return t;
+			}
+			return clean(element.title, NAME_MAX);
+		}
+		if (role === 'editable' || role === 'textbox')
+			return clean(element.title || element.getAttribute('aria-placeholder') || '', NAME_MAX);
+		let t = clean(textOf(element), NAME_MAX);
+		if (!t) {
+			const img = element.querySelector('img[alt]');
+			if (img)
+				t = clean(img.alt, NAME_MAX);
+		}
+		if (!t)
+			t = clean(element.title || element.getAttribute('alt') || '', NAME_MAX);
+		if (!t && element.tagName === 'svg')
+			t = clean(element.querySelector('title')?.textContent, NAME_MAX);
+		return t;
+	}
+
+	/**
+	 * The role an agent sees, or null if the element is not interactive.
+	 * `style` is its computed style, `parentCursor` the parent's cursor.
+	 */
+	function roleOf(element, style, parentCursor, insideInteractive) {
+		const explicit = (element.getAttribute('role') || '').trim().split(/\s+/)[0];
+		if (INTERACTIVE_ROLES.has(explicit))
+			return explicit;
+		switch (element.tagName) {
+		case 'A':
+			if (element.hasAttribute('href'))
+				return 'link';
+			break;
+		case 'BUTTON':
+			return 'button';
+		case 'INPUT': {
+			const type = (element.getAttribute('type') || 'text').toLowerCase();
+			if (type === 'hidden')
+				return null;
+			if (type === 'submit' || type === 'reset' || type === 'button' || type === 'image')
+				return 'button';
+			if (type === 'checkbox')
+				return 'checkbox';
+			if (type === 'radio')
+				return 'radio';
+			if (type === 'range')
+				return 'slider';
+			if (TEXT_INPUT_TYPES.has(element.type))
+				return 'textbox';
+			return 'input';
+		}
+		case 'TEXTAREA':
+			return 'textarea';
+		case 'SELECT':
+			return 'select';
+		case 'SUMMARY':
+			return 'button';
+		default:
+			break;
+		}
+		if (element.isContentEditable &&
+		    !(element.parentElement && element.parentElement.isContentEditable))
+			return 'editable';
+		if (insideInteractive)
+			return null;
+		if (element.hasAttribute('onclick'))
+			return 'clickable';
+		if (style.cursor === 'pointer' && parentCursor !== 'pointer')
+			return 'clickable';
+		return null;
+	}
+
+	/** The fields of an element an agent needs besides role and name. */
+	function detailsOf(element, role, out) {
+		const tag = element.tagName;
+		if (tag === 'INPUT') {
+			const type = element.type;
+			if (role === 'textbox' || role === 'input' || role === 'slider') {
+				if (type !== 'text')
+					out.type = type;
+				if (element.placeholder)
+					out.placeholder = clean(element.placeholder, NAME_MAX);
+				if (type === 'password')
+					out.value = element.value ? '•'.repeat(Math.min(element.value.length, 8)) : undefined;
+				else if (type === 'file')
+					out.value = element.files && element.files.length ? [...element.files].map(f => f.name).join(', ') : undefined;
+				else if (element.value)
+					out.value = clean(element.value, VALUE_MAX);
+			}
+			if (role === 'checkbox' || role === 'radio')
+				out.checked = element.indeterminate ? 'mixed' : element.checked;
+			if (element.readOnly)
+				out.readonly = true;
+		} else if (tag === 'TEXTAREA') {
+			if (element.placeholder)
+				out.placeholder = clean(element.placeholder, NAME_MAX);
+			if (element.value)
+				out.value = clean(element.value, VALUE_MAX);
+			if (element.readOnly)
+				out.readonly = true;
+		} else if (tag === 'SELECT') {
+			const selected = [...element.selectedOptions].map(o => clean(o.label || o.text, 40));
+			if (selected.length)
+				out.value = selected.join(', ');
+			const options = [...element.options];
+			out.options = options.slice(0, OPTIONS_MAX).map(o => clean(o.label || o.text, 40));
+			if (options.length > OPTIONS_MAX)
+				out.more_options = options.length - OPTIONS_MAX;
+			if (element.multiple)
+				out.multiple = true;
+		} else if (tag === 'A' && role === 'link') {
+			out.href = element.href;
+		} else if (role === 'editable') {
+			const t = clean(element.innerText, VALUE_MAX);
+			if (t)
+				out.value = t;
+		}
+		const ariaChecked = element.getAttribute('aria-checked');
+		if (ariaChecked !== null && out.checked === undefined)
+			out.checked = ariaChecked === 'mixed' ? 'mixed' : ariaChecked === 'true';
+		const pressed = element.getAttribute('aria-pressed');
+		if (pressed !== null)
+			out.pressed = pressed === 'true';
+		const selected = element.getAttribute('aria-selected');
+		if (selected !== null && (role === 'tab' || role === 'option' || role === 'treeitem'))
+			out.selected = selected === 'true';
+		const expanded = element.getAttribute('aria-expanded');
+		if (expanded !== null)
+			out.expanded = expanded === 'true';
+		const valueNow = element.getAttribute('aria-valuenow');
+		if (valueNow !== null && out.value === undefined)
+			out.value = clean(element.getAttribute('aria-valuetext') || valueNow, VALUE_MAX);
+		if (element.matches(':disabled') || element.getAttribute('aria-disabled') === 'true')
+			out.disabled = true;
+		if (role === 'clickable')
+			out.tag = tag.toLowerCase();
+		return out;
+	}
+
+	/** Role and name of an element, for messages. */
+	function info(element) {
+		const style = getComputedStyle(element);
+		const role = roleOf(element, style, 'auto', false) ??
+		    (hasClickListener(element) ? 'clickable' : element.tagName.toLowerCase());
+		return { role, name: nameOf(element, role) };
+	}
+
+	/** The parts of an element's state a click can change. */
+	function stateOf(element) {
+		const style = getComputedStyle(element);
+		const role = roleOf(element, style, 'auto', false) ?? 'element';
+		const details = detailsOf(element, role, {});
+		const out = {};
+		for (const key of ['checked', 'selected', 'pressed', 'expanded', 'value'])
+			if (details[key] !== undefined)
+				out[key] = details[key];
+		return out;
+	}
+
+	parts.labels = { TEXT_INPUT_TYPES, nameOf, roleOf, detailsOf, info, stateOf };
+})(globalThis.__browserBridgePageParts ??= {});

@@ -1,0 +1,165 @@
+/*
+ * In-page script: element collection. Lists a frame's interactive
+ * elements and child frames in document order (composed tree: open and
+ * closed shadow roots, slots), leaving out hidden and covered ones and
+ * marking those a scroll container hides. See text.js for how the files fit together.
+ */
+(parts => {
+	'use strict';
+
+	if (parts.snapshot !== undefined)
+		return;
+
+	const { NAME_MAX, clean } = parts.text;
+	const { localIdOf } = parts.refs;
+	const { shadowRootOf } = parts.tree;
+	const { trackerRuns, hasClickListener } = parts.clickTracker;
+	const { nameOf, roleOf, detailsOf } = parts.labels;
+	const { isInert, isRendered, hitTest, clippedSide, box } = parts.visibility;
+	const { isFrame, frameIndexOf, ownFrameIndex, contentBox } = parts.frames;
+
+	/** Elements that are never shown, nor hold anything shown. */
+	const SKIP_TAGS = new Set([
+		'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK',
+		'TITLE', 'BASE',
+	]);
+
+	/**
+	 * Lists the frame's interactive elements and child frames in document
+	 * order (composed tree: open and closed shadow roots, slots).
+	 */
+	function snapshot() {
+		const items = [];
+		let hiddenCount = 0, coveredCount = 0;
+		const tracked = trackerRuns();
+
+		/*
+		 * clip: the box that ancestors with overflow other than visible
+		 * leave showing ({top, bottom, left, right}), or null.
+		 */
+		const visit = (element, parentCursor, insideInteractive, clip) => {
+			if (SKIP_TAGS.has(element.tagName))
+				return;
+			if (element.tagName === 'SLOT') {
+				/* A slot renders its assigned elements, or its own children. */
+				const assigned = element.assignedElements({ flatten: true });
+				for (const child of assigned.length > 0 ? assigned : [...element.children])
+					visit(child, parentCursor, insideInteractive, clip);
+				return;
+			}
+			const style = getComputedStyle(element);
+			if (style.display === 'none' || style.contentVisibility === 'hidden')
+				return;
+			if (style.position === 'fixed')
+				clip = null;
+			if (isFrame(element)) {
+				const frameIndex = frameIndexOf(element);
+				if (frameIndex < 0)
+					return;
+				const rect = element.getBoundingClientRect();
+				const visible = rect.width >= 1 && rect.height >= 1 &&
+				    isRendered(element) && !isInert(element);
+				const cb = contentBox(element);
+				items.push({
+					frame: frameIndex,
+					visible,
+					rect: [Math.round(cb.x), Math.round(cb.y), Math.round(cb.width), Math.round(cb.height)],
+					name: clean(element.title || element.name || '', NAME_MAX),
+					src: element.src || '',
+				});
+				return;
+			}
+			let role = roleOf(element, style, parentCursor, insideInteractive);
+			/*
+			 * Clickable only through a listener: asked only for visible
+			 * elements nothing else made interactive, never the root and
+			 * body (where delegated listeners live).
+			 */
+			let byListener = false;
+			if (role === null && tracked && !insideInteractive && style.visibility === 'visible' &&
+			    element !== document.documentElement && element !== document.body) {
+				const r = element.getBoundingClientRect();
+				if (r.width >= 1 && r.height >= 1 && hasClickListener(element)) {
+					role = 'clickable';
+					byListener = true;
+				}
+			}
+			let itemIndex = -1;
+			if (role !== null) {
+				const rect = element.getBoundingClientRect();
+				const clipped = clip === null ? null : clippedSide(rect, clip);
+				let keep = true;
+				if (rect.width < 1 || rect.height < 1 || !isRendered(element) || isInert(element)) {
+					keep = false;
+					if (!byListener)
+						hiddenCount++;
+				} else if (clipped === null) {
+					/* Hit-test only the part its scroll containers show. */
+					const shown = clip === null ? rect : {
+						left: Math.max(rect.left, clip.left), right: Math.min(rect.right, clip.right),
+						top: Math.max(rect.top, clip.top), bottom: Math.min(rect.bottom, clip.bottom),
+					};
+					const hit = hitTest(element, shown);
+					if (hit.inView && hit.coveredBy !== undefined) {
+						keep = false;
+						coveredCount++;
+					}
+				}
+				if (keep) {
+					const item = { id: localIdOf(element), role, name: nameOf(element, role), rect: box(rect) };
+					if (clipped !== null)
+						item.clipped = clipped;
+					detailsOf(element, role, item);
+					itemIndex = items.length;
+					items.push(item);
+				}
+			}
+			if (element !== document.documentElement && element !== document.body &&
+			    (style.overflowX !== 'visible' || style.overflowY !== 'visible')) {
+				const r = element.getBoundingClientRect();
+				const own = {
+					top: r.top + element.clientTop, left: r.left + element.clientLeft,
+					bottom: r.top + element.clientTop + element.clientHeight,
+					right: r.left + element.clientLeft + element.clientWidth,
+				};
+				clip = clip === null ? own : {
+					top: Math.max(clip.top, own.top), bottom: Math.min(clip.bottom, own.bottom),
+					left: Math.max(clip.left, own.left), right: Math.min(clip.right, own.right),
+				};
+			}
+			/*
+			 * A listener element does not hide the controls inside it; if
+			 * any is listed, the listener is taken for a delegating
+			 * container (a list, a card, an app's root) and left out.
+			 */
+			const inside = insideInteractive || (role !== null && role !== 'editable' && !byListener);
+			if (role === 'editable' || role === 'select' || role === 'textarea')
+				return;	/* their insides are content, not controls */
+			const shadow = shadowRootOf(element);
+			for (const child of shadow !== null ? shadow.children : element.children)
+				visit(child, style.cursor, inside, clip);
+			if (byListener && itemIndex >= 0 && items.length > itemIndex + 1)
+				items.splice(itemIndex, 1);
+		};
+
+		if (document.documentElement)
+			visit(document.documentElement, 'auto', false, null);
+		const scroller = document.scrollingElement ?? document.documentElement;
+		return {
+			url: location.href,
+			title: document.title,
+			frameIndex: ownFrameIndex(),
+			viewport: { width: innerWidth, height: innerHeight },
+			scroll: {
+				x: Math.round(scrollX), y: Math.round(scrollY),
+				width: scroller ? scroller.scrollWidth : innerWidth,
+				height: scroller ? scroller.scrollHeight : innerHeight,
+			},
+			items,
+			hidden: hiddenCount,
+			covered: coveredCount,
+		};
+	}
+
+	parts.snapshot = { snapshot };
+})(globalThis.__browserBridgePageParts ??= {});

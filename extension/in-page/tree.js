@@ -1,0 +1,50 @@
+/*
+ * In-page script: the composed tree, across open and closed shadow roots:
+ * parents, containment, the focused element. See text.js for how the files fit together.
+ */
+(parts => {
+	'use strict';
+
+	if (parts.tree !== undefined)
+		return;
+
+	/** The composed parent: parent element, or the host of a shadow root. */
+	function composedParent(node) {
+		if (node.parentElement)
+			return node.parentElement;
+		const root = node.getRootNode();
+		return root instanceof ShadowRoot ? root.host : null;
+	}
+
+	/** The shadow root of an element, open or closed, or null. */
+	function shadowRootOf(element) {
+		if (element.shadowRoot)
+			return element.shadowRoot;
+		try {
+			if (globalThis.chrome?.dom?.openOrClosedShadowRoot)
+				return chrome.dom.openOrClosedShadowRoot(element) ?? null;
+		} catch {
+			/* not a shadow host */
+		}
+		return null;
+	}
+
+	/** Whether node is element or inside it, across shadow boundaries. */
+	function composedContains(element, node) {
+		for (let n = node; n; n = n.parentNode ?? (n instanceof ShadowRoot ? n.host : null)) {
+			if (n === element)
+				return true;
+		}
+		return false;
+	}
+
+	/** The element that has focus, inside shadow roots too. */
+	function deepActiveElement() {
+		let active = document.activeElement;
+		while (active && active.shadowRoot && active.shadowRoot.activeElement)
+			active = active.shadowRoot.activeElement;
+		return active;
+	}
+
+	parts.tree = { composedParent, shadowRootOf, composedContains, deepActiveElement };
+})(globalThis.__browserBridgePageParts ??= {});

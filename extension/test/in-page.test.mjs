@@ -1,0 +1,152 @@
+// The in-page script (extension/in-page/*.js) in a jsdom document: the
+// files load in the page channel's order and install one API; elements
+// get numbers that last; the snapshot lists what a person could use and
+// counts what is hidden or covered; names come from labels; typing and
+// clicking check the element first. jsdom has no layout, so each element's
+// box comes from its data-box attribute ("x y width height") and
+// elementFromPoint answers the last element in document order whose box
+// holds the point (the one painted on top, for these pages); computed
+// styles get the initial values of the properties jsdom leaves empty, and
+// PointerEvent is a MouseEvent. Answers are copied as JSON, as
+// chrome.scripting copies them.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+// tests/extension-unit.sh installs jsdom (test/package.json) into the build
+// tree and names the folder in BRIDGE_TEST_PACKAGES; by hand, after `npm ci`
+// in extension/test, it is found beside this file.
+const packages = process.env.BRIDGE_TEST_PACKAGES;
+const { JSDOM } = createRequire(packages ? `${packages}/` : import.meta.url)('jsdom');
+
+const { IN_PAGE_SCRIPT } = await import('../src/browser/page-channel.js');
+
+const extensionDir = new URL('..', import.meta.url);
+const sources = IN_PAGE_SCRIPT.files.map(file => readFileSync(new URL(file, extensionDir), 'utf8'));
+
+// The box of an element, from its data-box attribute (or none).
+function boxOf(element) {
+	const [x, y, width, height] = (element.getAttribute('data-box') ?? '0 0 0 0').split(/\s+/).map(Number);
+	return { x, y, width, height, left: x, top: y, right: x + width, bottom: y + height };
+}
+
+/** Initial values of the properties jsdom's getComputedStyle leaves empty. */
+const INITIAL_STYLE = { opacity: '1', overflowX: 'visible', overflowY: 'visible', position: 'static', contentVisibility: 'visible' };
+
+// A document holding body, with layout stubbed and the in-page script installed.
+function pageWith(body) {
+	const dom = new JSDOM(`<!doctype html><html><head><title>Shop</title></head><body>${body}</body></html>`,
+	    { url: 'https://shop.test/cart', runScripts: 'outside-only', pretendToBeVisual: true });
+	const { window } = dom;
+	window.Element.prototype.getBoundingClientRect = function () { return boxOf(this); };
+	window.Element.prototype.scrollIntoView = function () {};
+	const computedStyle = window.getComputedStyle.bind(window);
+	window.getComputedStyle = element => new Proxy(computedStyle(element), {
+		get: (style, name) => (style[name] === '' && name in INITIAL_STYLE ? INITIAL_STYLE[name] : style[name]),
+	});
+	window.document.elementFromPoint = (x, y) => {
+		const under = [...window.document.querySelectorAll('[data-box]')].filter(e => {
+			const b = boxOf(e);
+			return x >= b.left && x < b.right && y >= b.top && y < b.bottom;
+		});
+		return under.at(-1) ?? window.document.body;
+	};
+	window.eval('globalThis.PointerEvent ??= class PointerEvent extends MouseEvent {};');
+	for (const source of sources)
+		window.eval(source);
+	const page = window[IN_PAGE_SCRIPT.global];
+	const api = new Proxy(page, {
+		get: (target, name) => (...args) => {
+			const answer = target[name](...args);
+			return answer instanceof window.Node || answer === undefined ? answer : JSON.parse(JSON.stringify(answer));
+		},
+	});
+	return { window, document: window.document, page, api };
+}
+
+test('the files install one API, and installing them again keeps it and its numbers', () => {
+	const { window, page, api } = pageWith('<button data-box="0 0 80 20">Pay</button>');
+	assert.equal(typeof page.snapshot, 'function');
+	const first = api.snapshot().items[0].id;
+	for (const source of sources)
+		window.eval(source);
+	assert.equal(window[IN_PAGE_SCRIPT.global], page);
+	assert.equal(api.snapshot().items[0].id, first);
+});
+
+test('the snapshot lists controls with role, name and box, and counts the hidden and the covered', () => {
+	const { api } = pageWith(`
+		<a href="/checkout" data-box="0 0 100 20">Checkout</a>
+		<label for="q">Search the shop</label><input id="q" data-box="0 30 200 20">
+		<button aria-label="Close dialog" data-box="0 60 20 20">×</button>
+		<button style="display:none" data-box="0 90 80 20">Gone</button>
+		<button data-box="0 0 0 0">No size</button>
+		<button data-box="300 0 80 20">Under</button><div data-box="290 0 200 40">overlay</div>`);
+	const state = api.snapshot();
+	assert.equal(state.url, 'https://shop.test/cart');
+	assert.equal(state.title, 'Shop');
+	const listed = state.items.map(item => [item.role, item.name]);
+	assert.deepEqual(listed, [['link', 'Checkout'], ['textbox', 'Search the shop'], ['button', 'Close dialog']]);
+	assert.deepEqual(state.items[0].rect, [0, 0, 100, 20]);
+	assert.equal(state.hidden, 1, 'the 0-by-0 button is hidden (display:none ones are skipped whole)');
+	assert.equal(state.covered, 1, 'the button under the overlay is covered');
+});
+
+test('an element keeps its number while it lives; a removed one is stale', () => {
+	const { document, api } = pageWith('<button id="a" data-box="0 0 80 20">A</button><button id="b" data-box="0 30 80 20">B</button>');
+	const [a, b] = api.snapshot().items.map(item => item.id);
+	assert.notEqual(a, b);
+	assert.equal(api.element(a), document.getElementById('a'));
+	document.getElementById('a').remove();
+	assert.equal(api.element(a), null);
+	assert.deepEqual(api.state(a), { stale: true });
+	assert.deepEqual(api.snapshot().items.map(item => item.id), [b]);
+});
+
+test('setValue sets an input the way a person would: the value changes and input and change fire', () => {
+	const { document, api } = pageWith('<input id="q" aria-label="Quantity" data-box="0 0 80 20">');
+	const [{ id }] = api.snapshot().items;
+	const seen = [];
+	document.getElementById('q').addEventListener('input', () => seen.push('input'));
+	document.getElementById('q').addEventListener('change', () => seen.push('change'));
+	const answer = api.setValue(id, '3');
+	assert.equal(answer.ok, true);
+	assert.equal(document.getElementById('q').value, '3');
+	assert.deepEqual(seen, ['input', 'change']);
+	assert.equal(api.readValue(id).value, '3');
+});
+
+test('typing into a disabled or read-only field is refused with the reason', () => {
+	const { api } = pageWith('<input disabled aria-label="Off" data-box="0 0 80 20"><input readonly aria-label="Fixed" data-box="0 30 80 20">');
+	const { items } = api.snapshot();
+	const byName = Object.fromEntries(items.map(item => [item.name, item.id]));
+	assert.match(api.prepareType(byName.Fixed, {}).error.message, /read-only/);
+	assert.equal(api.prepareType(byName.Fixed, {}).error.code, 'NOT_INTERACTABLE');
+	assert.match(api.prepareType(byName.Off, {}).error.message, /disabled/);
+});
+
+test('a click is refused on a covered element, naming what covers it', () => {
+	const { document, api } = pageWith('<button id="pay" data-box="0 0 80 20">Pay</button>');
+	const [{ id }] = api.snapshot().items;
+	const banner = document.createElement('div');
+	banner.className = 'cookie-banner';
+	banner.setAttribute('data-box', '0 0 400 100');
+	banner.textContent = 'We use cookies';
+	document.body.append(banner);
+	const answer = api.prepareClick(id);
+	assert.equal(answer.error.code, 'NOT_INTERACTABLE');
+	assert.match(answer.error.message, /covered by <div\.cookie-banner> "We use cookies"/);
+	banner.remove();
+	assert.equal(api.prepareClick(id).error, undefined);
+});
+
+test('a synthetic click reaches the element\'s listeners', () => {
+	const { document, api } = pageWith('<button id="pay" data-box="0 0 80 20">Pay</button>');
+	let clicks = 0;
+	document.getElementById('pay').addEventListener('click', () => clicks++);
+	const [{ id }] = api.snapshot().items;
+	assert.equal(api.syntheticClick(id).ok, true);
+	assert.equal(clicks, 1);
+});

@@ -1,0 +1,175 @@
+// The page channel (src/browser/page-channel.js) against a fake
+// chrome.scripting that keeps, per frame, the document it shows and the
+// globals the injected files defined there: injection once per document,
+// the scripts a call needs, gone documents and swapped frames, timeouts,
+// and the errors the agent sees.
+
+import { test, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+
+const {
+	IN_PAGE_SCRIPT, READABILITY, callInDocument, callInPage, callOnElement, runInPage, runOnElement,
+} = await import('../src/browser/page-channel.js');
+
+const TAB = { id: 7, url: 'http://shop.test/' };
+
+// The global each file defines when it runs; the in-page script's API
+// answers `echo` with its arguments and the document it runs in.
+function definitionsOf(file, documentId) {
+	if (file === IN_PAGE_SCRIPT.files.at(-1))
+		return { [IN_PAGE_SCRIPT.global]: { echo: (...args) => ({ documentId, args }), element: id => (id === 1 ? { id } : null) } };
+	if (file === READABILITY.files[0])
+		return { [READABILITY.global]: function Readability() {} };
+	return {};
+}
+
+let frames;	// frameId -> {documentId, globals}
+let calls;	// what executeScript was asked, in order
+let failNext;	// a function that may throw instead of the next call, once
+
+// Runs a page function as if in the frame: its globals are on globalThis meanwhile.
+function runIn(frame, func, args) {
+	const names = Object.keys(frame.globals);
+	Object.assign(globalThis, frame.globals);
+	try {
+		return func(...args);
+	} finally {
+		for (const name of names)
+			delete globalThis[name];
+	}
+}
+
+// The frames a chrome.scripting target names; unknown documents throw as Chrome does.
+function targeted(target) {
+	if (target.allFrames)
+		return [...frames.entries()];
+	if (target.frameIds)
+		return target.frameIds.map(id => [id, frames.get(id)]);
+	return target.documentIds.map(documentId => {
+		const found = [...frames.entries()].find(([, f]) => f.documentId === documentId);
+		if (found === undefined)
+			throw new Error(`No document with id ${documentId} in tab ${target.tabId}.`);
+		return found;
+	});
+}
+
+beforeEach(() => {
+	frames = new Map([[0, { documentId: 'TOP', globals: {} }], [3, { documentId: 'CHILD', globals: {} }]]);
+	calls = [];
+	failNext = null;
+	globalThis.chrome = {
+		scripting: {
+			async executeScript({ target, func, args = [], files }) {
+				calls.push(files !== undefined ? { files, target } : { func: func.name, target });
+				if (failNext !== null) {
+					const fail = failNext;
+					failNext = null;
+					fail();
+				}
+				return targeted(target).map(([frameId, frame]) => {
+					if (files === undefined)
+						return { frameId, documentId: frame.documentId, result: runIn(frame, func, args) };
+					for (const file of files)
+						Object.assign(frame.globals, definitionsOf(file, frame.documentId));
+					return { frameId, documentId: frame.documentId, result: true };
+				});
+			},
+		},
+	};
+});
+
+const injections = () => calls.filter(c => c.files !== undefined);
+
+test('the in-page script is injected into each document once, then methods are called directly', async () => {
+	const first = await callInPage(TAB, { allFrames: true }, 'echo', ['a']);
+	assert.deepEqual(first.map(r => [r.frameId, r.result]), [
+		[0, { documentId: 'TOP', args: ['a'] }], [3, { documentId: 'CHILD', args: ['a'] }],
+	]);
+	assert.deepEqual(injections(), [{ files: IN_PAGE_SCRIPT.files, target: { tabId: 7, frameIds: [0, 3] } }]);
+
+	calls = [];
+	const again = await callInPage(TAB, { allFrames: true }, 'echo', ['b']);
+	assert.equal(again.length, 2);
+	assert.deepEqual(calls.map(c => c.func), ['callMethod'], 'one call, no injection');
+
+	/* A frame that navigated shows a new document, which gets the script (named by frame, as the caller did). */
+	frames.set(3, { documentId: 'CHILD2', globals: {} });
+	calls = [];
+	const after = await callInPage(TAB, { allFrames: true }, 'echo', ['c']);
+	assert.deepEqual(after.map(r => r.result.documentId), ['TOP', 'CHILD2']);
+	assert.deepEqual(injections().map(c => c.target), [{ tabId: 7, frameIds: [3] }]);
+
+	/* A caller that names a document gets it named by document. */
+	frames.set(0, { documentId: 'TOP2', globals: {} });
+	calls = [];
+	assert.equal((await callInDocument(TAB, 'TOP2', 'echo')).documentId, 'TOP2');
+	assert.deepEqual(injections().map(c => c.target), [{ tabId: 7, documentIds: ['TOP2'] }]);
+});
+
+test('runInPage injects only the scripts a document lacks, and nothing when it needs none', async () => {
+	await callInPage(TAB, { frameIds: [0] }, 'echo');
+	calls = [];
+	const read = () => typeof globalThis.Readability;
+	const [answer] = await runInPage(TAB, { frameIds: [0] }, read, [], { needs: [IN_PAGE_SCRIPT, READABILITY] });
+	assert.equal(answer.result, 'function');
+	assert.deepEqual(injections(), [{ files: READABILITY.files, target: { tabId: 7, frameIds: [0] } }]);
+
+	calls = [];
+	const title = () => 'plain';
+	assert.equal((await runInPage(TAB, { frameIds: [3] }, title, [], { needs: [] }))[0].result, 'plain');
+	assert.deepEqual(calls.map(c => c.func), ['title'], 'no probe and no injection');
+});
+
+test('a document that is gone answers nothing; one call on it answers {gone: true}', async () => {
+	assert.deepEqual(await callInPage(TAB, { documentIds: ['OLD'] }, 'echo'), []);
+	assert.deepEqual(await callInDocument(TAB, 'OLD', 'echo'), { gone: true });
+	assert.deepEqual((await callInDocument(TAB, 'TOP', 'echo', [1])).args, [1]);
+});
+
+test('a frame whose document changed during the call is asked once more', async () => {
+	failNext = () => {
+		frames.set(0, { documentId: 'NEW', globals: {} });
+		throw new Error('Frame with ID 0 was removed.');
+	};
+	const [answer] = await callInPage(TAB, { frameIds: [0] }, 'echo', ['x']);
+	assert.equal(answer.result.documentId, 'NEW');
+});
+
+test('a ref whose document or element is gone is STALE_REF, and the ref expires with the reason', async () => {
+	const expired = [];
+	const context = element => ({
+		tab: TAB, element, services: { refs: { expire: (ref, reason) => expired.push([ref, reason]) } },
+	});
+	const live = context({ ref: 'e1', documentId: 'TOP', localId: 1 });
+	assert.deepEqual((await callOnElement(live, 'echo', ['y'])).args, [1, 'y'], 'the localId comes first');
+
+	await assert.rejects(callOnElement(context({ ref: 'e2', documentId: 'GONE', localId: 1 }), 'echo'),
+	    { code: 'STALE_REF', message: /e2 is no longer on the page: the page changed/ });
+	const lookUp = id => (globalThis[IN_PAGE_SCRIPT.global].element(id) === null ? { stale: true } : { found: id });
+	assert.deepEqual(await runOnElement(live, lookUp), { found: 1 });
+	await assert.rejects(runOnElement(context({ ref: 'e3', documentId: 'TOP', localId: 9 }), lookUp),
+	    { code: 'STALE_REF', message: /e3 is no longer on the page: it was removed from the page/ });
+	assert.deepEqual(expired.map(([ref]) => ref), ['e2', 'e3']);
+});
+
+test('a page that does not answer in time is TIMEOUT', async () => {
+	chrome.scripting.executeScript = () => new Promise(() => {});
+	await assert.rejects(callInPage(TAB, { frameIds: [0] }, 'echo', [], { timeoutMs: 5 }),
+	    { code: 'TIMEOUT', message: /tab 7 did not answer within 5 ms/ });
+});
+
+test('scripting failures become the codes the agent acts on', async () => {
+	const failWith = text => {
+		failNext = () => {
+			throw new Error(text);
+		};
+	};
+	failWith('No tab with id: 7.');
+	await assert.rejects(callInPage(TAB, { frameIds: [0] }, 'echo'), { code: 'TAB_NOT_FOUND' });
+	failWith('Cannot access contents of the page.');
+	await assert.rejects(runInPage(TAB, { frameIds: [0] }, () => 1, [], { needs: [] }), { code: 'NOT_INTERACTABLE', message: /navigate_to/ });
+	failWith('Frame with ID 0 is showing error page');
+	await assert.rejects(callInPage(TAB, { frameIds: [0] }, 'echo'), { code: 'NAVIGATION_FAILED' });
+	failWith('Something odd');
+	await assert.rejects(callInPage(TAB, { frameIds: [0] }, 'echo'), { code: 'INTERNAL', message: /Something odd/ });
+});
