@@ -22,6 +22,7 @@
 #include "http-server.h"
 #include "log.h"
 #include "mcp.h"
+#include "probe.h"
 #include "rpc.h"
 #include "runtime-file.h"
 #include "session.h"
@@ -32,6 +33,8 @@
 
 /* How long replies may flush after the extension leaves, before exit. */
 #define BRIDGE_EXIT_FLUSH_MS	100
+/* How long the host waits for the holder of its configured port to prove itself. */
+#define BRIDGE_PORT_PROBE_MS	1000
 
 struct bridge {
 	struct config		 config;
@@ -47,7 +50,8 @@ struct bridge {
 	struct http_server	*http;
 	char			*token;		/* NULL when auth is off */
 	char			*runtime_file;
-	const char		*port_note;	/* why not the usual port */
+	char			*port_note;	/* why not the usual port */
+	bool			 port_unsafe;	/* a stranger holds it */
 	uint16_t		 port;
 	uint64_t		 started_ms;
 	struct event		*signal_int;
@@ -73,11 +77,55 @@ bridge_describe(struct bridge *bridge)
 	about = json_pack("{s:s,s:s,s:i,s:b}", "version", PACKAGE_VERSION,
 	    "mcp_url", url, "port", bridge->port, "auth",
 	    bridge->token != NULL);
-	if (bridge->port_note != NULL)
+	if (bridge->port_note != NULL) {
 		json_object_set_new(about, "port_note",
 		    json_string(bridge->port_note));
+		json_object_set_new(about, "port_unsafe",
+		    json_boolean(bridge->port_unsafe));
+	}
 	free(url);
 	return about;
+}
+
+/*
+ * Says who holds the configured port, which the host could not bind. A
+ * Browser Bridge host of another browser or profile proves it holds the
+ * token: that is only a note. Any other program is a warning everywhere
+ * the user looks (log, popup, host_status, status, doctor), since MCP
+ * clients configured with that port would send it their token.
+ */
+static void
+bridge_explain_taken_port(struct bridge *bridge, int taken)
+{
+	json_t	*health = NULL;
+	char	*cause = NULL;
+
+	if (bridge->token != NULL)
+		health = probe_health(taken, bridge->token, BRIDGE_PORT_PROBE_MS,
+		    &cause);
+	free(cause);
+	bridge->port_unsafe = health == NULL;
+	json_decref(health);
+	if (!bridge->port_unsafe) {
+		bridge->port_note = xasprintf("port %d is used by another "
+		    "Browser Bridge host (another browser or profile); this "
+		    "one listens on port %u. MCP clients configured for port "
+		    "%d reach the other host's browser.", taken, bridge->port,
+		    taken);
+		log_warn(bridge->log, "%s", bridge->port_note);
+	} else {
+		bridge->port_note = xasprintf("port %d is held by a program "
+		    "that is not Browser Bridge (it cannot prove it knows the "
+		    "token). MCP clients configured with http://127.0.0.1:%d "
+		    "would send it their token: stop that program (`ss -ltnp "
+		    "'sport = :%d'` names it), or set \"port\" in config.json "
+		    "and update your clients. Meanwhile this host listens on "
+		    "port %u, which `browser-bridge stdio` finds and verifies.",
+		    taken, taken, taken, bridge->port);
+		log_error(bridge->log, "%s", bridge->port_note);
+	}
+	http_server_set_port_note(bridge->http, bridge->port_note,
+	    bridge->port_unsafe);
 }
 
 /* Returns the host's status: what host_status and the extension see. */
@@ -411,7 +459,9 @@ bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 	    bridge_extension_connected, bridge->rpc, cause)) == NULL)
 		goto fail;
 	bridge->port = http_server_port(bridge->http);
-	bridge->port_note = http_server_port_note(bridge->http);
+	if (http_server_taken_port(bridge->http) != 0)
+		bridge_explain_taken_port(bridge,
+		    http_server_taken_port(bridge->http));
 	bridge->channel = channel_new(bridge->base, in_fd, out_fd,
 	    config->max_frame, bridge->log, bridge_channel_message,
 	    bridge_channel_closed, bridge);
@@ -466,6 +516,7 @@ bridge_free(struct bridge *bridge)
 		event_base_free(bridge->base);
 	tool_registry_free(bridge->tools);
 	free(bridge->token);
+	free(bridge->port_note);
 	free(bridge->runtime_file);
 	log_close(bridge->log);
 	config_clear(&bridge->config);

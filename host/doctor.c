@@ -417,6 +417,25 @@ doctor_token(const struct config *config)
 	return token;
 }
 
+/*
+ * Reports why the host is not on its configured port, as its /health
+ * says: a failure when a program that is not Browser Bridge holds it.
+ */
+static void
+doctor_port(struct doctor *d, const json_t *health)
+{
+	const char	*note;
+
+	note = json_string_value(json_object_get(health, "port_note"));
+	if (note == NULL)
+		return;
+	if (json_is_true(json_object_get(health, "port_unsafe")))
+		doctor_fail(d, "stop the program that holds the port, or set "
+		    "\"port\" in config.json", "%s", note);
+	else
+		doctor_note(d, "%s", note);
+}
+
 /* Checks the runtime file, the host behind it and the extension. */
 static void
 doctor_host(struct doctor *d)
@@ -477,6 +496,7 @@ doctor_host(struct doctor *d)
 		    "MCP sessions)", runtime.port, version, (long long)
 		    json_integer_value(json_object_get(health, "sessions")));
 	}
+	doctor_port(d, health);
 	if (json_is_true(json_object_get(health, "extension_connected")))
 		doctor_ok(d, "the extension is connected to the host");
 	else {
@@ -523,6 +543,25 @@ doctor_run(struct config *config, int out_fd)
 	free(d.command);
 	free(d.self);
 	return d.failures == 0 ? 0 : 1;
+}
+
+/*
+ * Prints why the host is not on its configured port, if it says so;
+ * returns 1 when a program that is not Browser Bridge holds that port.
+ */
+static int
+doctor_status_port(const json_t *health, int out_fd)
+{
+	const char	*note;
+	bool		 unsafe;
+
+	note = json_string_value(json_object_get(health, "port_note"));
+	if (note == NULL)
+		return 0;
+	unsafe = json_is_true(json_object_get(health, "port_unsafe"));
+	files_printf(out_fd, "  %s    %s\n", unsafe ? "DANGER:" : "note:  ",
+	    note);
+	return unsafe ? 1 : 0;
 }
 
 /* status: the running host's port, version, sessions and extension. */
@@ -573,8 +612,8 @@ doctor_status_run(struct config *config, int out_fd)
 		    json_is_true(json_object_get(health,
 		    "extension_connected")) ? "connected" : "not connected "
 		    "(open chrome://extensions and reload Browser Bridge)");
+		rc = doctor_status_port(health, out_fd);
 		json_decref(health);
-		rc = 0;
 	}
 	free(token);
 	probe_runtime_clear(&runtime);

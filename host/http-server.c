@@ -30,7 +30,9 @@ struct http_server {
 	struct evhttp		*http;
 	struct event		*tick;		/* keepalive and expiry */
 	uint16_t		 port;
+	int			 taken_port;	/* configured but taken, or 0 */
 	char			*port_note;	/* why the port differs */
+	bool			 port_unsafe;	/* a stranger holds taken_port */
 };
 
 /* Checks Host, Origin and, except for /health, the bearer token. */
@@ -94,6 +96,12 @@ http_server_health(struct http_server *server, struct evhttp_request *req,
 	if (uri != NULL && evhttp_uri_get_query(uri) != NULL &&
 	    evhttp_parse_query_str(evhttp_uri_get_query(uri), &query) == 0)
 		nonce = evhttp_find_header(&query, "nonce");
+	if (server->port_note != NULL) {
+		json_object_set_new(health, "port_note",
+		    json_string(server->port_note));
+		json_object_set_new(health, "port_unsafe",
+		    json_boolean(server->port_unsafe));
+	}
 	if (nonce != NULL && token != NULL &&
 	    (proof = proof_compute(token, nonce)) != NULL) {
 		json_object_set_new(health, "proof", json_string(proof));
@@ -224,11 +232,8 @@ http_server_new(struct event_base *base,
 
 	port = http_server_bind(server, settings->port);
 	if (port == -1 && settings->port != 0) {
-		server->port_note = xasprintf("port %d is in use (another "
-		    "Browser Bridge host or another program); this host "
-		    "listens on a free port instead. Set \"port\" in "
-		    "config.json to choose one.", settings->port);
-		log_warn(log, "%s", server->port_note);
+		/* The caller says why, once it knows who holds the port. */
+		server->taken_port = settings->port;
 		port = http_server_bind(server, 0);
 	}
 	if (port == -1) {
@@ -275,9 +280,22 @@ http_server_port(const struct http_server *server)
 	return server->port;
 }
 
-/* Returns why the port is not the configured one, or NULL. */
-const char *
-http_server_port_note(const struct http_server *server)
+/* Returns the configured port when it was taken (the server listens on another), else 0. */
+int
+http_server_taken_port(const struct http_server *server)
 {
-	return server->port_note;
+	return server->taken_port;
+}
+
+/*
+ * Records why the port is not the configured one, for /health; unsafe
+ * when a program that is not Browser Bridge holds the configured port.
+ */
+void
+http_server_set_port_note(struct http_server *server, const char *note,
+    bool unsafe)
+{
+	free(server->port_note);
+	server->port_note = xstrdup(note);
+	server->port_unsafe = unsafe;
 }

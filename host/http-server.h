@@ -40,7 +40,9 @@ struct http_server	*http_server_new(struct event_base *base,
 void			 http_server_free(struct http_server *server);
 void			 http_server_end_streams(struct http_server *server);
 uint16_t		 http_server_port(const struct http_server *server);
-const char		*http_server_port_note(
+int			 http_server_taken_port(
 			    const struct http_server *server);
+void			 http_server_set_port_note(struct http_server *server,
+			    const char *note, bool unsafe);
 
 #endif

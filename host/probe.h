@@ -1,7 +1,8 @@
 /*
  * Finding a running host from the outside: its runtime file, whether its
  * process lives, and a blocking GET over loopback (libevent's HTTP
- * client) for /health. Used by doctor, status and the stdio bridge; never by the host.
+ * client) for /health. Used by doctor, status and the stdio bridge, and
+ * by the host at start to learn who holds its configured port.
  */
 #ifndef PROBE_H
 #define PROBE_H

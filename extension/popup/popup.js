@@ -24,6 +24,7 @@ function render(status) {
 		$('url').textContent = status.mcpUrl ?? '';
 		$('port-note').hidden = !status.portNote;
 		$('port-note').textContent = status.portNote ?? '';
+		$('port-note').className = status.portUnsafe ? 'error' : 'note';
 		$('token-hint').hidden = !status.auth || typeof status.token === 'string';
 	}
 	const problem = status.state !== 'connected' && status.lastError;

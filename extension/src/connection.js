@@ -26,6 +26,7 @@ const RECONNECT_ALARM = 'browser-bridge-reconnect';
  * @property {string} [token]
  * @property {string} [hostVersion]
  * @property {string} [portNote]
+ * @property {boolean} [portUnsafe] a program that is not Browser Bridge holds the configured port
  * @property {{summary: string, detail: string, at: number}} [lastError]
  * @property {number} [retryAt] Date.now() value of the next attempt
  */
@@ -181,6 +182,7 @@ export class HostConnection {
 			token: typeof welcome.token === 'string' ? welcome.token : undefined,
 			hostVersion: welcome.version,
 			portNote: welcome.port_note,
+			portUnsafe: welcome.port_unsafe === true,
 			connectedAt: Date.now(),
 		});
 		if (first)

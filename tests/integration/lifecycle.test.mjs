@@ -4,6 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 
@@ -178,32 +180,67 @@ describe('host lifecycle', { concurrency: true }, () => {
 		}
 	});
 
-	it('a taken port makes the host fall back to a free one and say so in the welcome', async () => {
-		const blocker = createServer(() => {});
-		await new Promise(resolve => blocker.listen(0, '127.0.0.1', resolve));
-		const taken = blocker.address().port;
+	it('a port held by a stranger: the host serves on a free one, says DANGER everywhere, and no token reaches the stranger', async () => {
+		const seen = [];
+		const stranger = createHttpServer((req, res) => {
+			seen.push({ url: req.url, authorization: req.headers.authorization });
+			res.writeHead(200, { 'Content-Type': 'application/json' });
+			res.end('{"status":"ok","version":"0.1.0","proof":"00"}');
+		});
+		await new Promise(resolve => stranger.listen(0, '127.0.0.1', resolve));
+		const taken = stranger.address().port;
 		try {
 			const host = await startHost({ args: ['--port', String(taken)] });
 			try {
 				assert.notEqual(host.welcome.port, taken);
-				assert.ok(host.welcome.port > 0);
 				assert.equal(host.welcome.mcp_url, `http://127.0.0.1:${host.welcome.port}/mcp`);
-				assert.equal(typeof host.welcome.port_note, 'string');
-				assert.ok(host.welcome.port_note.includes(String(taken)), host.welcome.port_note);
+				assert.equal(host.welcome.port_unsafe, true);
+				assert.match(host.welcome.port_note, new RegExp(`port ${taken} is held by a program that is not Browser Bridge`));
+				assert.match(host.welcome.port_note, /would send it their token/);
+				assert.match(host.stderr, new RegExp(`port ${taken} is held by a program`));
 				const client = await connect(host);
 				const status = await client.callTool({ name: 'host_status', arguments: {} }, undefined, opts());
 				assert.equal(status.structuredContent.port, host.welcome.port);
 				assert.equal(status.structuredContent.port_note, host.welcome.port_note);
+				assert.equal(status.structuredContent.port_unsafe, true);
 				const result = await client.callTool({ name: 'hover_element', arguments: { ref: 'e1' } }, undefined, opts());
 				assert.equal(JSON.parse(textOf(result)).method, 'hover_element');
-				const info = JSON.parse(readFileSync(host.runtimeFile, 'utf8'));
-				assert.equal(info.port, host.welcome.port);
 				await close(client);
+				assert.equal(JSON.parse(readFileSync(host.runtimeFile, 'utf8')).port, host.welcome.port);
+
+				const cli = spawnSync(process.env.BRIDGE_BIN, ['status'], { env: host.env, encoding: 'utf8' });
+				assert.equal(cli.status, 1, cli.stdout + cli.stderr);
+				assert.match(cli.stdout, new RegExp(`DANGER: +port ${taken} is held by a program that is not Browser Bridge`));
+				assert.match(cli.stdout, new RegExp(`port: +${host.welcome.port}`));
+				const doctor = spawnSync(process.env.BRIDGE_BIN, ['doctor'], { env: host.env, encoding: 'utf8' });
+				assert.equal(doctor.status, 1);
+				assert.match(doctor.stdout, /FAIL.*port \d+ is held by a program that is not Browser Bridge[^\n]*\n.*stop the program that holds the port/);
+
+				// The host asked the stranger to prove itself, and never sent it the token.
+				assert.ok(seen.some(r => r.url.startsWith('/health?nonce=')), JSON.stringify(seen));
+				assert.deepEqual(seen.filter(r => r.authorization !== undefined), []);
 			} finally {
 				await host.stop();
 			}
 		} finally {
-			blocker.close();
+			stranger.close();
+		}
+	});
+
+	it('a port held by another Browser Bridge host (another browser) is only a note', async () => {
+		const first = await startHost();
+		try {
+			const second = await startHost({ args: ['--port', String(first.welcome.port)], env: { ...first.env } });
+			try {
+				assert.notEqual(second.welcome.port, first.welcome.port);
+				assert.equal(second.welcome.port_unsafe, false);
+				assert.match(second.welcome.port_note,
+				    new RegExp(`port ${first.welcome.port} is used by another Browser Bridge host`));
+			} finally {
+				await second.stop();
+			}
+		} finally {
+			await first.stop();
 		}
 	});
 
