@@ -70,9 +70,11 @@ test('the evaluate_script refusal says both ways to enable it', () => {
 
 test('ConsoleStore keeps clean entries per tab and get_console_logs words the result', async () => {
 	const { ConsoleStore, consoleResult } = await import('../src/actions/console.js');
-	const store = new ConsoleStore(10);
+	let clock = 0;
+	const store = new ConsoleStore(10, () => clock);
 	store.add(1, 0, { level: 'warn', text: 'w', time: 0, url: 'http://x/', line: 2, column: 3, evil: 'dropped' });
-	store.add(1, 4, { level: 'error', text: 'e', time: 1000, uncaught: true, stack: 'Error: e\n    at f (http://x/:1:1)' });
+	clock = 1000;
+	store.add(1, 4, { level: 'error', text: 'e', time: 99999, uncaught: true, stack: 'Error: e\n    at f (http://x/:1:1)' });
 	store.add(2, 0, { level: 'log', text: 'other tab', time: 0 });
 	store.add(1, 0, { level: 'log' });
 	const read = store.buffer(1).read({ max: 1 });
@@ -84,4 +86,28 @@ test('ConsoleStore keeps clean entries per tab and get_console_logs words the re
 	store.forget(1);
 	assert.equal(store.buffer(1).read().entries.length, 0);
 	assert.equal(store.buffer(2).read().entries.length, 1);
+});
+
+test('ConsoleStore takes only known levels, cuts long strings and says what a flooding page lost', async () => {
+	const { ConsoleStore, CONSOLE_RATE_PER_SECOND, CONSOLE_TEXT_MAX } = await import('../src/actions/console.js');
+	let clock = 0;
+	const store = new ConsoleStore(1000, () => clock);
+	store.add(1, 0, { level: 'critical', text: 'an unknown level' });
+	store.add(1, 0, { level: 'log', text: 'x'.repeat(CONSOLE_TEXT_MAX + 10), url: 'u'.repeat(5000), line: -1, stack: 's'.repeat(9000) });
+	const [long] = store.buffer(1).read().entries;
+	assert.equal(store.buffer(1).read().entries.length, 1, 'the unknown level is ignored');
+	assert.equal(long.text, `${'x'.repeat(CONSOLE_TEXT_MAX)}… (${CONSOLE_TEXT_MAX + 10} characters)`);
+	assert.ok(long.url.length < 2100 && long.stack.length < CONSOLE_TEXT_MAX + 40);
+	assert.equal(long.line, undefined);
+
+	for (let i = 0; i < 3 * CONSOLE_RATE_PER_SECOND; i++)
+		store.add(2, 0, { level: 'log', text: `flood ${i}` });
+	clock = 1500;
+	const { entries } = store.buffer(2).read({ max: 1000 });
+	assert.equal(entries.length, CONSOLE_RATE_PER_SECOND + 1);
+	assert.equal(entries.at(-2).text, `flood ${CONSOLE_RATE_PER_SECOND - 1}`);
+	assert.deepEqual({ level: entries.at(-1).level, text: entries.at(-1).text },
+	    { level: 'warn', text: `${2 * CONSOLE_RATE_PER_SECOND} console messages were dropped: the page logged more than ${CONSOLE_RATE_PER_SECOND} a second.` });
+	store.add(2, 0, { level: 'log', text: 'a new second' });
+	assert.equal(store.buffer(2).read().entries.at(-1).text, 'a new second');
 });

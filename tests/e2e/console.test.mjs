@@ -1,5 +1,6 @@
 // End-to-end: get_console_logs (every level, uncaught errors with their
-// source, filters, max, since_last_call, across navigations).
+// source, filters, max, since_last_call, across navigations), and a page
+// that tries to forge entries.
 
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,5 +65,20 @@ describe('get_console_logs', () => {
 			return r.data.messages.filter(m => /uncaught boom/.test(m.text)).length >= 2 && r;
 		}, { what: 'the second page\'s messages after the first page\'s' });
 		assert.ok(after.data.messages.length >= before + 6, 'the first page\'s messages are still there');
+	});
+
+	test('a page cannot forge entries: no fake events, no stolen channel, no page-written source', async () => {
+		await b.ok('get_console_logs', {});	// what the earlier pages logged counts as read
+		const { tabId } = await b.open('console-forge.html');
+		const logs = await until(async () => {
+			const r = await b.ok('get_console_logs', { tab_id: tabId, since_last_call: true });
+			return r.data.messages.some(m => m.text.startsWith('done')) && r;
+		}, { what: 'the forgery page\'s last message' });
+		const texts = logs.data.messages.map(m => m.text);
+		assert.deepEqual(texts, ['honest message', 'message with a page-written stack', 'done without the channel']);
+		const honest = logs.data.messages[0];
+		assert.match(honest.url, /\/console-forge\.html(\?|$)/);
+		assert.equal(logs.data.messages[1].url, undefined, 'a page-written stack names no source');
+		assert.doesNotMatch(logs.text, /bank\.example/);
 	});
 });

@@ -10,23 +10,83 @@ import { LogBuffer, formatLogEntry } from '../content-math.js';
 
 /** Entries kept per tab. */
 export const CONSOLE_BUFFER_SIZE = 1000;
+/** Entries a tab may add in one second; the rest are counted and said in one entry. */
+export const CONSOLE_RATE_PER_SECOND = 100;
+/** Longest text and stack kept (the capture cuts text there too). */
+export const CONSOLE_TEXT_MAX = 5000;
+/** Longest source URL kept. */
+const CONSOLE_URL_MAX = 2048;
+/** The levels an entry may have. */
+const CONSOLE_LEVELS = new Set(['debug', 'log', 'info', 'warn', 'error']);
 
-/** The buffers of all tabs. */
+/** Cuts a page-given string to max characters, saying how long it was. */
+function bounded(text, max) {
+	return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
+
+/**
+ * The buffers of all tabs. What a content script reports is the page's
+ * word: entries of an unknown level or without text are ignored, strings
+ * are cut, the time is the arrival time, and a tab that logs faster than
+ * CONSOLE_RATE_PER_SECOND gets the rest counted in one entry that says so.
+ */
 export class ConsoleStore {
-	constructor(capacity = CONSOLE_BUFFER_SIZE) {
+	/**
+	 * @param {number} [capacity] entries kept per tab
+	 * @param {() => number} [now] the clock, in ms
+	 */
+	constructor(capacity = CONSOLE_BUFFER_SIZE, now = Date.now) {
 		this.capacity = capacity;
+		this.now = now;
 		/** @type {Map<number, LogBuffer>} */
 		this.tabs = new Map();
+		/** @type {Map<number, {start: number, count: number, dropped: number}>} tab -> this second's tally */
+		this.rates = new Map();
 	}
 
-	/** The buffer of a tab, made on first use. */
+	/** The buffer of a tab, made on first use, with any drops said. */
 	buffer(tabId) {
 		let buffer = this.tabs.get(tabId);
 		if (buffer === undefined) {
 			buffer = new LogBuffer(this.capacity);
 			this.tabs.set(tabId, buffer);
 		}
+		this.sayDropped(tabId, buffer);
 		return buffer;
+	}
+
+	/** Adds the entry saying how many of a tab's messages the rate limit dropped, if any. */
+	sayDropped(tabId, buffer) {
+		const rate = this.rates.get(tabId);
+		if (rate === undefined || rate.dropped === 0)
+			return;
+		buffer.push({
+			level: 'warn', time: this.now(),
+			text: `${rate.dropped} console message${rate.dropped === 1 ? ' was' : 's were'} dropped: ` +
+			    `the page logged more than ${CONSOLE_RATE_PER_SECOND} a second.`,
+		});
+		rate.dropped = 0;
+	}
+
+	/** Whether the tab may add one more entry this second (counting it if not). */
+	admit(tabId) {
+		const now = this.now();
+		let rate = this.rates.get(tabId);
+		if (rate === undefined) {
+			rate = { start: now, count: 0, dropped: 0 };
+			this.rates.set(tabId, rate);
+		}
+		if (now - rate.start >= 1000) {
+			this.buffer(tabId);
+			rate.start = now;
+			rate.count = 0;
+		}
+		if (rate.count >= CONSOLE_RATE_PER_SECOND) {
+			rate.dropped++;
+			return false;
+		}
+		rate.count++;
+		return true;
 	}
 
 	/**
@@ -36,14 +96,17 @@ export class ConsoleStore {
 	 * @param {object} entry
 	 */
 	add(tabId, frameId, entry) {
-		if (typeof entry?.text !== 'string' || typeof entry.level !== 'string')
+		if (typeof entry?.text !== 'string' || !CONSOLE_LEVELS.has(entry.level))
 			return;
-		const clean = { level: entry.level, text: entry.text, time: Number(entry.time) || Date.now() };
-		for (const key of ['url', 'stack'])
-			if (typeof entry[key] === 'string')
-				clean[key] = entry[key];
+		if (!this.admit(tabId))
+			return;
+		const clean = { level: entry.level, text: bounded(entry.text, CONSOLE_TEXT_MAX), time: this.now() };
+		if (typeof entry.url === 'string')
+			clean.url = bounded(entry.url, CONSOLE_URL_MAX);
+		if (typeof entry.stack === 'string')
+			clean.stack = bounded(entry.stack, CONSOLE_TEXT_MAX);
 		for (const key of ['line', 'column'])
-			if (Number.isInteger(entry[key]))
+			if (Number.isInteger(entry[key]) && entry[key] >= 0)
 				clean[key] = entry[key];
 		if (entry.uncaught === true)
 			clean.uncaught = true;
@@ -55,6 +118,7 @@ export class ConsoleStore {
 	/** Forgets a closed tab. */
 	forget(tabId) {
 		this.tabs.delete(tabId);
+		this.rates.delete(tabId);
 	}
 }
 
