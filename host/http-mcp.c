@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "errors.h"
 #include "http.h"
+#include "http-hangup.h"
 #include "log.h"
 #include "mcp.h"
 #include "session.h"
@@ -33,6 +34,7 @@ struct http_exchange {
 	struct evhttp_request		*req;
 	struct sse_stream		*stream;	/* SSE mode, else NULL */
 	json_t				*responses;	/* JSON mode */
+	struct http_hangup		*hangup;	/* JSON mode, pending */
 	bool				 batch;
 	size_t				 outstanding;
 	size_t				 slot_count;
@@ -53,6 +55,7 @@ http_mcp_accepts(struct evhttp_request *req, const char *type)
 static void
 http_exchange_free(struct http_exchange *exchange)
 {
+	http_hangup_free(exchange->hangup);
 	json_decref(exchange->responses);
 	free(exchange);
 }
@@ -196,6 +199,7 @@ http_mcp_dispatch(struct http_transport *transport,
 	else if (exchange->stream == NULL) {
 		evhttp_connection_set_closecb(evhttp_request_get_connection(req),
 		    http_exchange_closed, exchange);
+		exchange->hangup = http_hangup_watch(req);
 	}
 }
 

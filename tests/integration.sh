@@ -4,7 +4,8 @@
 # runs it with BRIDGE_BIN, BRIDGE_SRCDIR, BRIDGE_BUILDDIR, NODE, NPM and
 # VALGRIND set. Exit 77 (skip) without Node; npm missing or `npm ci`
 # failing is an error (99), never a skip, so make check fails.
-# INTEGRATION_VALGRIND=1 runs every host under valgrind.
+# INTEGRATION_VALGRIND=1 runs every host under valgrind;
+# INTEGRATION_FILES="integration/calls.test.mjs" runs only the files named.
 
 set -u
 
@@ -73,5 +74,6 @@ fi
 export BRIDGE_BIN BRIDGE_WRAPPER BRIDGE_SLOW
 
 cd "$dest" || exit 99
-"$NODE" --test --test-reporter=spec integration/*.test.mjs
+# shellcheck disable=SC2086 # INTEGRATION_FILES is a list of files (default: all)
+"$NODE" --test --test-reporter=spec ${INTEGRATION_FILES:-integration/*.test.mjs}
 exit $?

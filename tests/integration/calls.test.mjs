@@ -3,10 +3,11 @@
 // larger than Chrome's 1 MB frame limit.
 
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 
-import { ExtensionError, OUTBOUND_MAX, never, startHost } from './fake-extension.mjs';
-import { INITIALIZE, close, connect, mcpHeaders, opts, raw, textOf } from './mcp-client.mjs';
+import { ExtensionError, OUTBOUND_MAX, never, scaled, startHost } from './fake-extension.mjs';
+import { INITIALIZE, close, connect, eventually, mcpHeaders, opts, raw, textOf } from './mcp-client.mjs';
 
 // Text that exercises JSON escaping and multi-byte UTF-8.
 const AWKWARD = 'quote " backslash \\ slash / tab \t newline \n é ü 中文 😀 \u2028 <script>&amp;';
@@ -249,6 +250,23 @@ describe('sessions ending with calls in flight', () => {
 		const answered = await call;
 		assert.equal(answered.json?.result, undefined, 'a cancelled call has no result');
 		assert.equal((await host.request('status')).result.pending_calls, 0);
+	});
+
+	it('a client that closes its connection while a JSON-mode call is pending gets its call cancelled at once', async () => {
+		const init = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: INITIALIZE });
+		const headers = mcpHeaders(host, { 'Mcp-Session-Id': init.headers['mcp-session-id'], Accept: 'application/json, text/event-stream' });
+		const body = JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'run_task', arguments: { task: 'hang up' } } });
+		const req = httpRequest({
+			host: '127.0.0.1', port: host.port, method: 'POST', path: '/mcp', agent: false,
+			headers: { Host: `127.0.0.1:${host.port}`, 'Content-Length': Buffer.byteLength(body), ...headers },
+		});
+		req.on('error', () => {});
+		req.end(body);
+		const request = await host.waitForRequest(r => r.params.task === 'hang up', 'the run_task request');
+		req.destroy();
+		const cancel = await host.waitForCancel(request.id, scaled(2000));
+		assert.deepEqual(cancel, { type: 'cancel', id: request.id, reason: 'cancelled' });
+		await eventually(async () => (await host.request('status')).result.pending_calls === 0, 'the call\'s slot freed');
 	});
 
 	it('closing a legacy SSE stream cancels its pending call', async () => {
