@@ -159,6 +159,16 @@ bridge_send(const json_t *message, void *arg)
 	return channel_send(bridge->channel, message);
 }
 
+/* Returns the bytes written to the extension that it has not read yet. */
+static size_t
+bridge_backlog(void *arg)
+{
+	struct bridge	*bridge = arg;
+
+	return bridge->channel != NULL ?
+	    channel_output_pending(bridge->channel) : 0;
+}
+
 /*
  * The directories the tools must never open, even with allow_file_urls:
  * the config directory (the token) and the runtime file's directory.
@@ -401,6 +411,7 @@ bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 	struct bridge			*bridge = xcalloc(1, sizeof *bridge);
 	struct rpc_callbacks		 callbacks = {
 		.send = bridge_send,
+		.backlog = bridge_backlog,
 		.welcome = bridge_welcome,
 		.connected = bridge_connected,
 		.disconnected = bridge_disconnected,

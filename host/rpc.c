@@ -53,7 +53,7 @@ struct rpc_call {
 	uint64_t		 hello_deadline_ms;	/* unsent: no hello */
 	bool			 sent;
 	const char		*fail_code;	/* set: fails when timer fires */
-	const char		*fail_message;
+	char			*fail_message;	/* owned */
 	struct event		*timer;
 	rpc_done_cb		 done;
 	rpc_progress_cb		 progress;
@@ -119,6 +119,7 @@ rpc_call_free(struct rpc_call *call)
 	event_free(call->timer);
 	json_decref(call->params);
 	free(call->method);
+	free(call->fail_message);
 	free(call);
 }
 
@@ -138,7 +139,8 @@ rpc_call_fail_later(struct rpc_call *call, const char *code,
 {
 	call->sent = false;
 	call->fail_code = code;
-	call->fail_message = message;
+	free(call->fail_message);
+	call->fail_message = xstrdup(message);
 	evtimer_del(call->timer);
 	rpc_call_arm(call, 0);
 }
@@ -166,11 +168,32 @@ rpc_send_cancel(struct rpc *rpc, uint64_t id, const char *reason)
 	    "id", (json_int_t)id, "reason", reason));
 }
 
-/* Sends a call's request, arming its timeout; fails it later on error. */
+/*
+ * Sends a call's request, arming its timeout; fails it later on error, or
+ * at once when the extension has stopped reading.
+ */
 static void
 rpc_call_send(struct rpc_call *call, int timeout_ms)
 {
 	json_t	*message;
+	size_t	 backlog;
+	char	*busy;
+
+	backlog = call->rpc->cb.backlog != NULL ?
+	    call->rpc->cb.backlog(call->rpc->cb.arg) : 0;
+	if (backlog > RPC_BACKLOG_MAX) {
+		log_warn(call->rpc->log, "rpc: %s (id %" PRIu64 ") refused: "
+		    "%zu bytes wait for the extension", call->method, call->id,
+		    backlog);
+		busy = xasprintf("The browser extension is not reading its "
+		    "messages (%zu MiB wait for it): it may be hung. Retry in "
+		    "a moment; if it keeps happening, reload Browser Bridge at "
+		    "chrome://extensions or restart the browser.",
+		    backlog / (1024 * 1024));
+		rpc_call_fail_later(call, ERR_EXTENSION_BUSY, busy);
+		free(busy);
+		return;
+	}
 
 	message = json_pack("{s:s, s:I, s:s, s:O, s:i}", "type", "request",
 	    "id", (json_int_t)call->id, "method", call->method,

@@ -43,9 +43,18 @@ typedef void (*rpc_done_cb)(const json_t *result, const char *error_code,
 /* A progress message from the extension (borrowed; the whole object). */
 typedef void (*rpc_progress_cb)(const json_t *progress, void *arg);
 
+/* Bytes waiting for the extension past which new requests are refused. */
+#define RPC_BACKLOG_MAX	(8 * 1024 * 1024)
+
 struct rpc_callbacks {
 	/* Writes one message to the extension; -1 if the channel is gone. */
 	int	 (*send)(const json_t *message, void *arg);
+	/*
+	 * Returns the bytes written to the extension that it has not read
+	 * yet: past RPC_BACKLOG_MAX, new requests fail with EXTENSION_BUSY.
+	 * NULL: nothing waits (tests).
+	 */
+	size_t	 (*backlog)(void *arg);
 	/*
 	 * Returns the fields the welcome carries besides "type" and
 	 * "protocol" (a new object), given the extension's hello.

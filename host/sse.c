@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
 #include <event2/http.h>
 
 #include "xmalloc.h"
@@ -14,6 +16,7 @@ struct sse_stream {
 	struct evhttp_request	*req;
 	sse_close_cb		 on_close;
 	void			*arg;
+	struct event		*drop;	/* set: the client stopped reading */
 	TAILQ_ENTRY(sse_stream)	 entry;
 };
 
@@ -51,12 +54,40 @@ sse_stream_start(struct sse_stream_list *list, struct evhttp_request *req,
 	return stream;
 }
 
-/* Writes text to the stream now. */
+/*
+ * Drops a client that stopped reading: freeing its connection runs the
+ * close callback, which tells the owner and ends the stream.
+ */
+static void
+sse_stream_drop(__attribute__((unused)) evutil_socket_t fd,
+    __attribute__((unused)) short events, void *arg)
+{
+	struct sse_stream	*stream = arg;
+
+	evhttp_connection_free(evhttp_request_get_connection(stream->req));
+}
+
+/*
+ * Writes text to the stream now; once more than SSE_BACKLOG_MAX bytes
+ * wait for the client, writes nothing more and drops it from the loop.
+ */
 static void
 sse_stream_write(struct sse_stream *stream, struct evbuffer *buf)
 {
-	if (evhttp_request_get_connection(stream->req) != NULL)
-		evhttp_send_reply_chunk(stream->req, buf);
+	struct evhttp_connection	*evcon;
+	struct bufferevent		*bev;
+
+	evcon = evhttp_request_get_connection(stream->req);
+	if (evcon == NULL || stream->drop != NULL)
+		return;
+	bev = evhttp_connection_get_bufferevent(evcon);
+	if (evbuffer_get_length(bufferevent_get_output(bev)) > SSE_BACKLOG_MAX) {
+		stream->drop = evtimer_new(evhttp_connection_get_base(evcon),
+		    sse_stream_drop, stream);
+		event_active(stream->drop, EV_TIMEOUT, 1);
+		return;
+	}
+	evhttp_send_reply_chunk(stream->req, buf);
 }
 
 /* Sends one event; data must not contain a newline. */
@@ -106,6 +137,8 @@ sse_stream_end(struct sse_stream *stream)
 		evhttp_connection_set_closecb(evcon, NULL, NULL);
 	TAILQ_REMOVE(stream->list, stream, entry);
 	evhttp_send_reply_end(stream->req);
+	if (stream->drop != NULL)
+		event_free(stream->drop);
 	free(stream);
 }
 

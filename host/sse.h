@@ -1,7 +1,8 @@
 /*
  * Server-sent event streams on evhttp requests: start the chunked reply,
  * send events and keepalive comments, and end it, including when the client
- * has already gone (libevent then leaves the request for us to free).
+ * has already gone (libevent then leaves the request for us to free), or
+ * has stopped reading (it is dropped past SSE_BACKLOG_MAX unread bytes).
  */
 #ifndef SSE_H
 #define SSE_H
@@ -9,6 +10,9 @@
 #include <jansson.h>
 
 #include "queue.h"
+
+/* Bytes a client may leave unread before its stream is dropped. */
+#define SSE_BACKLOG_MAX	(4 * 1024 * 1024)
 
 struct evhttp_request;
 struct sse_stream;

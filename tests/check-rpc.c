@@ -43,6 +43,7 @@ struct ctx {
 	struct rpc		*rpc;
 	json_t			*sent;
 	bool			 send_fails;
+	size_t			 backlog;	/* what test_backlog says */
 	int			 connected;
 	int			 disconnected;
 	json_t			*seen_hello;
@@ -61,6 +62,15 @@ test_send(const json_t *message, void *arg)
 		return -1;
 	json_array_append_new(ctx->sent, json_deep_copy(message));
 	return 0;
+}
+
+/* Says how many bytes wait for the extension. */
+static size_t
+test_backlog(void *arg)
+{
+	struct ctx	*ctx = arg;
+
+	return ctx->backlog;
 }
 
 /* Welcome fields; tries to override type and protocol too. */
@@ -167,6 +177,7 @@ ctx_start(struct ctx *ctx, int grace_ms)
 {
 	struct rpc_callbacks	cb = {
 		.send = test_send,
+		.backlog = test_backlog,
 		.welcome = test_welcome,
 		.connected = test_connected,
 		.disconnected = test_disconnected,
@@ -692,6 +703,39 @@ START_TEST(test_send_failure_fails_call_asynchronously)
 }
 END_TEST
 
+START_TEST(test_backlog_over_bound_fails_new_calls_busy)
+{
+	struct ctx	ctx;
+	struct outcome	queued = { 0 }, refused = { 0 }, later = { 0 };
+
+	ctx_start(&ctx, 0);
+	ctx_connect(&ctx);
+	ctx.backlog = RPC_BACKLOG_MAX;
+	ctx_call(&ctx, "click", NULL, 5000, &queued);
+	ck_assert_int_eq(json_array_size(ctx.sent), 1);	/* at the bound: written */
+	ctx.backlog = RPC_BACKLOG_MAX + 1;
+	ctx_call(&ctx, "click", NULL, 5000, &refused);
+	ck_assert_int_eq(json_array_size(ctx.sent), 1);	/* over it: not written */
+	ck_assert_int_eq(refused.done, 0);
+	ctx_advance(&ctx, 50);
+	ck_assert_failed(&refused, ERR_EXTENSION_BUSY,
+	    "The browser extension is not reading its messages (8 MiB wait "
+	    "for it): it may be hung. Retry in a moment; if it keeps "
+	    "happening, reload Browser Bridge at chrome://extensions or "
+	    "restart the browser.");
+	ck_assert(!ctx.done_inside_call);
+	ck_assert_int_eq(queued.done, 0);	/* the queued call still waits */
+	ck_assert_int_eq(rpc_pending_count(ctx.rpc), 1);
+	ctx.backlog = 0;
+	ctx_call(&ctx, "click", NULL, 5000, &later);
+	ck_assert_int_eq(json_array_size(ctx.sent), 2);	/* read again: written */
+	outcome_clear(&queued);
+	outcome_clear(&refused);
+	outcome_clear(&later);
+	ctx_end(&ctx);
+}
+END_TEST
+
 START_TEST(test_extension_request_answered_with_same_id)
 {
 	struct ctx	ctx;
@@ -907,6 +951,7 @@ rpc_suite(void)
 	tcase_add_test(tc, test_extension_request_errors);
 	tcase_add_test(tc, test_unknown_message_type_ignored);
 	tcase_add_test(tc, test_event_passed_to_owner);
+	tcase_add_test(tc, test_backlog_over_bound_fails_new_calls_busy);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("reentrancy");
