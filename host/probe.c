@@ -80,6 +80,7 @@ probe_pid_alive(long pid)
 
 /* What one GET gathered: the answer, or why there is none. */
 struct probe_get {
+	struct event_base *base;
 	int		 port;
 	const char	*path;
 	int		 timeout_ms;
@@ -88,7 +89,10 @@ struct probe_get {
 	char		*cause;
 };
 
-/* Keeps the answer of a finished GET. */
+/*
+ * Keeps the answer of a finished GET, and ends the loop: the idle
+ * connection would otherwise keep it running until the timeout.
+ */
 static void
 probe_get_done(struct evhttp_request *req, void *arg)
 {
@@ -96,6 +100,7 @@ probe_get_done(struct evhttp_request *req, void *arg)
 	struct evbuffer		*input;
 	size_t			 len;
 
+	event_base_loopbreak(get->base);
 	if (req == NULL || evhttp_request_get_response_code(req) == 0) {
 		if (get->cause == NULL)
 			get->cause = xasprintf("cannot connect to 127.0.0.1:%d",
@@ -158,6 +163,7 @@ probe_http_get(int port, const char *path, int timeout_ms, int *status,
 		*cause = xstrdup("cannot create an event base");
 		return -1;
 	}
+	get.base = base;
 	conn = evhttp_connection_base_new(base, NULL, "127.0.0.1",
 	    (ev_uint16_t)port);
 	evhttp_connection_set_timeout_tv(conn, &tv);

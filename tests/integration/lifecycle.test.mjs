@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
@@ -16,6 +16,12 @@ const NOT_CONNECTED = 'EXTENSION_NOT_CONNECTED: The browser extension has not co
     'Open the browser with the Browser Bridge extension enabled (check chrome://extensions), then retry.';
 const DISCONNECTED = 'EXTENSION_DISCONNECTED: The browser extension disconnected (browser closed or ' +
     'extension reloaded). Reopen the browser and retry.';
+
+// Runs a browser-bridge command without blocking the other tests; resolves to {status, stdout}.
+function runCommand(args, env) {
+	return new Promise(resolve => execFile(process.env.BRIDGE_BIN, args, { env, encoding: 'utf8' },
+	    (error, stdout, stderr) => resolve({ status: error ? error.code : 0, stdout, stderr })));
+}
 
 // Returns the host's pending call count, asked over MCP.
 async function pendingCalls(client) {
@@ -208,11 +214,11 @@ describe('host lifecycle', { concurrency: true }, () => {
 				await close(client);
 				assert.equal(JSON.parse(readFileSync(host.runtimeFile, 'utf8')).port, host.welcome.port);
 
-				const cli = spawnSync(process.env.BRIDGE_BIN, ['status'], { env: host.env, encoding: 'utf8' });
+				const cli = await runCommand(['status'], host.env);
 				assert.equal(cli.status, 1, cli.stdout + cli.stderr);
 				assert.match(cli.stdout, new RegExp(`DANGER: +port ${taken} is held by a program that is not Browser Bridge`));
 				assert.match(cli.stdout, new RegExp(`port: +${host.welcome.port}`));
-				const doctor = spawnSync(process.env.BRIDGE_BIN, ['doctor'], { env: host.env, encoding: 'utf8' });
+				const doctor = await runCommand(['doctor'], host.env);
 				assert.equal(doctor.status, 1);
 				assert.match(doctor.stdout, /FAIL.*port \d+ is held by a program that is not Browser Bridge[^\n]*\n.*stop the program that holds the port/);
 
