@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds Browser Bridge and runs the whole test suite: the -Werror build,
 # the same suite under AddressSanitizer and UndefinedBehaviorSanitizer, the
-# integration tests with the host under valgrind, and make distcheck.
+# integration tests with the host under valgrind, a short run of every fuzz
+# target, and make distcheck.
 # Installs missing Debian packages first (as root).
 set -eu
 cd "$(dirname "$0")"
@@ -48,6 +49,7 @@ stage "unit and integration" main "--enable-werror" check
 stage "sanitizers" sanitizers "--enable-werror --enable-sanitizers" check
 stage "integration under valgrind" main "--enable-werror" check \
 	TESTS=tests/integration.sh INTEGRATION_VALGRIND=1
+stage "fuzz smoke" main "--enable-werror" fuzz-smoke
 stage "distcheck" main "--enable-werror" distcheck \
 	DISTCHECK_CONFIGURE_FLAGS=--enable-werror
 echo "$passed passed, $failed failed"

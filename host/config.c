@@ -370,7 +370,7 @@ config_load(struct config *config, int argc, char **argv, char **cause)
 	if (config_locate(config, cause) != 0)
 		return -1;
 	(void)config_read_file(config, &config->file_error);
-	optind = 1;
+	optind = 0;	/* 0, not 1: GNU getopt forgets the last argv only then */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		if (c == 'h') {

@@ -5,7 +5,7 @@ set -eu
 
 need="gcc make autoconf automake libtool pkg-config libevent-dev libjansson-dev libsodium-dev check"
 case "${1:-build}" in
-test) need="$need valgrind chromium" ;;
+test) need="$need valgrind chromium clang" ;;
 run) need="$need chromium" ;;
 esac
 

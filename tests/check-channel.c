@@ -20,6 +20,7 @@
 #include "nm-chunk.h"
 #include "nm-frame.h"
 #include "stdout-guard.h"
+#include "test-base64.h"
 #include "xmalloc.h"
 
 /* What the channel handed the test. */
@@ -504,31 +505,13 @@ END_TEST
 static int
 base64_decode_add(struct evbuffer *buf, const char *in)
 {
-	static const char	 alphabet[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t			 len = strlen(in), i, j;
-	uint8_t			 out[3];
-	uint32_t		 v;
-	const char		*p;
+	uint8_t	*out;
+	size_t	 len;
 
-	if (len % 4 != 0)
+	if ((out = test_base64_decode(in, &len)) == NULL)
 		return -1;
-	for (i = 0; i < len; i += 4) {
-		v = 0;
-		for (j = 0; j < 4; j++) {
-			v <<= 6;
-			if (in[i + j] == '=')
-				continue;
-			if ((p = strchr(alphabet, in[i + j])) == NULL)
-				return -1;
-			v |= (uint32_t)(p - alphabet);
-		}
-		out[0] = v >> 16;
-		out[1] = v >> 8 & 0xff;
-		out[2] = v & 0xff;
-		evbuffer_add(buf, out, in[i + 2] == '=' ? 1 :
-		    in[i + 3] == '=' ? 2 : 3);
-	}
+	evbuffer_add(buf, out, len);
+	free(out);
 	return 0;
 }
 

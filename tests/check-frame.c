@@ -9,6 +9,7 @@
 #include "check-helpers.h"
 #include "nm-chunk.h"
 #include "nm-frame.h"
+#include "test-base64.h"
 #include "xmalloc.h"
 
 /* Builds a frame (header + payload) in a heap buffer. */
@@ -267,44 +268,6 @@ START_TEST(test_decode_not_object)
 }
 END_TEST
 
-/* Decodes standard base64 with padding; NULL if it is malformed. */
-static uint8_t *
-base64_decode(const char *in, size_t *out_len)
-{
-	static const char	 alphabet[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t			 len = strlen(in), i, j, n = 0;
-	uint8_t			*out;
-	uint32_t		 v;
-	const char		*p;
-
-	if (len % 4 != 0)
-		return NULL;
-	out = xmalloc(len / 4 * 3 + 1);
-	for (i = 0; i < len; i += 4) {
-		v = 0;
-		for (j = 0; j < 4; j++) {
-			v <<= 6;
-			if (in[i + j] == '=' && i + 4 == len && j >= 2)
-				continue;
-			p = strchr(alphabet, in[i + j]);
-			if (in[i + j] == '\0' || p == NULL ||
-			    (j == 3 && in[i + 2] == '=')) {
-				free(out);
-				return NULL;
-			}
-			v |= (uint32_t)(p - alphabet);
-		}
-		out[n++] = v >> 16;
-		if (in[i + 2] != '=')
-			out[n++] = v >> 8 & 0xff;
-		if (in[i + 3] != '=')
-			out[n++] = v & 0xff;
-	}
-	*out_len = n;
-	return out;
-}
-
 /* Collects the chunks one split emits. */
 struct chunks {
 	size_t	 limit;
@@ -358,7 +321,7 @@ chunks_roundtrip(const char *text, size_t len, uint64_t id, size_t limit)
 		    "index")), (json_int_t)i);
 		ck_assert_int_eq(json_integer_value(json_object_get(chunk,
 		    "count")), (json_int_t)count);
-		piece = base64_decode(json_string_value(json_object_get(chunk,
+		piece = test_base64_decode(json_string_value(json_object_get(chunk,
 		    "data")), &piece_len);
 		ck_assert_ptr_nonnull(piece);
 		/* Every chunk but the last is full. */
