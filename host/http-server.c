@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "errors.h"
 #include "http.h"
+#include "http-accept.h"
 #include "http-guard.h"
 #include "http-mcp.h"
 #include "http-sse.h"
@@ -29,6 +30,7 @@ struct http_server {
 	void			*arg;
 	struct evhttp		*http;
 	struct event		*tick;		/* keepalive and expiry */
+	struct http_accept_guard *accept_guard;
 	uint16_t		 port;
 	int			 taken_port;	/* configured but taken, or 0 */
 	char			*port_note;	/* why the port differs */
@@ -193,6 +195,8 @@ http_server_bind(struct http_server *server, int port)
 	if (getsockname(evhttp_bound_socket_get_fd(handle),
 	    (struct sockaddr *)&sin, &len) != 0)
 		return -1;
+	server->accept_guard = http_accept_guard_new(
+	    evhttp_bound_socket_get_listener(handle), server->transport.log);
 	return ntohs(sin.sin_port);
 }
 
@@ -268,6 +272,7 @@ http_server_free(struct http_server *server)
 	http_server_end_streams(server);
 	if (server->tick != NULL)
 		event_free(server->tick);
+	http_accept_guard_free(server->accept_guard);
 	evhttp_free(server->http);
 	free(server->port_note);
 	free(server);

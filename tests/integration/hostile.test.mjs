@@ -1,11 +1,13 @@
 // Clients and an extension that stop reading: the host's buffers toward
 // them are bounded, calls past the bound fail at once or the slow client
 // is dropped, nothing else is lost, and the host's resident memory stays
-// under a stated bound.
+// under a stated bound. Clients that take every file descriptor: the host
+// does not spin, and serves again once they go.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { connect as netConnect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 
 import { startHost } from './fake-extension.mjs';
@@ -21,6 +23,8 @@ const SLACK = 24 * MiB;
 // Calls of 1 MiB each sent while the extension reads nothing: without the
 // bound, all of them would wait in the host's memory.
 const CALLS = 60;
+// The host's file descriptor limit in the exhaustion test.
+const DESCRIPTORS = 64;
 // Under valgrind the host's memory is valgrind's: the bound is not checked.
 const MEASURED = !(process.env.BRIDGE_WRAPPER ?? '').includes('valgrind');
 
@@ -28,6 +32,12 @@ const MEASURED = !(process.env.BRIDGE_WRAPPER ?? '').includes('valgrind');
 function residentBytes(pid) {
 	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
 	return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)[1]) * 1024;
+}
+
+// The CPU time the host has used, in ms (user + system, from /proc).
+function cpuMs(pid) {
+	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+	return (Number(fields[11]) + Number(fields[12])) * 1000 / 100;	// clock ticks of 1/100 s
 }
 
 // One MCP session over raw HTTP; returns a function that calls a tool in JSON mode.
@@ -143,5 +153,38 @@ describe('an SSE client that stops reading', () => {
 		assert.equal(textOf(result).length, MiB);
 		await close(client);
 		stream.req.destroy();
+	});
+});
+
+describe('clients that take every file descriptor', () => {
+	let host;
+	before(async () => {
+		host = await startHost({ wrapper: `prlimit --nofile=${DESCRIPTORS}:${DESCRIPTORS} --` });
+	});
+	after(async () => {
+		await host.stop();
+	});
+
+	it('the host rests instead of spinning, says so once, and serves again when they close', async () => {
+		const sockets = [];
+		for (let i = 0; i < DESCRIPTORS + 16; i++) {
+			const socket = netConnect({ host: '127.0.0.1', port: host.port });
+			socket.on('error', () => {});
+			sockets.push(socket);
+		}
+		await eventually(async () => /out of file descriptors/.test(host.stderr), 'the host saying it ran out of descriptors');
+		const cpuBefore = cpuMs(host.pid);
+		const wallBefore = performance.now();
+		await new Promise(resolve => setTimeout(resolve, 2000));
+		const busy = (cpuMs(host.pid) - cpuBefore) / (performance.now() - wallBefore);
+		assert.ok(busy < 0.25, `the host used ${(busy * 100).toFixed(0)}% of a CPU while out of descriptors`);
+		assert.equal(host.stderr.match(/out of file descriptors/g).length, 1, 'said once');
+
+		for (const socket of sockets)
+			socket.destroy();
+		const client = await connect(host);
+		const result = await client.callTool({ name: 'hover_element', arguments: { ref: 'e1' } }, undefined, opts());
+		assert.equal(JSON.parse(textOf(result)).method, 'hover_element');
+		await close(client);
 	});
 });
