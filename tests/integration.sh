@@ -44,20 +44,8 @@ chmod -R u+w "$dest/integration" "$dest/package.json" "$dest/package-lock.json" 
 	exit 99
 
 # Install the SDK only when it is missing or the lock changed.
-if [ ! -d "$dest/node_modules" ] ||
-    ! cmp -s "$dest/package-lock.json" "$dest/.installed-lock.json"; then
-	if [ -z "$NPM" ]; then
-		echo "integration.sh: npm was not found when configure ran; install npm (apt-get install npm) and run configure again" >&2
-		exit 99
-	fi
-	rm -f "$dest/.installed-lock.json"
-	if ! (cd "$dest" && "$NPM" ci --no-audit --no-fund --loglevel=error >npm-ci.log 2>&1); then
-		cat "$dest/npm-ci.log" >&2
-		echo "integration.sh: npm ci failed in $dest (see above); it needs the npm registry" >&2
-		exit 99
-	fi
-	cp "$dest/package-lock.json" "$dest/.installed-lock.json" || exit 99
-fi
+. "$srcdir/tests/npm-ci.sh"
+npm_ci_once "$dest" integration.sh || exit 99
 
 BRIDGE_WRAPPER=${BRIDGE_WRAPPER:-}
 BRIDGE_SLOW=${BRIDGE_SLOW:-}
@@ -74,6 +62,11 @@ fi
 export BRIDGE_BIN BRIDGE_WRAPPER BRIDGE_SLOW
 
 cd "$dest" || exit 99
+# INTEGRATION_SCRIPT=integration/soak.mjs runs one script (`make soak`), not the tests.
+if [ -n "${INTEGRATION_SCRIPT:-}" ]; then
+	"$NODE" "$INTEGRATION_SCRIPT"
+	exit $?
+fi
 # shellcheck disable=SC2086 # INTEGRATION_FILES is a list of files (default: all)
 "$NODE" --test --test-reporter=spec ${INTEGRATION_FILES:-integration/*.test.mjs}
 exit $?
