@@ -11,8 +11,10 @@
 #include "errors.h"
 #include "http.h"
 #include "http-hangup.h"
+#include "http-modern.h"
 #include "log.h"
 #include "mcp.h"
+#include "mcp-modern.h"
 #include "session.h"
 #include "sse.h"
 #include "xmalloc.h"
@@ -35,6 +37,7 @@ struct http_exchange {
 	struct sse_stream		*stream;	/* SSE mode, else NULL */
 	json_t				*responses;	/* JSON mode */
 	struct http_hangup		*hangup;	/* JSON mode, pending */
+	struct session			*stateless;	/* a modern request's */
 	bool				 batch;
 	size_t				 outstanding;
 	size_t				 slot_count;
@@ -56,6 +59,8 @@ static void
 http_exchange_free(struct http_exchange *exchange)
 {
 	http_hangup_free(exchange->hangup);
+	if (exchange->stateless != NULL)
+		session_stateless_free(exchange->stateless);
 	json_decref(exchange->responses);
 	free(exchange);
 }
@@ -79,7 +84,13 @@ http_exchange_finish(struct http_exchange *exchange)
 	if (json_array_size(exchange->responses) > 0) {
 		body = exchange->batch ? json_incref(exchange->responses) :
 		    json_incref(json_array_get(exchange->responses, 0));
-		http_reply_json(req, 200, "OK", body);
+		/* A modern server answers an unknown method with 404. */
+		if (exchange->stateless != NULL && json_integer_value(
+		    json_object_get(json_object_get(body, "error"), "code")) ==
+		    JSONRPC_METHOD_NOT_FOUND)
+			http_reply_json(req, 404, "Not Found", body);
+		else
+			http_reply_json(req, 200, "OK", body);
 	} else
 		http_reply_json(req, 202, "Accepted", NULL);
 	http_exchange_free(exchange);
@@ -158,7 +169,10 @@ http_mcp_wants_stream(struct evhttp_request *req, json_t *messages)
 	return false;
 }
 
-/* Dispatches every message of a POST and answers when all are done. */
+/*
+ * Dispatches every message of a POST and answers when all are done. A
+ * stateless session (a modern request's) is the exchange's to free.
+ */
 static void
 http_mcp_dispatch(struct http_transport *transport,
     struct evhttp_request *req, struct session *session, json_t *messages,
@@ -175,6 +189,8 @@ http_mcp_dispatch(struct http_transport *transport,
 	exchange->responses = json_array();
 	exchange->slot_count = n;
 	exchange->outstanding = n + 1;	/* held until the loop ends */
+	if (session->transport == SESSION_STATELESS)
+		exchange->stateless = session;
 	if (http_mcp_wants_stream(req, messages)) {
 		exchange->stream = sse_stream_start(&transport->streams, req,
 		    http_exchange_stream_closed, exchange);
@@ -238,6 +254,24 @@ http_mcp_check_version(struct evhttp_request *req, const json_t *body)
 	return -1;
 }
 
+/*
+ * POST /mcp of a modern (2026-07-28) request: checked, then served in a
+ * state of its own; Mcp-Session-Id is ignored.
+ */
+static void
+http_mcp_post_modern(struct http_transport *transport,
+    struct evhttp_request *req, json_t *body, const char *version)
+{
+	json_t	*messages;
+
+	if (http_modern_check(req, body, version) != 0)
+		return;
+	messages = json_pack("[O]", body);
+	http_mcp_dispatch(transport, req, session_stateless_new(version),
+	    messages, false);
+	json_decref(messages);
+}
+
 /* POST /mcp: one message, or a batch under 2025-03-26. */
 static void
 http_mcp_post(struct http_transport *transport,
@@ -245,6 +279,7 @@ http_mcp_post(struct http_transport *transport,
 {
 	struct session	*session;
 	json_t		*body, *messages;
+	const char	*version;
 	bool		 batch;
 
 	if (!http_mcp_accepts(req, "application/json") &&
@@ -257,6 +292,20 @@ http_mcp_post(struct http_transport *transport,
 	if (http_body_json(req, &body) != 0)
 		return;
 	batch = json_is_array(body);
+	if (!batch && (version = mcp_modern_version(body)) != NULL) {
+		http_mcp_post_modern(transport, req, body, version);
+		json_decref(body);
+		return;
+	}
+	if ((version = http_header(req, "MCP-Protocol-Version")) != NULL &&
+	    mcp_modern_version_supported(version)) {
+		http_reply_error_to(req, 400, "Bad Request", body,
+		    MCP_HEADER_MISMATCH, "Header mismatch: MCP-Protocol-Version "
+		    "names " MCP_MODERN_VERSION " but params._meta has no "
+		    MCP_META_VERSION);
+		json_decref(body);
+		return;
+	}
 	if (!batch && mcp_is_initialize(body)) {
 		session = session_store_create(transport->sessions,
 		    SESSION_STREAMABLE, clock_now_ms(transport->clock));

@@ -1,4 +1,7 @@
-/* MCP methods: initialize, tools, resources, prompts, logging, cancel. */
+/*
+ * MCP methods: initialize, discover, tools, resources, prompts, logging,
+ * cancel; for legacy sessions and for modern (2026-07-28) requests alike.
+ */
 #include "mcp.h"
 
 #include <stdlib.h>
@@ -7,6 +10,7 @@
 #include "errors.h"
 #include "jsonrpc.h"
 #include "log.h"
+#include "mcp-modern.h"
 #include "resources.h"
 #include "session.h"
 #include "sse.h"
@@ -86,7 +90,26 @@ mcp_free(struct mcp *mcp)
 	free(mcp);
 }
 
-/* Returns whether this host speaks an MCP protocol version. */
+/* The legacy versions this host speaks, newest first (a new array). */
+json_t *
+mcp_legacy_versions(void)
+{
+	json_t	*versions = json_array();
+	size_t	 i;
+
+	for (i = 0; i < sizeof mcp_versions / sizeof *mcp_versions; i++)
+		json_array_append_new(versions, json_string(mcp_versions[i]));
+	return versions;
+}
+
+/* Returns whether a session (or stateless request) is of the modern era. */
+static bool
+mcp_session_modern(const struct session *session)
+{
+	return strcmp(session->protocol_version, MCP_MODERN_VERSION) == 0;
+}
+
+/* Returns whether this host speaks a legacy MCP protocol version. */
 bool
 mcp_version_supported(const char *version)
 {
@@ -164,6 +187,15 @@ mcp_initialize(struct mcp *mcp, struct session *session, const json_t *request,
 	return mcp_initialize_result(session->protocol_version);
 }
 
+/* server/discover: the versions, capabilities and guidance (modern). */
+static json_t *
+mcp_discover(struct mcp *mcp, struct session *session, const json_t *request,
+    const json_t *params, mcp_emit_cb emit, void *arg, struct mcp_call **call,
+    json_t **error)
+{
+	return mcp_modern_discover(mcp_instructions);
+}
+
 /* ping: answers with an empty result. */
 static json_t *
 mcp_ping(struct mcp *mcp, struct session *session, const json_t *request,
@@ -217,7 +249,7 @@ mcp_tool_result(const json_t *result)
 	json_t	*wrapped;
 
 	if (json_is_array(json_object_get(result, "content")))
-		return json_incref((json_t *)result);
+		return json_copy((json_t *)result);	/* its own top level */
 	text = json_dumps(result, JSON_COMPACT|JSON_ENCODE_ANY);
 	wrapped = json_pack("{s:[{s:s,s:s}]}", "content", "type", "text",
 	    "text", text != NULL ? text : "null");
@@ -244,20 +276,27 @@ mcp_call_done(const json_t *result, const char *error_code,
     const char *error_message, void *arg)
 {
 	struct mcp_call	*call = arg;
-	json_t		*reply;
+	json_t		*reply, *body;
 
 	if (call->kind == MCP_CALL_TOOL) {
-		reply = jsonrpc_result(call->request_id, error_code != NULL ?
+		body = error_code != NULL ?
 		    mcp_tool_error(error_code, error_message) :
-		    mcp_tool_result(result));
+		    mcp_tool_result(result);
+		if (mcp_session_modern(call->session))
+			mcp_modern_finish(body, "tools/call");
+		reply = jsonrpc_result(call->request_id, body);
 	} else if (error_code != NULL) {
 		char *text = xasprintf("%s: %s", error_code, error_message);
 
 		reply = jsonrpc_error(call->request_id, JSONRPC_INTERNAL_ERROR,
 		    text, json_pack("{s:s}", "code", error_code));
 		free(text);
-	} else if (json_is_array(json_object_get(result, "contents")))
-		reply = jsonrpc_result(call->request_id, json_incref((json_t *)result));
+	} else if (json_is_array(json_object_get(result, "contents"))) {
+		body = json_copy((json_t *)result);
+		if (mcp_session_modern(call->session))
+			mcp_modern_finish(body, "resources/read");
+		reply = jsonrpc_result(call->request_id, body);
+	}
 	else {
 		reply = jsonrpc_error(call->request_id, JSONRPC_INTERNAL_ERROR,
 		    "The extension returned a resource without contents",
@@ -399,7 +438,7 @@ mcp_resources_templates(struct mcp *mcp, struct session *session,
  */
 static int
 mcp_resource_param(const json_t *request, const json_t *params,
-    const char *method, json_t **error)
+    const char *method, bool modern, json_t **error)
 {
 	const char	*uri = jsonrpc_string(json_object_get(params, "uri"));
 	char		*message;
@@ -415,7 +454,8 @@ mcp_resource_param(const json_t *request, const json_t *params,
 		message = xasprintf("Resource not found: %s. Call "
 		    "resources/list for the resources this server has.", uri);
 		*error = jsonrpc_error(json_object_get(request, "id"),
-		    MCP_RESOURCE_NOT_FOUND, message,
+		    modern ? JSONRPC_INVALID_PARAMS : MCP_RESOURCE_NOT_FOUND,
+		    message,
 		    json_pack("{s:s}", "uri", uri));
 		free(message);
 	}
@@ -428,7 +468,8 @@ mcp_resources_read(struct mcp *mcp, struct session *session,
     const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
     struct mcp_call **call, json_t **error)
 {
-	if (mcp_resource_param(request, params, "resources/read", error) == -1)
+	if (mcp_resource_param(request, params, "resources/read",
+	    mcp_session_modern(session), error) == -1)
 		return NULL;
 	*call = mcp_forward(mcp, session, request, MCP_CALL_RESOURCE,
 	    "read_resource", json_pack("{s:O}", "uri",
@@ -445,7 +486,7 @@ mcp_resources_subscribe(struct mcp *mcp, struct session *session,
 	int	index;
 
 	index = mcp_resource_param(request, params, "resources/subscribe",
-	    error);
+	    false, error);
 	if (index == -1)
 		return NULL;
 	session->subscriptions |= 1u << index;
@@ -461,7 +502,7 @@ mcp_resources_unsubscribe(struct mcp *mcp, struct session *session,
 	int	index;
 
 	index = mcp_resource_param(request, params, "resources/unsubscribe",
-	    error);
+	    false, error);
 	if (index == -1)
 		return NULL;
 	session->subscriptions &= ~(1u << index);
@@ -506,21 +547,28 @@ mcp_logging_set_level(struct mcp *mcp, struct session *session,
 	return NULL;
 }
 
+/* The eras a method belongs to. */
+#define MCP_LEGACY	0x1	/* sessions opened with initialize */
+#define MCP_MODERN	0x2	/* 2026-07-28 requests */
+
 static const struct {
 	const char	*name;
 	mcp_method_fn	 fn;
+	int		 eras;
 } mcp_methods[] = {
-	{ "initialize", mcp_initialize },
-	{ "ping", mcp_ping },
-	{ "tools/list", mcp_tools_list },
-	{ "tools/call", mcp_tools_call },
-	{ "resources/list", mcp_resources_list },
-	{ "resources/templates/list", mcp_resources_templates },
-	{ "resources/read", mcp_resources_read },
-	{ "resources/subscribe", mcp_resources_subscribe },
-	{ "resources/unsubscribe", mcp_resources_unsubscribe },
-	{ "prompts/list", mcp_prompts_list },
-	{ "logging/setLevel", mcp_logging_set_level },
+	{ "initialize", mcp_initialize, MCP_LEGACY },
+	{ "server/discover", mcp_discover, MCP_MODERN },
+	{ "ping", mcp_ping, MCP_LEGACY },
+	{ "tools/list", mcp_tools_list, MCP_LEGACY|MCP_MODERN },
+	{ "tools/call", mcp_tools_call, MCP_LEGACY|MCP_MODERN },
+	{ "resources/list", mcp_resources_list, MCP_LEGACY|MCP_MODERN },
+	{ "resources/templates/list", mcp_resources_templates,
+	  MCP_LEGACY|MCP_MODERN },
+	{ "resources/read", mcp_resources_read, MCP_LEGACY|MCP_MODERN },
+	{ "resources/subscribe", mcp_resources_subscribe, MCP_LEGACY },
+	{ "resources/unsubscribe", mcp_resources_unsubscribe, MCP_LEGACY },
+	{ "prompts/list", mcp_prompts_list, MCP_LEGACY },
+	{ "logging/setLevel", mcp_logging_set_level, MCP_LEGACY },
 };
 
 /* notifications/cancelled: stop the call; it gets no response. */
@@ -565,6 +613,7 @@ mcp_handle(struct mcp *mcp, struct session *session, const json_t *message,
 	json_t		*result, *error = NULL;
 	char		*text;
 	size_t		 i;
+	int		 era;
 
 	*call = NULL;
 	switch (jsonrpc_classify(message, &method, &id, &cause)) {
@@ -584,8 +633,10 @@ mcp_handle(struct mcp *mcp, struct session *session, const json_t *message,
 		break;
 	}
 	params = json_object_get(message, "params");
+	era = mcp_session_modern(session) ? MCP_MODERN : MCP_LEGACY;
 	for (i = 0; i < sizeof mcp_methods / sizeof *mcp_methods; i++) {
-		if (strcmp(method, mcp_methods[i].name) == 0)
+		if (strcmp(method, mcp_methods[i].name) == 0 &&
+		    (mcp_methods[i].eras & era) != 0)
 			break;
 	}
 	if (i == sizeof mcp_methods / sizeof *mcp_methods) {
@@ -601,6 +652,8 @@ mcp_handle(struct mcp *mcp, struct session *session, const json_t *message,
 		return MCP_PENDING;
 	if (result == NULL && error == NULL)
 		return MCP_REPLIED;	/* the dispatcher answered at once */
+	if (result != NULL && era == MCP_MODERN)
+		mcp_modern_finish(result, method);
 	emit(result != NULL ? jsonrpc_result(id, result) : error, true, arg);
 	return MCP_REPLIED;
 }

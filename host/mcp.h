@@ -81,6 +81,7 @@ void		 mcp_broadcast(struct mcp *mcp, const char *method);
 size_t		 mcp_resource_updated(struct mcp *mcp, const char *uri,
 		    mcp_deliver_cb deliver, void *arg);
 bool		 mcp_version_supported(const char *version);
+json_t		*mcp_legacy_versions(void);
 bool		 mcp_wants_progress(const json_t *message);
 bool		 mcp_is_initialize(const json_t *message);
 

@@ -1,6 +1,7 @@
 /* The session store: create, find, expire and cap MCP sessions. */
 #include "session.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,4 +157,29 @@ struct session *
 session_store_first(struct session_store *store)
 {
 	return TAILQ_FIRST(&store->sessions);
+}
+
+/*
+ * Makes the state one modern (2026-07-28) request lives in while it is
+ * served: its version and its pending calls. It is in no store, has no id
+ * a client could name, and ends with the request.
+ */
+struct session *
+session_stateless_new(const char *version)
+{
+	struct session	*s = xcalloc(1, sizeof *s);
+
+	s->transport = SESSION_STATELESS;
+	s->log_level = LOG_LEVEL_INFO;
+	snprintf(s->protocol_version, sizeof s->protocol_version, "%s",
+	    version);
+	TAILQ_INIT(&s->calls);
+	return s;
+}
+
+/* Frees a stateless request's state; its calls must have ended. */
+void
+session_stateless_free(struct session *session)
+{
+	free(session);
 }

@@ -19,6 +19,7 @@
 enum session_transport {
 	SESSION_STREAMABLE,	/* POST/GET/DELETE on /mcp */
 	SESSION_LEGACY_SSE,	/* GET /sse + POST /messages */
+	SESSION_STATELESS,	/* one 2026-07-28 request; in no store */
 };
 
 struct mcp_call;
@@ -59,6 +60,8 @@ void			 session_store_remove(struct session_store *store,
 size_t			 session_store_expire(struct session_store *store,
 			    uint64_t now_ms);
 size_t			 session_store_count(const struct session_store *store);
+struct session		*session_stateless_new(const char *version);
+void			 session_stateless_free(struct session *session);
 bool			 session_is_idle(const struct session *session);
 
 #define SESSION_STORE_FOREACH(s, store, tmp)				\

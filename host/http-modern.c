@@ -1,0 +1,119 @@
+/* Streamable HTTP for MCP 2026-07-28: the version and routing headers. */
+#include "http-modern.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/http.h>
+#include <sodium.h>
+
+#include "http.h"
+#include "jsonrpc.h"
+#include "mcp-modern.h"
+#include "xmalloc.h"
+
+#define HTTP_MODERN_B64_PREFIX	"=?base64?"
+#define HTTP_MODERN_B64_SUFFIX	"?="
+
+/*
+ * A header value as the body would hold it: the Base64 sentinel form
+ * (=?base64?...?=) decoded, else the value itself. NULL when the sentinel
+ * does not decode. Free the result.
+ */
+static char *
+http_modern_decode(const char *value)
+{
+	size_t	 len = strlen(value), pre = strlen(HTTP_MODERN_B64_PREFIX),
+		 suf = strlen(HTTP_MODERN_B64_SUFFIX), out_len;
+	char	*out;
+
+	if (len < pre + suf || strncmp(value, HTTP_MODERN_B64_PREFIX, pre) != 0 ||
+	    strcmp(value + len - suf, HTTP_MODERN_B64_SUFFIX) != 0)
+		return xstrdup(value);
+	out = xmalloc(len + 1);
+	if (sodium_base642bin((unsigned char *)out, len, value + pre,
+	    len - pre - suf, NULL, &out_len, NULL,
+	    sodium_base64_VARIANT_ORIGINAL) != 0) {
+		free(out);
+		return NULL;
+	}
+	out[out_len] = '\0';
+	return out;
+}
+
+/* Answers 400 with a HeaderMismatch error; returns -1. */
+static int
+http_modern_mismatch(struct evhttp_request *req, const json_t *body,
+    const char *message)
+{
+	char	*text = xasprintf("Header mismatch: %s", message);
+
+	http_reply_error_to(req, 400, "Bad Request", body, MCP_HEADER_MISMATCH,
+	    text);
+	free(text);
+	return -1;
+}
+
+/*
+ * Checks that a routing header is present and equals the body's value;
+ * replies 400 and returns -1 when it does not.
+ */
+static int
+http_modern_header(struct evhttp_request *req, const json_t *body,
+    const char *name, const char *expected)
+{
+	const char	*value = http_header(req, name);
+	char		*decoded, *message;
+	int		 rc = 0;
+
+	if (value == NULL) {
+		message = xasprintf("the %s header is required", name);
+		rc = http_modern_mismatch(req, body, message);
+		free(message);
+		return rc;
+	}
+	decoded = http_modern_decode(value);
+	if (decoded == NULL || expected == NULL ||
+	    strcmp(decoded, expected) != 0) {
+		message = xasprintf("%s header value '%s' does not match the "
+		    "body value '%s'", name, value, expected != NULL ?
+		    expected : "(none)");
+		rc = http_modern_mismatch(req, body, message);
+		free(message);
+	}
+	free(decoded);
+	return rc;
+}
+
+/*
+ * Checks a modern request before it is served: the version it names is one
+ * this host speaks (else 400, UnsupportedProtocolVersionError), and the
+ * routing headers agree with the body (else 400, HeaderMismatch). Returns
+ * 0, or -1 after replying.
+ */
+int
+http_modern_check(struct evhttp_request *req, const json_t *body,
+    const char *version)
+{
+	const char	*method = jsonrpc_string(json_object_get(body, "method"));
+	const json_t	*params = json_object_get(body, "params");
+	const char	*name_field = NULL;
+
+	if (!mcp_modern_version_supported(version)) {
+		http_reply_json(req, 400, "Bad Request", mcp_modern_unsupported(
+		    json_object_get(body, "id"), version));
+		return -1;
+	}
+	if (http_modern_header(req, body, "MCP-Protocol-Version", version) != 0 ||
+	    http_modern_header(req, body, "Mcp-Method", method) != 0)
+		return -1;
+	if (method != NULL && (strcmp(method, "tools/call") == 0 ||
+	    strcmp(method, "prompts/get") == 0))
+		name_field = "name";
+	else if (method != NULL && strcmp(method, "resources/read") == 0)
+		name_field = "uri";
+	if (name_field != NULL && http_modern_header(req, body, "Mcp-Name",
+	    jsonrpc_string(json_object_get(params, name_field))) != 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,95 @@
+/* MCP 2026-07-28: request metadata, server/discover, result fields. */
+#include "mcp-modern.h"
+
+#include <string.h>
+
+#include "jsonrpc.h"
+#include "mcp.h"
+
+/* Methods whose results a client may cache (CacheableResult). */
+static const char *const mcp_modern_cacheable[] = {
+	"server/discover", "tools/list", "resources/list",
+	"resources/templates/list", "resources/read",
+};
+
+/*
+ * The protocol version a request's params._meta names, which makes it a
+ * modern request; NULL when it names none (a legacy message).
+ */
+const char *
+mcp_modern_version(const json_t *message)
+{
+	const json_t	*meta;
+
+	meta = json_object_get(json_object_get(message, "params"), "_meta");
+	return jsonrpc_string(json_object_get(meta, MCP_META_VERSION));
+}
+
+/* Whether the host serves a modern version. */
+bool
+mcp_modern_version_supported(const char *version)
+{
+	return strcmp(version, MCP_MODERN_VERSION) == 0;
+}
+
+/* The versions this host speaks, newest first: the modern one, then the legacy ones. */
+static json_t *
+mcp_modern_supported(void)
+{
+	json_t	*versions = mcp_legacy_versions();
+
+	json_array_insert_new(versions, 0, json_string(MCP_MODERN_VERSION));
+	return versions;
+}
+
+/* The UnsupportedProtocolVersionError for a request. */
+json_t *
+mcp_modern_unsupported(const json_t *id, const char *requested)
+{
+	return jsonrpc_error(id, MCP_UNSUPPORTED_VERSION,
+	    "Unsupported protocol version", json_pack("{s:o,s:s}",
+	    "supported", mcp_modern_supported(), "requested", requested));
+}
+
+/* The server/discover result (before mcp_modern_finish). */
+json_t *
+mcp_modern_discover(const char *instructions)
+{
+	return json_pack("{s:o,s:{s:{},s:{}},s:s}",
+	    "supportedVersions", mcp_modern_supported(),
+	    "capabilities", "tools", "resources",
+	    "instructions", instructions);
+}
+
+/*
+ * Adds what the revision requires of a result: resultType, the server's
+ * identity in _meta, and for cacheable results the cache hints (never
+ * fresh, since the extension may change what the host offers; private,
+ * since a token guards it).
+ */
+void
+mcp_modern_finish(json_t *result, const char *method)
+{
+	json_t	*meta;
+	size_t	 i;
+
+	if (!json_is_object(result))
+		return;
+	if (json_object_get(result, "resultType") == NULL)
+		json_object_set_new(result, "resultType", json_string("complete"));
+	if (!json_is_object(meta = json_object_get(result, "_meta"))) {
+		meta = json_object();
+		json_object_set_new(result, "_meta", meta);
+	}
+	json_object_set_new(meta, MCP_META_SERVER_INFO, json_pack(
+	    "{s:s,s:s,s:s}", "name", "browser-bridge", "title",
+	    "Browser Bridge", "version", PACKAGE_VERSION));
+	for (i = 0; i < sizeof mcp_modern_cacheable /
+	    sizeof *mcp_modern_cacheable; i++) {
+		if (strcmp(method, mcp_modern_cacheable[i]) == 0) {
+			json_object_set_new(result, "ttlMs", json_integer(0));
+			json_object_set_new(result, "cacheScope",
+			    json_string("private"));
+		}
+	}
+}
