@@ -350,6 +350,25 @@ http_mcp_stream_closed(struct sse_stream *stream, void *arg)
 		session->stream = NULL;
 }
 
+/*
+ * Answers 405 when a GET or DELETE names the modern version, which has
+ * neither a GET stream nor sessions; returns -1 then.
+ */
+static int
+http_mcp_refuse_modern(struct evhttp_request *req)
+{
+	const char	*version = http_header(req, "MCP-Protocol-Version");
+
+	if (version == NULL || !mcp_modern_version_supported(version))
+		return 0;
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Allow",
+	    "POST");
+	http_reply_error(req, 405, "Method Not Allowed",
+	    JSONRPC_INVALID_REQUEST, MCP_MODERN_VERSION " has no GET stream "
+	    "and no sessions to DELETE: send each request as a POST");
+	return -1;
+}
+
 /* GET /mcp: the stream for notifications that belong to no request. */
 static void
 http_mcp_get(struct http_transport *transport,
@@ -357,6 +376,8 @@ http_mcp_get(struct http_transport *transport,
 {
 	struct session	*session;
 
+	if (http_mcp_refuse_modern(req) != 0)
+		return;
 	if (!http_mcp_accepts(req, "text/event-stream")) {
 		http_reply_error(req, 406, "Not Acceptable",
 		    JSONRPC_INVALID_REQUEST,
@@ -380,7 +401,9 @@ http_mcp_delete(struct http_transport *transport,
 {
 	struct session	*session;
 
-	if ((session = http_mcp_session(transport, req, NULL)) == NULL)
+	if (http_mcp_refuse_modern(req) != 0 ||
+	    (session = http_mcp_session(transport, req, NULL)) == NULL ||
+	    http_mcp_check_version(req, NULL) != 0)
 		return;
 	log_info(transport->log, "MCP session %.8s ended by the client",
 	    session->id);

@@ -132,6 +132,11 @@ describe('HTTP gate', () => {
 		assert.match(response.json.error.message, /1999-01-01/);
 		const ok = await toolsList(id, { 'MCP-Protocol-Version': '2025-03-26' });
 		assert.equal(ok.status, 200);
+		const deleted = await raw(host, { method: 'DELETE',
+		    headers: mcpHeaders(host, { 'Mcp-Session-Id': id, 'MCP-Protocol-Version': '1999-01-01' }) });
+		assert.equal(deleted.status, 400, 'DELETE checks the version as POST does');
+		assert.match(deleted.json.error.message, /1999-01-01/);
+		assert.equal((await toolsList(id)).status, 200, 'and the session stays');
 	});
 
 	it('404 for an unknown session and for a session after DELETE', async () => {

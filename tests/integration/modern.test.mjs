@@ -172,6 +172,16 @@ describe('MCP 2026-07-28 beside the legacy protocol', () => {
 		}
 	});
 
+	it('GET and DELETE naming 2026-07-28 are 405: the revision has no GET stream and no sessions', async () => {
+		for (const method of ['GET', 'DELETE']) {
+			const answer = await raw(host, {
+				method, headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': MODERN, ...authHeaders(host) },
+			});
+			assert.equal(answer.status, 405, method);
+			assert.equal(answer.headers.allow, 'POST');
+		}
+	});
+
 	it('a 1.x client keeps its session beside modern requests', async () => {
 		const legacy = await connect(host);
 		try {
