@@ -278,7 +278,7 @@ http_mcp_post(struct http_transport *transport,
     struct evhttp_request *req)
 {
 	struct session	*session;
-	json_t		*body, *messages;
+	json_t		*body, *messages, *refusal;
 	const char	*version;
 	bool		 batch;
 
@@ -303,6 +303,12 @@ http_mcp_post(struct http_transport *transport,
 		    MCP_HEADER_MISMATCH, "Header mismatch: MCP-Protocol-Version "
 		    "names " MCP_MODERN_VERSION " but params._meta has no "
 		    MCP_META_VERSION);
+		json_decref(body);
+		return;
+	}
+	if (!batch && mcp_is_initialize(body) &&
+	    (refusal = mcp_initialize_refusal(body)) != NULL) {
+		http_reply_json(req, 200, "OK", refusal);	/* and no session */
 		json_decref(body);
 		return;
 	}

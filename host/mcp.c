@@ -1,6 +1,7 @@
 /*
- * MCP methods: initialize, discover, tools, resources, prompts, logging,
- * cancel; for legacy sessions and for modern (2026-07-28) requests alike.
+ * MCP methods: initialize, discover, tools, resources, cancel; for legacy
+ * sessions and for modern (2026-07-28) requests alike. There are no
+ * prompts and no log messages, so neither is advertised nor answered.
  */
 #include "mcp.h"
 
@@ -155,17 +156,31 @@ mcp_invalid_params(const json_t *request, const char *message)
 static json_t *
 mcp_initialize_result(const char *version)
 {
-	return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b},s:{s:b},s:{}},"
+	return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b}},"
 	    "s:{s:s,s:s,s:s},s:s}",
 	    "protocolVersion", version,
 	    "capabilities",
 	    "tools", "listChanged", 1,
 	    "resources", "listChanged", 1, "subscribe", 1,
-	    "prompts", "listChanged", 0,
-	    "logging",
 	    "serverInfo", "name", "browser-bridge", "title", "Browser Bridge",
 	    "version", PACKAGE_VERSION,
 	    "instructions", mcp_instructions);
+}
+
+/*
+ * The error an initialize request gets, or NULL when it is well formed:
+ * the transport asks before it makes a session, so a refused initialize
+ * leaves none behind.
+ */
+json_t *
+mcp_initialize_refusal(const json_t *request)
+{
+	const json_t	*params = json_object_get(request, "params");
+
+	if (jsonrpc_string(json_object_get(params, "protocolVersion")) == NULL)
+		return mcp_invalid_params(request,
+		    "initialize needs params.protocolVersion (a string)");
+	return NULL;
 }
 
 /* initialize: negotiates the version and describes the server. */
@@ -176,12 +191,9 @@ mcp_initialize(struct mcp *mcp, struct session *session, const json_t *request,
 {
 	const char	*asked;
 
-	asked = jsonrpc_string(json_object_get(params, "protocolVersion"));
-	if (asked == NULL) {
-		*error = mcp_invalid_params(request,
-		    "initialize needs params.protocolVersion (a string)");
+	if ((*error = mcp_initialize_refusal(request)) != NULL)
 		return NULL;
-	}
+	asked = jsonrpc_string(json_object_get(params, "protocolVersion"));
 	snprintf(session->protocol_version, sizeof session->protocol_version,
 	    "%s", mcp_version_supported(asked) ? asked : MCP_LATEST_VERSION);
 	return mcp_initialize_result(session->protocol_version);
@@ -509,44 +521,6 @@ mcp_resources_unsubscribe(struct mcp *mcp, struct session *session,
 	return json_object();
 }
 
-/* prompts/list: there are none. */
-static json_t *
-mcp_prompts_list(struct mcp *mcp, struct session *session,
-    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
-    struct mcp_call **call, json_t **error)
-{
-	return json_pack("{s:[]}", "prompts");
-}
-
-/* logging/setLevel: the most detailed level this session wants. */
-static json_t *
-mcp_logging_set_level(struct mcp *mcp, struct session *session,
-    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
-    struct mcp_call **call, json_t **error)
-{
-	static const struct {
-		const char	*name;
-		enum log_level	 level;
-	} levels[] = {
-		{ "debug", LOG_LEVEL_DEBUG }, { "info", LOG_LEVEL_INFO },
-		{ "notice", LOG_LEVEL_INFO }, { "warning", LOG_LEVEL_WARN },
-		{ "error", LOG_LEVEL_ERROR }, { "critical", LOG_LEVEL_ERROR },
-		{ "alert", LOG_LEVEL_ERROR }, { "emergency", LOG_LEVEL_ERROR },
-	};
-	const char	*name = jsonrpc_string(json_object_get(params, "level"));
-	size_t		 i;
-
-	for (i = 0; name != NULL && i < sizeof levels / sizeof *levels; i++) {
-		if (strcmp(name, levels[i].name) == 0) {
-			session->log_level = levels[i].level;
-			return json_object();
-		}
-	}
-	*error = mcp_invalid_params(request, "level must be one of debug, "
-	    "info, notice, warning, error, critical, alert, emergency");
-	return NULL;
-}
-
 /* The eras a method belongs to. */
 #define MCP_LEGACY	0x1	/* sessions opened with initialize */
 #define MCP_MODERN	0x2	/* 2026-07-28 requests */
@@ -567,8 +541,6 @@ static const struct {
 	{ "resources/read", mcp_resources_read, MCP_LEGACY|MCP_MODERN },
 	{ "resources/subscribe", mcp_resources_subscribe, MCP_LEGACY },
 	{ "resources/unsubscribe", mcp_resources_unsubscribe, MCP_LEGACY },
-	{ "prompts/list", mcp_prompts_list, MCP_LEGACY },
-	{ "logging/setLevel", mcp_logging_set_level, MCP_LEGACY },
 };
 
 /* notifications/cancelled: stop the call; it gets no response. */

@@ -82,6 +82,7 @@ size_t		 mcp_resource_updated(struct mcp *mcp, const char *uri,
 		    mcp_deliver_cb deliver, void *arg);
 bool		 mcp_version_supported(const char *version);
 json_t		*mcp_legacy_versions(void);
+json_t		*mcp_initialize_refusal(const json_t *request);
 bool		 mcp_wants_progress(const json_t *message);
 bool		 mcp_is_initialize(const json_t *message);
 

@@ -84,7 +84,6 @@ session_store_create(struct session_store *store,
 	}
 	s->store = store;
 	s->transport = transport;
-	s->log_level = LOG_LEVEL_INFO;
 	s->last_active_ms = now_ms;
 	TAILQ_INIT(&s->calls);
 	TAILQ_INSERT_TAIL(&store->sessions, s, entry);
@@ -170,7 +169,6 @@ session_stateless_new(const char *version)
 	struct session	*s = xcalloc(1, sizeof *s);
 
 	s->transport = SESSION_STATELESS;
-	s->log_level = LOG_LEVEL_INFO;
 	snprintf(s->protocol_version, sizeof s->protocol_version, "%s",
 	    version);
 	TAILQ_INIT(&s->calls);

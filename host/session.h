@@ -31,7 +31,6 @@ struct session {
 	enum session_transport	 transport;
 	char			 protocol_version[16];
 	bool			 initialized;	/* notifications/initialized seen */
-	enum log_level		 log_level;	/* logging/setLevel */
 	/* resources/subscribe: bit i is resources_index() i. */
 	unsigned int		 subscriptions;
 	uint64_t		 last_active_ms;

@@ -75,7 +75,6 @@ stdio_offline_new(const struct tool_registry *tools, size_t tools_page_size,
 
 	offline->sessions = session_store_new(0, 0, NULL, NULL);
 	TAILQ_INIT(&offline->session.calls);
-	offline->session.log_level = LOG_LEVEL_INFO;
 	offline->host.status = stdio_offline_status;
 	offline->host.arg = offline;
 	offline->mcp = mcp_new(tools, tools_page_size, &dispatcher,

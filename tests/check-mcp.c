@@ -278,10 +278,10 @@ START_TEST(test_simple_methods)
 
 	handle("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}", NULL);
 	ck_assert_json_eq(last_emitted(), expected);
+	/* No prompts, no log messages: neither advertised nor answered. */
 	handle("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"prompts/list\"}",
 	    NULL);
-	ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(
-	    last_emitted(), "result"), "prompts")), 0);
+	assert_error_code(JSONRPC_METHOD_NOT_FOUND);
 	handle("{\"jsonrpc\":\"2.0\",\"id\":9,"
 	    "\"method\":\"resources/templates/list\"}", NULL);
 	ck_assert(json_is_array(json_object_get(json_object_get(
@@ -292,10 +292,7 @@ START_TEST(test_simple_methods)
 	    last_emitted(), "result"), "resources")), 3);
 	handle("{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"logging/setLevel\","
 	    "\"params\":{\"level\":\"debug\"}}", NULL);
-	ck_assert_int_eq(fx.session->log_level, LOG_LEVEL_DEBUG);
-	handle("{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"logging/setLevel\","
-	    "\"params\":{\"level\":\"loud\"}}", NULL);
-	assert_error_code(JSONRPC_INVALID_PARAMS);
+	assert_error_code(JSONRPC_METHOD_NOT_FOUND);
 	json_decref(expected);
 }
 END_TEST

@@ -118,6 +118,27 @@ describe('HTTP gate', () => {
 		}
 	});
 
+	it('a refused initialize makes no session', async () => {
+		const before = (await host.request('status')).result.sessions;
+		const refused = await raw(host, { method: 'POST', headers: mcpHeaders(host),
+		    body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: {} } } });
+		assert.equal(refused.json.error.code, -32602);
+		assert.match(refused.json.error.message, /protocolVersion/);
+		assert.equal(refused.headers['mcp-session-id'], undefined);
+		assert.equal((await host.request('status')).result.sessions, before);
+	});
+
+	it('prompts and log messages are neither advertised nor answered', async () => {
+		const init = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: INITIALIZE });
+		assert.deepEqual(Object.keys(init.json.result.capabilities).sort(), ['resources', 'tools']);
+		for (const method of ['prompts/list', 'logging/setLevel']) {
+			const answer = await raw(host, { method: 'POST',
+			    headers: mcpHeaders(host, { 'Mcp-Session-Id': init.headers['mcp-session-id'] }),
+			    body: { jsonrpc: '2.0', id: 2, method, params: { level: 'debug' } } });
+			assert.equal(answer.json.error.code, -32601, method);
+		}
+	});
+
 	it('400 without Mcp-Session-Id on a request other than initialize', async () => {
 		const response = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: TOOLS_LIST });
 		assert.equal(response.status, 400);
