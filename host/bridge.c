@@ -451,6 +451,7 @@ bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 	    config->hello_grace_ms, &callbacks);
 	bridge->sessions = session_store_new(config->max_sessions,
 	    (uint64_t)config->session_idle_ms, bridge_session_end, bridge);
+	session_store_set_key(bridge->sessions, bridge->token);
 	dispatcher.arg = bridge->rpc;
 	bridge->host.status = bridge_status;
 	bridge->host.arg = bridge;

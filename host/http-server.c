@@ -105,7 +105,7 @@ http_server_health(struct http_server *server, struct evhttp_request *req,
 		    json_boolean(server->port_unsafe));
 	}
 	if (nonce != NULL && token != NULL &&
-	    (proof = proof_compute(token, nonce)) != NULL) {
+	    (proof = proof_compute(token, PROOF_HEALTH, nonce)) != NULL) {
 		json_object_set_new(health, "proof", json_string(proof));
 		free(proof);
 	}

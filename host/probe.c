@@ -230,7 +230,7 @@ probe_health(int port, const char *token, int timeout_ms, char **cause)
 		json_decref(health);
 		return NULL;
 	}
-	if (token != NULL && !proof_check(token, nonce,
+	if (token != NULL && !proof_check(token, PROOF_HEALTH, nonce,
 	    json_string_value(json_object_get(health, "proof")))) {
 		*cause = xasprintf("the process listening on 127.0.0.1:%d "
 		    "could not prove it is the Browser Bridge host (it does "

@@ -9,9 +9,6 @@
 #include "random.h"
 #include "xmalloc.h"
 
-/* What the MAC covers besides the nonce, so it means nothing elsewhere. */
-#define PROOF_CONTEXT	"browser-bridge health proof:"
-
 /* Writes a fresh random nonce in hex. */
 int
 proof_nonce(char out[PROOF_NONCE_HEX + 1])
@@ -35,11 +32,11 @@ proof_nonce_valid(const char *nonce)
 }
 
 /*
- * Returns HMAC-SHA256(token, PROOF_CONTEXT nonce) in hex, or NULL when the
- * nonce is not a valid one.
+ * Returns HMAC-SHA256(token, context nonce) in hex, or NULL when the nonce
+ * is not a valid one.
  */
 char *
-proof_compute(const char *token, const char *nonce)
+proof_compute(const char *token, const char *context, const char *nonce)
 {
 	crypto_auth_hmacsha256_state	 state;
 	unsigned char			 mac[crypto_auth_hmacsha256_BYTES];
@@ -50,7 +47,7 @@ proof_compute(const char *token, const char *nonce)
 	crypto_auth_hmacsha256_init(&state, (const unsigned char *)token,
 	    strlen(token));
 	crypto_auth_hmacsha256_update(&state,
-	    (const unsigned char *)PROOF_CONTEXT, strlen(PROOF_CONTEXT));
+	    (const unsigned char *)context, strlen(context));
 	crypto_auth_hmacsha256_update(&state, (const unsigned char *)nonce,
 	    strlen(nonce));
 	crypto_auth_hmacsha256_final(&state, mac);
@@ -59,14 +56,19 @@ proof_compute(const char *token, const char *nonce)
 	return hex;
 }
 
-/* Says, in constant time, whether proof is the one for token and nonce. */
+/*
+ * Says, in constant time, whether proof is the one for token, context and
+ * nonce.
+ */
 bool
-proof_check(const char *token, const char *nonce, const char *proof)
+proof_check(const char *token, const char *context, const char *nonce,
+    const char *proof)
 {
 	char	*want;
 	bool	 ok;
 
-	if (proof == NULL || (want = proof_compute(token, nonce)) == NULL)
+	if (proof == NULL ||
+	    (want = proof_compute(token, context, nonce)) == NULL)
 		return false;
 	ok = strlen(proof) == strlen(want) &&
 	    sodium_memcmp(proof, want, strlen(want)) == 0;

@@ -4,7 +4,8 @@
  * send the bearer token only when the answer carries
  * HMAC-SHA256(token, nonce), which only a holder of the token can compute.
  * A process squatting the port, or holding the port of a host that died,
- * learns nothing.
+ * learns nothing. The same MAC, in its own context, signs MCP session ids,
+ * so that a restarted host can tell the sessions it made.
  */
 #ifndef PROOF_H
 #define PROOF_H
@@ -15,7 +16,13 @@
 #define PROOF_NONCE_HEX		(2 * PROOF_NONCE_BYTES)
 
 int	 proof_nonce(char out[PROOF_NONCE_HEX + 1]);
-char	*proof_compute(const char *token, const char *nonce);
-bool	 proof_check(const char *token, const char *nonce, const char *proof);
+/* What a MAC covers besides the nonce, so it means nothing elsewhere. */
+#define PROOF_HEALTH	"browser-bridge health proof:"
+#define PROOF_SESSION	"browser-bridge session:"
+
+char	*proof_compute(const char *token, const char *context,
+	    const char *nonce);
+bool	 proof_check(const char *token, const char *context,
+	    const char *nonce, const char *proof);
 
 #endif

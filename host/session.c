@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
+#include "proof.h"
 #include "random.h"
 #include "xmalloc.h"
 
@@ -15,6 +18,7 @@ struct session_store {
 	uint64_t		 idle_ms;
 	session_end_cb		 on_end;
 	void			*arg;
+	const char		*key;		/* signs ids; NULL: none */
 };
 
 /* Makes an empty store. */
@@ -67,9 +71,36 @@ session_store_evict(struct session_store *store)
 	return false;
 }
 
-/* Creates a session with a fresh random id; NULL when the store is full. */
-struct session *
-session_store_create(struct session_store *store,
+/* Signs ids with key (borrowed; the bearer token), so they outlive the host. */
+void
+session_store_set_key(struct session_store *store, const char *key)
+{
+	store->key = key;
+}
+
+/*
+ * Writes the second half of an id: the MAC of its nonce, or without a key
+ * random digits (such ids cannot be resumed). -1 on failure.
+ */
+static int
+session_id_seal(const struct session_store *store, char *id)
+{
+	char	*mac;
+
+	if (store->key == NULL)
+		return random_hex(id + SESSION_NONCE_LENGTH, SESSION_ID_BYTES);
+	id[SESSION_NONCE_LENGTH] = '\0';
+	if ((mac = proof_compute(store->key, PROOF_SESSION, id)) == NULL)
+		return -1;
+	memcpy(id + SESSION_NONCE_LENGTH, mac, SESSION_NONCE_LENGTH);
+	id[SESSION_ID_LENGTH] = '\0';
+	free(mac);
+	return 0;
+}
+
+/* Adds a session with this id; NULL when the store is full. */
+static struct session *
+session_store_add(struct session_store *store, const char *id,
     enum session_transport transport, uint64_t now_ms)
 {
 	struct session	*s;
@@ -78,10 +109,7 @@ session_store_create(struct session_store *store,
 	if (store->count >= store->max_sessions && !session_store_evict(store))
 		return NULL;
 	s = xcalloc(1, sizeof *s);
-	if (random_hex(s->id, SESSION_ID_BYTES) != 0) {
-		free(s);
-		return NULL;
-	}
+	memcpy(s->id, id, SESSION_ID_LENGTH);
 	s->store = store;
 	s->transport = transport;
 	s->last_active_ms = now_ms;
@@ -89,6 +117,46 @@ session_store_create(struct session_store *store,
 	TAILQ_INSERT_TAIL(&store->sessions, s, entry);
 	store->count++;
 	return s;
+}
+
+/* Creates a session with a fresh id; NULL when the store is full. */
+struct session *
+session_store_create(struct session_store *store,
+    enum session_transport transport, uint64_t now_ms)
+{
+	char	id[SESSION_ID_LENGTH + 1];
+
+	if (random_hex(id, SESSION_ID_BYTES) != 0 ||
+	    session_id_seal(store, id) != 0)
+		return NULL;
+	return session_store_add(store, id, transport, now_ms);
+}
+
+/*
+ * Takes back a session this host (or an earlier run of it with the same
+ * token) made, when its id carries a valid MAC: the client of a host that
+ * restarted goes on with its id. The caller restores what the session
+ * needs (its protocol version). NULL when the id is not ours or the store
+ * is full.
+ */
+struct session *
+session_store_resume(struct session_store *store, const char *id,
+    enum session_transport transport, uint64_t now_ms)
+{
+	char	nonce[SESSION_NONCE_LENGTH + 1], *mac;
+	bool	ours;
+
+	if (store->key == NULL || id == NULL ||
+	    strlen(id) != SESSION_ID_LENGTH)
+		return NULL;
+	memcpy(nonce, id, SESSION_NONCE_LENGTH);
+	nonce[SESSION_NONCE_LENGTH] = '\0';
+	if ((mac = proof_compute(store->key, PROOF_SESSION, nonce)) == NULL)
+		return NULL;
+	ours = sodium_memcmp(mac, id + SESSION_NONCE_LENGTH,
+	    SESSION_NONCE_LENGTH) == 0;
+	free(mac);
+	return ours ? session_store_add(store, id, transport, now_ms) : NULL;
 }
 
 /* Finds a session by id and marks it used; NULL if unknown or ended. */

@@ -13,8 +13,14 @@
 #include "log.h"
 #include "queue.h"
 
+/*
+ * A session id is 32 random hex digits and 32 more of their MAC, keyed
+ * with the bearer token (proof.h): a host that restarted knows the ids it
+ * made and takes them back (session_store_resume).
+ */
 #define SESSION_ID_BYTES	16
-#define SESSION_ID_LENGTH	(2 * SESSION_ID_BYTES)
+#define SESSION_NONCE_LENGTH	(2 * SESSION_ID_BYTES)
+#define SESSION_ID_LENGTH	(2 * SESSION_NONCE_LENGTH)
 
 enum session_transport {
 	SESSION_STREAMABLE,	/* POST/GET/DELETE on /mcp */
@@ -54,6 +60,11 @@ struct session		*session_store_create(struct session_store *store,
 			    enum session_transport transport, uint64_t now_ms);
 struct session		*session_store_find(struct session_store *store,
 			    const char *id, uint64_t now_ms);
+void			 session_store_set_key(struct session_store *store,
+			    const char *key);
+struct session		*session_store_resume(struct session_store *store,
+			    const char *id, enum session_transport transport,
+			    uint64_t now_ms);
 void			 session_store_remove(struct session_store *store,
 			    struct session *session);
 size_t			 session_store_expire(struct session_store *store,

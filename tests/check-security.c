@@ -1170,28 +1170,29 @@ START_TEST(test_proof_is_hmac_sha256_of_the_nonce)
 	const char	*nonce = "00112233445566778899aabbccddeeff";
 	char		*proof, fresh[PROOF_NONCE_HEX + 1];
 
-	proof = proof_compute("secret-token", nonce);
+	proof = proof_compute("secret-token", PROOF_HEALTH, nonce);
 	ck_assert_str_eq(proof, "8ea5162e5c461f2ddb103365c346d1b9"
 	    "777e8c65ac106a99103b36496da906f4");
-	ck_assert(proof_check("secret-token", nonce, proof));
-	ck_assert(!proof_check("other-token", nonce, proof));
-	ck_assert(!proof_check("secret-token",
+	ck_assert(proof_check("secret-token", PROOF_HEALTH, nonce, proof));
+	ck_assert(!proof_check("other-token", PROOF_HEALTH, nonce, proof));
+	ck_assert(!proof_check("secret-token", PROOF_HEALTH,
 	    "ffeeddccbbaa99887766554433221100", proof));
+	ck_assert(!proof_check("secret-token", PROOF_SESSION, nonce, proof));
 	proof[0] = proof[0] == '0' ? '1' : '0';
-	ck_assert(!proof_check("secret-token", nonce, proof));
-	ck_assert(!proof_check("secret-token", nonce, NULL));
-	ck_assert(!proof_check("secret-token", nonce, ""));
+	ck_assert(!proof_check("secret-token", PROOF_HEALTH, nonce, proof));
+	ck_assert(!proof_check("secret-token", PROOF_HEALTH, nonce, NULL));
+	ck_assert(!proof_check("secret-token", PROOF_HEALTH, nonce, ""));
 	free(proof);
 
 	/* Nonces: 32 to 128 lowercase hex digits, nothing else. */
-	ck_assert_ptr_null(proof_compute("t", "0011"));
-	ck_assert_ptr_null(proof_compute("t",
+	ck_assert_ptr_null(proof_compute("t", PROOF_HEALTH, "0011"));
+	ck_assert_ptr_null(proof_compute("t", PROOF_HEALTH,
 	    "00112233445566778899AABBCCDDEEFF"));
-	ck_assert_ptr_null(proof_compute("t",
+	ck_assert_ptr_null(proof_compute("t", PROOF_HEALTH,
 	    "00112233445566778899aabbccddeeff&x=1"));
 	ck_assert_int_eq(proof_nonce(fresh), 0);
 	ck_assert_uint_eq(strlen(fresh), PROOF_NONCE_HEX);
-	proof = proof_compute("t", fresh);
+	proof = proof_compute("t", PROOF_HEALTH, fresh);
 	ck_assert_ptr_nonnull(proof);
 	free(proof);
 }

@@ -46,6 +46,50 @@ START_TEST(test_ids_are_random_hex_and_distinct)
 }
 END_TEST
 
+/*
+ * A store with the same key (a host restarted with the same token) takes
+ * back an id the first one made; not a tampered id, not one made under
+ * another key, and nothing without a key.
+ */
+START_TEST(test_signed_ids_resume_after_restart)
+{
+	struct session_store	*first, *second, *other, *keyless;
+	struct session		*s, *back;
+	char			 id[SESSION_ID_LENGTH + 1], tampered[SESSION_ID_LENGTH + 1];
+
+	first = session_store_new(8, 1000, test_on_end, NULL);
+	session_store_set_key(first, "the-token");
+	s = session_store_create(first, SESSION_STREAMABLE, 0);
+	ck_assert_ptr_nonnull(s);
+	memcpy(id, s->id, sizeof id);
+	session_store_free(first);	/* the host exits */
+
+	second = session_store_new(8, 1000, test_on_end, NULL);
+	session_store_set_key(second, "the-token");
+	ck_assert_ptr_null(session_store_find(second, id, 5));
+	back = session_store_resume(second, id, SESSION_STREAMABLE, 5);
+	ck_assert_ptr_nonnull(back);
+	ck_assert_str_eq(back->id, id);
+	ck_assert_ptr_eq(session_store_find(second, id, 6), back);
+	memcpy(tampered, id, sizeof tampered);
+	tampered[SESSION_ID_LENGTH - 1] = id[SESSION_ID_LENGTH - 1] == '0' ? '1' : '0';
+	ck_assert_ptr_null(session_store_resume(second, tampered,
+	    SESSION_STREAMABLE, 7));
+	ck_assert_ptr_null(session_store_resume(second, "short",
+	    SESSION_STREAMABLE, 7));
+	ck_assert_uint_eq(session_store_count(second), 1);
+
+	other = session_store_new(8, 1000, test_on_end, NULL);
+	session_store_set_key(other, "another-token");
+	ck_assert_ptr_null(session_store_resume(other, id, SESSION_STREAMABLE, 5));
+	keyless = session_store_new(8, 1000, test_on_end, NULL);
+	ck_assert_ptr_null(session_store_resume(keyless, id, SESSION_STREAMABLE, 5));
+	session_store_free(second);
+	session_store_free(other);
+	session_store_free(keyless);
+}
+END_TEST
+
 START_TEST(test_find_known_and_unknown)
 {
 	struct session_store	*store = session_store_new(8, 1000, test_on_end, NULL);
@@ -170,6 +214,7 @@ session_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_ids_are_random_hex_and_distinct);
 	tcase_add_test(tc, test_find_known_and_unknown);
+	tcase_add_test(tc, test_signed_ids_resume_after_restart);
 	tcase_add_test(tc, test_remove_ends_once);
 	suite_add_tcase(s, tc);
 

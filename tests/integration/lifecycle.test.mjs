@@ -3,14 +3,16 @@
 // signals, the runtime file and a taken port.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 
 import { SLOW, never, scaled, startHost } from './fake-extension.mjs';
-import { close, connect, eventually, opts, textOf } from './mcp-client.mjs';
+import { close, connect, eventually, mcpHeaders, opts, raw, textOf } from './mcp-client.mjs';
 
 const NOT_CONNECTED = 'EXTENSION_NOT_CONNECTED: The browser extension has not connected to this host. ' +
     'Open the browser with the Browser Bridge extension enabled (check chrome://extensions), then retry.';
@@ -247,6 +249,45 @@ describe('host lifecycle', { concurrency: true }, () => {
 			}
 		} finally {
 			await first.stop();
+		}
+	});
+
+	it('a host restart between two calls of one 1.x SDK client is invisible to it', async () => {
+		const first = await startHost();
+		const port = first.welcome.port;
+		// The config directory (the token) outlives the host, as it does for a user.
+		const config = mkdtempSync(join(tmpdir(), 'bb-restart-'));
+		cpSync(first.configHome, config, { recursive: true });
+		const client = await connect(first);
+		let second;
+		try {
+			const before = await client.callTool({ name: 'hover_element', arguments: { ref: 'e1' } }, undefined, opts());
+			assert.equal(JSON.parse(textOf(before)).params.ref, 'e1');
+			first.clients.delete(client);	// the client lives on; only the host stops
+			await first.stop();	// the browser restarts the host
+			second = await startHost({ args: ['--port', String(port)], env: { XDG_CONFIG_HOME: config } });
+			second.clients.add(client);
+			const after = await client.callTool({ name: 'hover_element', arguments: { ref: 'e2' } }, undefined, opts());
+			assert.equal(JSON.parse(textOf(after)).params.ref, 'e2');
+			assert.match(second.stderr, /MCP session \w{8} resumed \(the host restarted since it began\)/);
+			assert.equal((await second.request('status')).result.sessions, 1);
+		} finally {
+			await close(client);
+			await second?.stop();
+			rmSync(config, { recursive: true, force: true });
+		}
+	});
+
+	it('a session id the host did not sign is still 404 after a restart', async () => {
+		const host = await startHost();
+		try {
+			const forged = 'ab'.repeat(32);
+			const answer = await raw(host, { method: 'POST', headers: mcpHeaders(host, { 'Mcp-Session-Id': forged }),
+			    body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+			assert.equal(answer.status, 404);
+			assert.equal((await host.request('status')).result.sessions, 0);
+		} finally {
+			await host.stop();
 		}
 	});
 
