@@ -300,9 +300,9 @@ http_mcp_post(struct http_transport *transport,
 	if ((version = http_header(req, "MCP-Protocol-Version")) != NULL &&
 	    mcp_modern_version_supported(version)) {
 		http_reply_error_to(req, 400, "Bad Request", body,
-		    MCP_HEADER_MISMATCH, "Header mismatch: MCP-Protocol-Version "
-		    "names " MCP_MODERN_VERSION " but params._meta has no "
-		    MCP_META_VERSION);
+		    JSONRPC_INVALID_PARAMS, "Invalid params: a "
+		    MCP_MODERN_VERSION " request carries params._meta with "
+		    MCP_META_VERSION " and " MCP_META_CAPABILITIES);
 		json_decref(body);
 		return;
 	}
@@ -413,7 +413,7 @@ http_mcp_delete(struct http_transport *transport,
 		return;
 	log_info(transport->log, "MCP session %.8s ended by the client",
 	    session->id);
-	session_store_remove(transport->sessions, session);
+	session_store_terminate(transport->sessions, session);
 	http_reply_json(req, 200, "OK", NULL);
 }
 

@@ -7,6 +7,7 @@
 #include <event2/http.h>
 #include <sodium.h>
 
+#include "errors.h"
 #include "http.h"
 #include "jsonrpc.h"
 #include "mcp-modern.h"
@@ -99,13 +100,22 @@ http_modern_check(struct evhttp_request *req, const json_t *body,
 	const json_t	*params = json_object_get(body, "params");
 	const char	*name_field = NULL;
 
+	if (http_modern_header(req, body, "MCP-Protocol-Version", version) != 0)
+		return -1;
 	if (!mcp_modern_version_supported(version)) {
 		http_reply_json(req, 400, "Bad Request", mcp_modern_unsupported(
 		    json_object_get(body, "id"), version));
 		return -1;
 	}
-	if (http_modern_header(req, body, "MCP-Protocol-Version", version) != 0 ||
-	    http_modern_header(req, body, "Mcp-Method", method) != 0)
+	if (!json_is_object(json_object_get(json_object_get(params, "_meta"),
+	    MCP_META_CAPABILITIES))) {
+		http_reply_error_to(req, 400, "Bad Request", body,
+		    JSONRPC_INVALID_PARAMS, "Invalid params: params._meta must "
+		    "carry " MCP_META_CAPABILITIES " (an object; {} when the "
+		    "client has none)");
+		return -1;
+	}
+	if (http_modern_header(req, body, "Mcp-Method", method) != 0)
 		return -1;
 	if (method != NULL && (strcmp(method, "tools/call") == 0 ||
 	    strcmp(method, "prompts/get") == 0))

@@ -19,6 +19,9 @@ struct session_store {
 	session_end_cb		 on_end;
 	void			*arg;
 	const char		*key;		/* signs ids; NULL: none */
+	/* The nonces of sessions their clients ended, never resumed. */
+	char			 ended[SESSION_ENDED_KEPT][SESSION_NONCE_LENGTH];
+	size_t			 ended_next;
 };
 
 /* Makes an empty store. */
@@ -133,6 +136,32 @@ session_store_create(struct session_store *store,
 }
 
 /*
+ * Ends a session at its client's request (DELETE): unlike an expired one,
+ * its id is never taken back, whatever its MAC.
+ */
+void
+session_store_terminate(struct session_store *store, struct session *session)
+{
+	memcpy(store->ended[store->ended_next], session->id,
+	    SESSION_NONCE_LENGTH);
+	store->ended_next = (store->ended_next + 1) % SESSION_ENDED_KEPT;
+	session_store_remove(store, session);
+}
+
+/* Whether the client ended the session with this id (of the ones kept). */
+static bool
+session_store_was_terminated(const struct session_store *store, const char *id)
+{
+	size_t	i;
+
+	for (i = 0; i < SESSION_ENDED_KEPT; i++) {
+		if (memcmp(store->ended[i], id, SESSION_NONCE_LENGTH) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Takes back a session this host (or an earlier run of it with the same
  * token) made, when its id carries a valid MAC: the client of a host that
  * restarted goes on with its id. The caller restores what the session
@@ -147,7 +176,8 @@ session_store_resume(struct session_store *store, const char *id,
 	bool	ours;
 
 	if (store->key == NULL || id == NULL ||
-	    strlen(id) != SESSION_ID_LENGTH)
+	    strlen(id) != SESSION_ID_LENGTH ||
+	    session_store_was_terminated(store, id))
 		return NULL;
 	memcpy(nonce, id, SESSION_NONCE_LENGTH);
 	nonce[SESSION_NONCE_LENGTH] = '\0';

@@ -21,6 +21,8 @@
 #define SESSION_ID_BYTES	16
 #define SESSION_NONCE_LENGTH	(2 * SESSION_ID_BYTES)
 #define SESSION_ID_LENGTH	(2 * SESSION_NONCE_LENGTH)
+/* How many ids of sessions their clients ended the store remembers. */
+#define SESSION_ENDED_KEPT	256
 
 enum session_transport {
 	SESSION_STREAMABLE,	/* POST/GET/DELETE on /mcp */
@@ -66,6 +68,8 @@ struct session		*session_store_resume(struct session_store *store,
 			    const char *id, enum session_transport transport,
 			    uint64_t now_ms);
 void			 session_store_remove(struct session_store *store,
+			    struct session *session);
+void			 session_store_terminate(struct session_store *store,
 			    struct session *session);
 size_t			 session_store_expire(struct session_store *store,
 			    uint64_t now_ms);

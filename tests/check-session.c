@@ -48,8 +48,8 @@ END_TEST
 
 /*
  * A store with the same key (a host restarted with the same token) takes
- * back an id the first one made; not a tampered id, not one made under
- * another key, and nothing without a key.
+ * back an id the first one made; not a tampered id, not one its client
+ * ended, not one made under another key, and nothing without a key.
  */
 START_TEST(test_signed_ids_resume_after_restart)
 {
@@ -78,6 +78,10 @@ START_TEST(test_signed_ids_resume_after_restart)
 	ck_assert_ptr_null(session_store_resume(second, "short",
 	    SESSION_STREAMABLE, 7));
 	ck_assert_uint_eq(session_store_count(second), 1);
+	/* A session its client ended (DELETE) is never taken back. */
+	session_store_terminate(second, back);
+	ck_assert_ptr_null(session_store_resume(second, id, SESSION_STREAMABLE, 8));
+	ck_assert_uint_eq(session_store_count(second), 0);
 
 	other = session_store_new(8, 1000, test_on_end, NULL);
 	session_store_set_key(other, "another-token");

@@ -133,7 +133,7 @@ describe('MCP 2026-07-28 beside the legacy protocol', () => {
 		assert.equal(list.json.result.cacheScope, 'private');
 	});
 
-	it('routing headers must agree with the body: 400 and -32020 otherwise', async () => {
+	it('routing headers must agree with the body (400, -32020) and _meta must be whole (400, -32602)', async () => {
 		const wrongName = await modern(host, 'tools/call', { name: 'hover_element', arguments: { ref: 'e1' } },
 		    { 'Mcp-Name': 'click_element' });
 		assert.equal(wrongName.status, 400);
@@ -153,8 +153,13 @@ describe('MCP 2026-07-28 beside the legacy protocol', () => {
 			headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'MCP-Protocol-Version': MODERN, ...authHeaders(host) },
 			body: { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} },
 		});
-		assert.equal(headerOnly.status, 400);
-		assert.equal(headerOnly.json.error.code, -32020);
+		assert.equal(headerOnly.status, 400, 'a modern header on a body without _meta');
+		assert.equal(headerOnly.json.error.code, -32602);
+		const noCapabilities = await modern(host, 'tools/list',
+		    { _meta: { 'io.modelcontextprotocol/clientCapabilities': undefined } });
+		assert.equal(noCapabilities.status, 400);
+		assert.equal(noCapabilities.json.error.code, -32602);
+		assert.match(noCapabilities.json.error.message, /clientCapabilities/);
 	});
 
 	it('an unsupported version is 400 with -32022 and the supported list; an unknown method is 404 with -32601', async () => {

@@ -1,0 +1,115 @@
+// The official MCP conformance suite (@modelcontextprotocol/conformance,
+// pinned in tests/package.json, run with the Node 22 it needs from the npm
+// package node@22) against the host, through a small proxy that adds the
+// bearer token, since the suite sends no headers of its own. Only the
+// scenarios that apply to a browser bridge run; docs/clients.md lists the
+// others and why. Every check of every scenario run must pass.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+import { startHost } from './fake-extension.mjs';
+
+const require = createRequire(import.meta.url);
+// The suite's command line, and the Node 22 binary the node@22 package ships.
+const CLI = join(dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
+const NODE22 = join(dirname(require.resolve('node/package.json')), 'bin', 'node');
+
+// The scenarios that apply to this server (docs/clients.md says why the others do not).
+export const SCENARIOS = [
+	'server-initialize',
+	'server-session-lifecycle',
+	'server-stateless',
+	'ping',
+	'tools-list',
+	'resources-list',
+	'sep-2164-resource-not-found',
+	'dns-rebinding-protection',
+	'caching',
+	'http-header-validation',
+];
+
+// Checks that cannot apply to a browser bridge, and why (docs/clients.md).
+export const NOT_APPLICABLE = {
+	'sep-2575-server-rejects-undeclared-capability': 'needs the suite\'s test_missing_capability tool',
+	'sep-2575-missing-capability-http-400': 'needs the suite\'s test_missing_capability tool',
+	'sep-2575-http-server-no-independent-requests-on-stream': 'needs the suite\'s test_streaming_elicitation tool',
+	'sep-2575-server-no-log-without-loglevel': 'needs the suite\'s test_logging_tool tool',
+	'sep-2549-prompts-list-caching-hints': 'the host has no prompts and does not advertise them, so prompts/list is -32601 as the spec requires',
+};
+
+// A proxy on a free loopback port that adds the token and forwards to the host as is.
+function tokenProxy(host) {
+	const server = createServer((req, res) => {
+		const upstream = httpRequest({
+			host: '127.0.0.1', port: host.port, method: req.method, path: req.url,
+			headers: { ...req.headers, authorization: `Bearer ${host.token}` },
+		}, answer => {
+			res.writeHead(answer.statusCode, answer.headers);
+			answer.pipe(res);
+		});
+		upstream.on('error', () => res.destroy());
+		req.pipe(upstream);
+	});
+	return new Promise(resolve => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+// The checks.json files under a directory.
+function checkFiles(dir) {
+	return readdirSync(dir, { recursive: true }).filter(name => name.endsWith('checks.json')).map(name => join(dir, name));
+}
+
+// Runs one scenario; resolves to its checks.
+function runScenario(url, scenario, dir) {
+	const output = join(dir, scenario);
+	return new Promise((resolve, reject) => {
+		execFile(NODE22, [CLI, 'server', '--url', url, '--scenario', scenario, '-o', output],
+		    { cwd: dir, timeout: 120000 }, (error, stdout, stderr) => {
+			let files = [];
+			try {
+				files = checkFiles(output);
+			} catch {
+				// no output directory: reported below
+			}
+			if (files.length === 0)
+				return reject(new Error(`${scenario} left no results: ${error?.message}\n${stdout}\n${stderr}`));
+			resolve(files.flatMap(file => JSON.parse(readFileSync(file, 'utf8'))));
+		});
+	});
+}
+
+describe('the official MCP conformance suite', () => {
+	let host;
+	let proxy;
+	let dir;
+	before(async () => {
+		host = await startHost({
+			args: ['--port', '0'],
+			handlers: { read_resource: ({ uri }) => ({ contents: [{ uri, mimeType: 'application/json', text: '[]' }] }) },
+		});
+		proxy = await tokenProxy(host);
+		dir = mkdtempSync(join(tmpdir(), 'bb-conformance-'));
+	});
+	after(async () => {
+		proxy?.close();
+		await host?.stop();
+		rmSync(dir, { recursive: true, force: true });
+	});
+
+	for (const scenario of SCENARIOS) {
+		it(scenario, async () => {
+			const url = `http://127.0.0.1:${proxy.address().port}/mcp`;
+			const checks = await runScenario(url, scenario, dir);
+			assert.ok(checks.length > 0, `${scenario} ran no checks`);
+			// SKIPPED: the suite found the check does not apply (subscriptions/listen, which the host does not offer).
+			const failed = checks.filter(c => !['SUCCESS', 'INFO', 'SKIPPED'].includes(c.status) && !(c.id in NOT_APPLICABLE));
+			assert.deepEqual(failed.map(c => `${c.id} [${c.status}]: ${c.errorMessage ?? c.description ?? ''}`), []);
+		});
+	}
+});
