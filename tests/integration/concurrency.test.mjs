@@ -91,13 +91,18 @@ describe('concurrency', () => {
 			    'the closed streams to end their sessions');
 
 			// Raw Streamable HTTP sessions without a GET stream are idle
-			// between requests: a new one pushes out the least recently used.
+			// between requests: a new one pushes out the least recently
+			// used, which comes back on its next request (its id is signed)
+			// by pushing out the next one: the count never passes the cap.
 			const first = await rawSession(host);
 			const second = await rawSession(host);
 			assert.equal((await rawToolsList(host, first)).status, 200);	// second is now the oldest
 			const third = await rawSession(host);
-			assert.equal((await rawToolsList(host, second)).status, 404, 'the least recently used idle session was evicted');
-			assert.equal((await rawToolsList(host, first)).status, 200);
+			assert.equal((await host.request('status')).result.sessions, 3);
+			assert.doesNotMatch(host.stderr, new RegExp(`session ${second.slice(0, 8)} resumed`));
+			assert.equal((await rawToolsList(host, second)).status, 200, 'the evicted session came back');
+			await eventually(async () => new RegExp(`MCP session ${second.slice(0, 8)} resumed`).test(host.stderr), 'the resume in the log');
+			assert.equal((await host.request('status')).result.sessions, 3, 'by evicting the least recently used');
 			assert.equal((await rawToolsList(host, third)).status, 200);
 			await Promise.all(streams.map(client => close(client)));
 		} finally {
@@ -105,14 +110,15 @@ describe('concurrency', () => {
 		}
 	});
 
-	it('a session idle longer than --session-idle expires and then answers 404', async () => {
-		const host = await startHost({ args: ['--session-idle', '200'] });
+	it('a session idle longer than --session-idle leaves memory, and comes back on its next request', async () => {
+		const host = await startHost({ args: ['--session-idle', '200', '--keepalive', '100'] });
 		try {
 			const id = await rawSession(host);
 			assert.equal((await rawToolsList(host, id)).status, 200);
-			// The passage of time is what is under test here.
-			await new Promise(resolve => setTimeout(resolve, 600));
-			assert.equal((await rawToolsList(host, id)).status, 404);
+			await eventually(async () => (await host.request('status')).result.sessions === 0, 'the idle session to expire');
+			assert.equal((await rawToolsList(host, id)).status, 200);
+			await eventually(async () => new RegExp(`MCP session ${id.slice(0, 8)} resumed`).test(host.stderr), 'the resume in the log');
+			assert.equal((await host.request('status')).result.sessions, 1);
 		} finally {
 			await host.stop();
 		}

@@ -269,7 +269,8 @@ describe('host lifecycle', { concurrency: true }, () => {
 			second.clients.add(client);
 			const after = await client.callTool({ name: 'hover_element', arguments: { ref: 'e2' } }, undefined, opts());
 			assert.equal(JSON.parse(textOf(after)).params.ref, 'e2');
-			assert.match(second.stderr, /MCP session \w{8} resumed \(the host restarted since it began\)/);
+			await eventually(async () => /MCP session \w{8} resumed \(the host restarted since it began\)/.test(second.stderr),
+			    'the resume in the log');
 			assert.equal((await second.request('status')).result.sessions, 1);
 		} finally {
 			await close(client);
