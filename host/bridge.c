@@ -465,6 +465,8 @@ bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 		.keepalive_ms = config->keepalive_ms,
 		.token = bridge->token,
 		.extension_origin = config->extension_origin,
+		.allowed_origins = config->allowed_origins,
+		.allowed_origin_count = config->allowed_origin_count,
 	};
 	if ((bridge->http = http_server_new(bridge->base, &http_settings,
 	    bridge->mcp, bridge->sessions, bridge->clock, bridge->log,

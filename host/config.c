@@ -92,6 +92,7 @@ config_clear(struct config *config)
 	free(config->file_error);
 	xfree_strings(config->browsers, config->browser_count);
 	xfree_strings(config->extension_ids, config->extension_id_count);
+	xfree_strings(config->allowed_origins, config->allowed_origin_count);
 	free(config->user_data_dir);
 	memset(config, 0, sizeof *config);
 }
@@ -211,9 +212,42 @@ config_file_flag(struct config *config, const char *key)
 }
 
 /*
+ * Reads "allowed_origins": the web origins (scheme://host[:port]) a
+ * browser-based MCP client may call from, with CORS. -1 with *cause set
+ * when it is not an array of such strings.
+ */
+static int
+config_read_origins(struct config *config, const json_t *value,
+    const char *path, char **cause)
+{
+	const json_t	*origin;
+	const char	*text;
+	size_t		 i;
+
+	if (!json_is_array(value))
+		goto bad;
+	json_array_foreach(value, i, origin) {
+		text = json_string_value(origin);
+		if (text == NULL || (strncmp(text, "http://", 7) != 0 &&
+		    strncmp(text, "https://", 8) != 0) ||
+		    strchr(strchr(text, ':') + 3, '/') != NULL ||
+		    strlen(text) != json_string_length(origin))
+			goto bad;
+		config_append(&config->allowed_origins,
+		    &config->allowed_origin_count, text);
+	}
+	return 0;
+bad:
+	*cause = xasprintf("%s: \"allowed_origins\" must be a list of web "
+	    "origins such as \"http://localhost:6274\" (scheme, host and "
+	    "port, no path)", path);
+	return -1;
+}
+
+/*
  * Reads config.json in the config directory, if there is one. Keys are the
  * long option names with "_" or "-" ("log_level"), plus the booleans
- * "auth", "evaluate_script" and "allow_file_urls".
+ * "auth", "evaluate_script" and "allow_file_urls", and "allowed_origins".
  */
 static int
 config_read_file(struct config *config, char **cause)
@@ -251,6 +285,10 @@ config_read_file(struct config *config, char **cause)
 				rc = -1;
 			} else
 				*flag = json_is_true(value);
+			continue;
+		}
+		if (strcmp(key, "allowed_origins") == 0) {
+			rc = config_read_origins(config, value, path, cause);
 			continue;
 		}
 		name = xstrdup(key);

@@ -60,6 +60,9 @@ struct config {
 	int			 hello_grace_ms;
 	int			 http_timeout_s;
 	char			*extension_origin;	/* argv[1] from Chrome */
+	/* config.json "allowed_origins": web origins answered with CORS */
+	char			**allowed_origins;
+	size_t			 allowed_origin_count;
 	char			*config_dir;
 	char			*token_file;
 	char			*file_error;	/* config.json's problem, if kept */

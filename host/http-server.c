@@ -37,6 +37,52 @@ struct http_server {
 	bool			 port_unsafe;	/* a stranger holds taken_port */
 };
 
+/* The request's Origin when the settings list it for CORS, else NULL. */
+static const char *
+http_server_cors_origin(const struct http_server *server,
+    struct evhttp_request *req)
+{
+	const char	*origin = http_header(req, "Origin");
+	size_t		 i;
+
+	for (i = 0; origin != NULL &&
+	    i < server->settings.allowed_origin_count; i++) {
+		if (strcmp(origin, server->settings.allowed_origins[i]) == 0)
+			return origin;
+	}
+	return NULL;
+}
+
+/*
+ * CORS for an origin the settings list: the answer names it, and the
+ * headers a client must read are exposed. A preflight (OPTIONS) is
+ * answered here, without the token, which browsers never send on it;
+ * returns 1 then. The token is still required on the request itself.
+ */
+static int
+http_server_cors(struct http_server *server, struct evhttp_request *req)
+{
+	struct evkeyvalq	*out = evhttp_request_get_output_headers(req);
+	const char		*origin = http_server_cors_origin(server, req);
+
+	if (origin == NULL)
+		return 0;
+	evhttp_add_header(out, "Access-Control-Allow-Origin", origin);
+	evhttp_add_header(out, "Vary", "Origin");
+	evhttp_add_header(out, "Access-Control-Expose-Headers",
+	    "Mcp-Session-Id, WWW-Authenticate");
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_OPTIONS)
+		return 0;
+	evhttp_add_header(out, "Access-Control-Allow-Methods",
+	    "GET, POST, DELETE");
+	evhttp_add_header(out, "Access-Control-Allow-Headers",
+	    "Authorization, Content-Type, Accept, Mcp-Session-Id, "
+	    "MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID");
+	evhttp_add_header(out, "Access-Control-Max-Age", "600");
+	evhttp_send_reply(req, 204, "No Content", NULL);
+	return 1;
+}
+
 /* Checks Host, Origin and, except for /health, the bearer token. */
 static int
 http_server_gate(struct http_server *server, struct evhttp_request *req,
@@ -57,7 +103,8 @@ http_server_gate(struct http_server *server, struct evhttp_request *req,
 		return -1;
 	}
 	if (!http_guard_origin_allowed(origin,
-	    server->settings.extension_origin)) {
+	    server->settings.extension_origin) &&
+	    http_server_cors_origin(server, req) == NULL) {
 		log_warn(log, "refused a request from Origin %s",
 		    origin);
 		http_reply_error(req, 403, "Forbidden", JSONRPC_INVALID_REQUEST,
@@ -125,6 +172,9 @@ http_server_route(struct evhttp_request *req, void *arg)
 
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Cache-Control", "no-store");
+	if (http_guard_host_allowed(http_header(req, "Host")) &&
+	    http_server_cors(server, req) != 0)
+		return;	/* a preflight, answered */
 	uri = evhttp_uri_parse(evhttp_request_get_uri(req));
 	path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
 	if (path == NULL || *path == '\0')

@@ -26,6 +26,8 @@ struct http_server_settings {
 	int		 keepalive_ms;	/* keepalive comments, expiry checks */
 	const char	*token;		/* the bearer token; NULL: auth off */
 	const char	*extension_origin;	/* NULL when unknown */
+	char *const	*allowed_origins;	/* answered with CORS */
+	size_t		 allowed_origin_count;
 };
 
 /* Says whether the extension is connected, for /health. */

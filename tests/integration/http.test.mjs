@@ -3,6 +3,9 @@
 // limits, content types, methods and /health.
 
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { EXTENSION_ORIGIN, startHost } from './fake-extension.mjs';
@@ -305,5 +308,69 @@ describe('--no-auth', () => {
 		} finally {
 			await host.stop();
 		}
+	});
+});
+
+describe('CORS for the origins config.json allows', () => {
+	const INSPECTOR = 'http://localhost:6274';
+	let host;
+	let configHome;
+	before(async () => {
+		configHome = mkdtempSync(join(tmpdir(), 'bb-cors-'));
+		mkdirSync(join(configHome, 'browser-bridge'), { mode: 0o700 });
+		writeFileSync(join(configHome, 'browser-bridge', 'config.json'),
+		    JSON.stringify({ allowed_origins: [INSPECTOR, 'https://inspector.example.com'] }));
+		host = await startHost({ env: { XDG_CONFIG_HOME: configHome } });
+	});
+	after(async () => {
+		await host.stop();
+		rmSync(configHome, { recursive: true, force: true });
+	});
+
+	it('a listed origin gets its preflight answered without the token, then CORS headers on requests that carry it', async () => {
+		const preflight = await raw(host, { method: 'OPTIONS', headers: {
+			Origin: INSPECTOR, 'Access-Control-Request-Method': 'POST',
+			'Access-Control-Request-Headers': 'authorization, content-type, mcp-session-id',
+		} });
+		assert.equal(preflight.status, 204);
+		assert.equal(preflight.headers['access-control-allow-origin'], INSPECTOR);
+		assert.match(preflight.headers['access-control-allow-headers'], /Authorization/);
+		assert.match(preflight.headers['access-control-allow-headers'], /Mcp-Session-Id/);
+
+		const init = await raw(host, { method: 'POST', headers: mcpHeaders(host, { Origin: INSPECTOR }), body: INITIALIZE });
+		assert.equal(init.status, 200);
+		assert.equal(init.headers['access-control-allow-origin'], INSPECTOR);
+		assert.match(init.headers['access-control-expose-headers'], /Mcp-Session-Id/);
+
+		const noToken = await raw(host, { method: 'POST', headers: { 'Content-Type': 'application/json',
+		    Accept: 'application/json, text/event-stream', Origin: INSPECTOR }, body: INITIALIZE });
+		assert.equal(noToken.status, 401, 'the token is still required');
+	});
+
+	it('a listed web origin that is not loopback passes the Origin check; an unlisted one gets no CORS', async () => {
+		const listed = await raw(host, { method: 'POST',
+		    headers: mcpHeaders(host, { Origin: 'https://inspector.example.com' }), body: INITIALIZE });
+		assert.equal(listed.status, 200);
+		const unlisted = await raw(host, { method: 'OPTIONS', headers: { Origin: 'http://localhost:9999' } });
+		assert.equal(unlisted.headers['access-control-allow-origin'], undefined);
+		assert.notEqual(unlisted.status, 204);
+		const evil = await raw(host, { method: 'POST', headers: mcpHeaders(host, { Origin: 'https://evil.example' }), body: INITIALIZE });
+		assert.equal(evil.status, 403);
+	});
+});
+
+describe('CORS by default', () => {
+	let host;
+	before(async () => {
+		host = await startHost();
+	});
+	after(async () => {
+		await host.stop();
+	});
+
+	it('is off: a preflight from a loopback page gets no CORS headers', async () => {
+		const preflight = await raw(host, { method: 'OPTIONS', headers: { Origin: 'http://localhost:6274' } });
+		assert.notEqual(preflight.status, 204);
+		assert.equal(preflight.headers['access-control-allow-origin'], undefined);
 	});
 });
