@@ -445,7 +445,7 @@ doctor_host(struct doctor *d)
 	char			*path, *cause = NULL, *quoted, *fix, *token;
 	const char		*version;
 
-	if ((path = runtime_file_path(&cause)) == NULL) {
+	if ((path = runtime_file_find(&cause)) == NULL) {
 		doctor_fail(d, "export HOME or XDG_RUNTIME_DIR", "%s", cause);
 		free(cause);
 		return;
@@ -574,7 +574,7 @@ doctor_status_run(struct config *config, int out_fd)
 	char			*path, *cause = NULL, *token;
 	int			 rc = 1;
 
-	if ((path = runtime_file_path(&cause)) == NULL) {
+	if ((path = runtime_file_find(&cause)) == NULL) {
 		fprintf(stderr, "browser-bridge status: %s\n", cause);
 		free(cause);
 		return 1;

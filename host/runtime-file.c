@@ -46,6 +46,43 @@ runtime_file_path(char **cause)
 	return NULL;
 }
 
+/*
+ * Returns the runtime file a reader should use: the first that exists of
+ * $XDG_RUNTIME_DIR/..., /run/user/UID/... (what XDG_RUNTIME_DIR is on
+ * systemd systems, for readers started without it, as MCP clients start
+ * stdio servers), $XDG_STATE_HOME/... and $HOME/.local/state/...; when
+ * none exists, where this process would write it.
+ */
+char *
+runtime_file_find(char **cause)
+{
+	const char	*names[] = { "XDG_RUNTIME_DIR", NULL, "XDG_STATE_HOME" };
+	const char	*dir, *home;
+	char		*path;
+	size_t		 i;
+
+	for (i = 0; i < sizeof names / sizeof *names; i++) {
+		if (names[i] == NULL)
+			path = xasprintf("/run/user/%lu/%s",
+			    (unsigned long)getuid(), RUNTIME_FILE_NAME);
+		else if ((dir = runtime_file_xdg_dir(names[i])) != NULL)
+			path = xasprintf("%s/%s", dir, RUNTIME_FILE_NAME);
+		else
+			continue;
+		if (access(path, F_OK) == 0)
+			return path;
+		free(path);
+	}
+	home = getenv("HOME");
+	if (home != NULL && *home != '\0') {
+		path = xasprintf("%s/.local/state/%s", home, RUNTIME_FILE_NAME);
+		if (access(path, F_OK) == 0)
+			return path;
+		free(path);
+	}
+	return runtime_file_path(cause);
+}
+
 /* Writes contents as indented JSON to path through a temporary file. */
 int
 runtime_file_write(const char *path, const json_t *contents, char **cause)

@@ -208,7 +208,7 @@ stdio_relay_find_host(struct stdio_relay *relay, char **cause)
 	struct probe_runtime	 runtime;
 	char			*path;
 
-	if ((path = runtime_file_path(cause)) == NULL)
+	if ((path = runtime_file_find(cause)) == NULL)
 		return -1;
 	if (probe_runtime_read(path, &runtime, cause) != 0) {
 		free(path);

@@ -5,7 +5,7 @@
 // the bridge connects when a host appears and lets go when it leaves).
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -283,5 +283,46 @@ describe('stdio bridge and a process that holds the host\'s port', () => {
 		assert.ok(seen.length > 0, 'the bridge did ask the listener to prove itself');
 		assert.ok(seen.every(r => r.method === 'GET' && /^\/health\?nonce=[0-9a-f]{32}$/.test(r.url)), JSON.stringify(seen));
 		assert.ok(seen.every(r => r.authorization === undefined), 'no Authorization header reached the listener');
+	});
+});
+
+describe('stdio bridge started as MCP clients start it', () => {
+	// A host started by the browser writes its runtime file under
+	// XDG_RUNTIME_DIR, which on systemd systems is /run/user/UID; the SDK's
+	// StdioClientTransport (Claude Desktop, Cursor...) starts the bridge
+	// with only HOME, LOGNAME, PATH, SHELL, TERM and USER.
+	const runtimeDir = `/run/user/${process.getuid()}`;
+	const runtimeFile = join(runtimeDir, 'browser-bridge', 'host.json');
+	let madeDir = false;
+	let host;
+
+	before(async t => {
+		if (existsSync(runtimeFile))
+			return;	// a real host of this user: the test would clobber its file
+		if (!existsSync(runtimeDir)) {
+			mkdirSync(runtimeDir, { recursive: true, mode: 0o700 });
+			madeDir = true;
+		}
+		host = await startHost({ env: { XDG_RUNTIME_DIR: runtimeDir } });
+	});
+	after(async () => {
+		await host?.stop();
+		if (madeDir)
+			rmSync(runtimeDir, { recursive: true, force: true });
+	});
+
+	it('finds the host without XDG_RUNTIME_DIR and calls a tool end to end', async t => {
+		if (host === undefined) {
+			t.skip(`${runtimeFile} belongs to a running host of this user`);
+			return;
+		}
+		assert.ok(existsSync(runtimeFile), 'the host wrote its runtime file under /run/user/UID');
+		const client = await connectStdio({ HOME: host.env.HOME, XDG_CONFIG_HOME: host.env.XDG_CONFIG_HOME });
+		try {
+			const result = await client.callTool({ name: 'hover_element', arguments: { ref: 'e5' } }, undefined, opts());
+			assert.deepEqual(JSON.parse(textOf(result)), { method: 'hover_element', params: { ref: 'e5' } });
+		} finally {
+			await closeStdio(client);
+		}
 	});
 });
