@@ -204,7 +204,11 @@ http_server_route(struct evhttp_request *req, void *arg)
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 		    "Allow", strcmp(path, "/sse") == 0 ? "GET" : "POST");
 		http_reply_error(req, 405, "Method Not Allowed",
-		    JSONRPC_INVALID_REQUEST, "Method not allowed here");
+		    JSONRPC_INVALID_REQUEST, strcmp(path, "/sse") == 0 ?
+		    "/sse is the stream of the old HTTP+SSE transport and takes "
+		    "only GET; Streamable HTTP clients use /mcp" :
+		    "/messages takes only POST, from a client that opened its "
+		    "stream with GET /sse; Streamable HTTP clients use /mcp");
 	} else {
 		http_reply_error(req, 404, "Not Found", JSONRPC_INVALID_REQUEST,
 		    "Not found: the MCP endpoint is /mcp (or /sse for the "

@@ -25,7 +25,8 @@
 #define RPC_MSG_NOT_CONNECTED \
 	"The browser extension has not connected to this host. Open the " \
 	"browser with the Browser Bridge extension enabled (check " \
-	"chrome://extensions), then retry."
+	"chrome://extensions), then retry; `browser-bridge doctor` checks " \
+	"every step."
 #define RPC_MSG_DISCONNECTED \
 	"The browser extension disconnected (browser closed or extension " \
 	"reloaded). Reopen the browser and retry."

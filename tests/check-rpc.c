@@ -15,7 +15,8 @@
 #define MSG_NOT_CONNECTED \
 	"The browser extension has not connected to this host. Open the " \
 	"browser with the Browser Bridge extension enabled (check " \
-	"chrome://extensions), then retry."
+	"chrome://extensions), then retry; `browser-bridge doctor` checks " \
+	"every step."
 #define MSG_DISCONNECTED \
 	"The browser extension disconnected (browser closed or extension " \
 	"reloaded). Reopen the browser and retry."

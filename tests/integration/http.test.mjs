@@ -250,6 +250,7 @@ describe('HTTP gate', () => {
 		const postSse = await raw(host, { method: 'POST', path: '/sse', headers: mcpHeaders(host), body: INITIALIZE });
 		assert.equal(postSse.status, 405);
 		assert.equal(postSse.headers.allow, 'GET');
+		assert.match(postSse.json.error.message, /Streamable HTTP clients use \/mcp/, 'a client pointed at /sse learns where to go');
 		const getMessages = await raw(host, { method: 'GET', path: '/messages?sessionId=x', headers: authHeaders(host) });
 		assert.equal(getMessages.status, 405);
 		assert.equal(getMessages.headers.allow, 'POST');

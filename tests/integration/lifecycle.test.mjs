@@ -15,7 +15,8 @@ import { SLOW, never, scaled, startHost } from './fake-extension.mjs';
 import { close, connect, eventually, mcpHeaders, opts, raw, textOf } from './mcp-client.mjs';
 
 const NOT_CONNECTED = 'EXTENSION_NOT_CONNECTED: The browser extension has not connected to this host. ' +
-    'Open the browser with the Browser Bridge extension enabled (check chrome://extensions), then retry.';
+    'Open the browser with the Browser Bridge extension enabled (check chrome://extensions), then retry; ' +
+    '`browser-bridge doctor` checks every step.';
 const DISCONNECTED = 'EXTENSION_DISCONNECTED: The browser extension disconnected (browser closed or ' +
     'extension reloaded). Reopen the browser and retry.';
 
