@@ -14,6 +14,9 @@ import { BridgeError, ErrorCode } from './errors.js';
 
 /** Schemes that are always fine. */
 const WEB_SCHEMES = new Set(['http:', 'https:', 'data:', 'blob:']);
+/** Schemes of the browser's own pages and of extensions. */
+const BROWSER_SCHEMES = new Set(['chrome:', 'chrome-extension:', 'chrome-untrusted:', 'devtools:', 'view-source:',
+	'edge:', 'brave:', 'opera:', 'vivaldi:', 'chrome-search:', 'extension:', 'moz-extension:']);
 
 /**
  * What the host allows, from its welcome.
@@ -62,7 +65,10 @@ export function urlRefusal(text, policy) {
 			return `${url.href} is inside ${dir}, the Browser Bridge host's own directory (its token and state), which the tools never open, even with allow_file_urls.`;
 		return null;
 	}
-	return `${url.protocol.replace(/:$/, '')}: pages (${url.href.length > 80 ? `${url.href.slice(0, 79)}…` : url.href}) are browser or extension pages, ` +
+	const shown = url.href.length > 80 ? `${url.href.slice(0, 79)}…` : url.href;
+	if (!BROWSER_SCHEMES.has(url.protocol))
+		return `${url.protocol.replace(/:$/, '')}: URLs (${shown}) are not supported: the tools open web pages. Use an http(s) URL.`;
+	return `${url.protocol.replace(/:$/, '')}: pages (${shown}) are browser or extension pages, ` +
 	    'which the tools never open or read: they hold settings, keys and other extensions\' data. Use an http(s) page.';
 }
 

@@ -35,3 +35,11 @@ test('browser and extension pages are always refused', () => {
 		'view-source:https://example.com/', 'chrome-untrusted://terminal/', 'about:settings', 'edge://settings'])
 		assert.match(urlRefusal(url, files) ?? '', /browser (or extension )?page/, url);
 });
+
+test('other schemes are refused as unsupported, not as browser pages', () => {
+	for (const url of ['ftp://ftp.example.com/file.txt', 'mailto:someone@example.com', 'javascript:alert(1)', 'ws://example.com/socket']) {
+		const refusal = urlRefusal(url, files) ?? '';
+		assert.match(refusal, /URLs \(.*\) are not supported: the tools open web pages\. Use an http\(s\) URL\./, url);
+		assert.doesNotMatch(refusal, /browser or extension/, url);
+	}
+});
