@@ -282,6 +282,25 @@ mcp_call_free(struct mcp_call *call)
 	free(call);
 }
 
+/*
+ * Forgets a call, then gives its caller the final answer (NULL: none, it
+ * was cancelled). In that order: the answer may end what the call belongs
+ * to (a stateless request's state goes with its HTTP exchange).
+ */
+static void
+mcp_call_answer(struct mcp *mcp, struct mcp_call *call, json_t *reply,
+    bool cancel)
+{
+	mcp_emit_cb	 emit = call->emit;
+	void		*arg = call->arg;
+
+	if (cancel)
+		mcp_call_abandon(mcp, call);
+	else
+		mcp_call_free(call);
+	emit(reply, true, arg);
+}
+
 /* The extension answered a call: send the response and forget the call. */
 static void
 mcp_call_done(const json_t *result, const char *error_code,
@@ -314,8 +333,7 @@ mcp_call_done(const json_t *result, const char *error_code,
 		    "The extension returned a resource without contents",
 		    NULL);
 	}
-	call->emit(reply, true, call->arg);
-	mcp_call_free(call);
+	mcp_call_answer(call->mcp, call, reply, false);
 }
 
 /* Passes extension progress on as notifications/progress, if asked for. */
@@ -560,8 +578,7 @@ mcp_cancelled(struct mcp *mcp, struct session *session, const json_t *params)
 		return;	/* finished already, or never existed */
 	log_debug(mcp->log, "session %.8s cancelled a call",
 	    session->id);
-	call->emit(NULL, true, call->arg);
-	mcp_call_abandon(mcp, call);
+	mcp_call_answer(mcp, call, NULL, true);
 }
 
 /* Handles a client notification. */
@@ -650,11 +667,10 @@ mcp_session_ended(struct mcp *mcp, struct session *session)
 	struct mcp_call	*call;
 
 	while ((call = TAILQ_FIRST(&session->calls)) != NULL) {
-		call->emit(jsonrpc_error(call->request_id,
+		mcp_call_answer(mcp, call, jsonrpc_error(call->request_id,
 		    JSONRPC_INTERNAL_ERROR, "The MCP session ended before this "
 		    "call finished; initialize a new session and retry.", NULL),
-		    true, call->arg);
-		mcp_call_abandon(mcp, call);
+		    true);
 	}
 }
 
