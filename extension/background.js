@@ -13,7 +13,7 @@ import { HOST_NAME } from './src/status.js';
 import { registerActions } from './src/actions/index.js';
 import { ConsoleStore } from './src/actions/console.js';
 import { evaluateEnabled } from './src/actions/content.js';
-import { TaskManager } from './src/agents/tasks.js';
+import { TaskManager, credentialOf } from './src/agents/tasks.js';
 import { createProvider } from './src/agents/providers/index.js';
 import { buildPrompt } from './src/agents/prompts.js';
 import { ResourceNotifier } from './src/resource-events.js';
@@ -53,6 +53,7 @@ const tasks = new TaskManager({
 	browser: { tabs: chrome.tabs, tabGroups: chrome.tabGroups },
 	optionsUrl: chrome.runtime.getURL('options/options.html'),
 	evaluateEnabled: () => evaluateEnabled(navigator.services),
+	credential: () => credentialOf(navigator.services.welcome?.token),
 	log,
 });
 registerActions(navigator, { consoleStore, tasks });

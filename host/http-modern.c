@@ -122,6 +122,10 @@ http_modern_check(struct evhttp_request *req, const json_t *body,
 		name_field = "name";
 	else if (method != NULL && strcmp(method, "resources/read") == 0)
 		name_field = "uri";
+	else if (method != NULL && (strcmp(method, "tasks/get") == 0 ||
+	    strcmp(method, "tasks/update") == 0 ||
+	    strcmp(method, "tasks/cancel") == 0))
+		name_field = "taskId";
 	if (name_field != NULL && http_modern_header(req, body, "Mcp-Name",
 	    jsonrpc_string(json_object_get(params, name_field))) != 0)
 		return -1;

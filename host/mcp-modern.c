@@ -5,6 +5,7 @@
 
 #include "jsonrpc.h"
 #include "mcp.h"
+#include "mcp-tasks.h"
 
 /* Methods whose results a client may cache (CacheableResult). */
 static const char *const mcp_modern_cacheable[] = {
@@ -55,9 +56,10 @@ mcp_modern_unsupported(const json_t *id, const char *requested)
 json_t *
 mcp_modern_discover(const char *instructions)
 {
-	return json_pack("{s:o,s:{s:{},s:{}},s:s}",
+	return json_pack("{s:o,s:{s:{},s:{},s:{s:{}}},s:s}",
 	    "supportedVersions", mcp_modern_supported(),
 	    "capabilities", "tools", "resources",
+	    "extensions", MCP_TASKS_EXTENSION,
 	    "instructions", instructions);
 }
 

@@ -1,6 +1,6 @@
 /*
- * MCP methods: initialize, discover, tools, resources, cancel; for legacy
- * sessions and for modern (2026-07-28) requests alike. There are no
+ * MCP methods: initialize, discover, tools, resources, tasks, cancel; for
+ * legacy sessions and for modern (2026-07-28) requests alike. There are no
  * prompts and no log messages, so neither is advertised nor answered.
  */
 #include "mcp.h"
@@ -12,6 +12,7 @@
 #include "jsonrpc.h"
 #include "log.h"
 #include "mcp-modern.h"
+#include "mcp-tasks.h"
 #include "resources.h"
 #include "session.h"
 #include "sse.h"
@@ -39,6 +40,7 @@ struct mcp {
 enum mcp_call_kind {
 	MCP_CALL_TOOL,
 	MCP_CALL_RESOURCE,
+	MCP_CALL_TASK,		/* a task method, or a tools/call made a task */
 };
 
 /* A request waiting for the extension. */
@@ -46,6 +48,8 @@ struct mcp_call {
 	struct mcp		*mcp;
 	struct session		*session;
 	enum mcp_call_kind	 kind;
+	enum mcp_task_op	 task_op;	/* MCP_CALL_TASK */
+	json_t			*task_args;	/* MCP_TASK_RESULT: to ask again */
 	json_t			*request_id;
 	uint64_t		 dispatch_id;
 	json_t			*progress_token;	/* NULL: no progress */
@@ -156,7 +160,9 @@ mcp_invalid_params(const json_t *request, const char *message)
 static json_t *
 mcp_initialize_result(const char *version)
 {
-	return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b}},"
+	json_t	*result;
+
+	result = json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b}},"
 	    "s:{s:s,s:s,s:s},s:s}",
 	    "protocolVersion", version,
 	    "capabilities",
@@ -165,6 +171,10 @@ mcp_initialize_result(const char *version)
 	    "serverInfo", "name", "browser-bridge", "title", "Browser Bridge",
 	    "version", PACKAGE_VERSION,
 	    "instructions", mcp_instructions);
+	if (strcmp(version, MCP_TASKS_VERSION) == 0)
+		json_object_set_new(json_object_get(result, "capabilities"),
+		    "tasks", mcp_tasks_capabilities());
+	return result;
 }
 
 /*
@@ -241,7 +251,7 @@ mcp_tools_list(struct mcp *mcp, struct session *session, const json_t *request,
 }
 
 /* Builds a tool result that reports an error with its stable code. */
-static json_t *
+json_t *
 mcp_tool_error(const char *code, const char *message)
 {
 	char	*text = xasprintf("%s: %s", code, message);
@@ -277,6 +287,7 @@ mcp_call_free(struct mcp_call *call)
 {
 	TAILQ_REMOVE(&call->session->calls, call, entry);
 	call->session->call_count--;
+	json_decref(call->task_args);
 	json_decref(call->request_id);
 	json_decref(call->progress_token);
 	free(call);
@@ -301,6 +312,8 @@ mcp_call_answer(struct mcp *mcp, struct mcp_call *call, json_t *reply,
 	emit(reply, true, arg);
 }
 
+static bool	mcp_call_again(struct mcp_call *, const char **, char **);
+
 /* The extension answered a call: send the response and forget the call. */
 static void
 mcp_call_done(const json_t *result, const char *error_code,
@@ -309,7 +322,21 @@ mcp_call_done(const json_t *result, const char *error_code,
 	struct mcp_call	*call = arg;
 	json_t		*reply, *body;
 
-	if (call->kind == MCP_CALL_TOOL) {
+	if (call->kind == MCP_CALL_TASK && call->task_op == MCP_TASK_RESULT &&
+	    error_code == NULL && !mcp_tasks_finished(result)) {
+		const char	*again_code = NULL;
+		char		*again_message = NULL;
+
+		if (mcp_call_again(call, &again_code, &again_message))
+			return;
+		reply = mcp_tasks_reply(call->task_op, false, call->request_id,
+		    NULL, again_code, again_message);
+		free(again_message);
+	} else if (call->kind == MCP_CALL_TASK) {
+		reply = mcp_tasks_reply(call->task_op,
+		    mcp_session_modern(call->session), call->request_id,
+		    result, error_code, error_message);
+	} else if (call->kind == MCP_CALL_TOOL) {
 		body = error_code != NULL ?
 		    mcp_tool_error(error_code, error_message) :
 		    mcp_tool_result(result);
@@ -360,19 +387,13 @@ mcp_call_progress(const json_t *progress, void *arg)
 	    false, call->arg);
 }
 
-/*
- * Forwards a request to the dispatcher and records it as pending. Returns
- * NULL when the dispatcher answered at once (emit was called).
- */
+/* Records a request that will wait for the dispatcher. */
 static struct mcp_call *
-mcp_forward(struct mcp *mcp, struct session *session, const json_t *request,
-    enum mcp_call_kind kind, const char *method, json_t *args, int timeout_ms,
-    mcp_emit_cb emit, void *arg)
+mcp_call_new(struct mcp *mcp, struct session *session, const json_t *request,
+    enum mcp_call_kind kind, mcp_emit_cb emit, void *arg)
 {
 	struct mcp_call	*call = xcalloc(1, sizeof *call);
 	const json_t	*meta;
-	const char	*error_code = NULL;
-	char		*error_message = NULL;
 
 	call->mcp = mcp;
 	call->session = session;
@@ -385,6 +406,21 @@ mcp_forward(struct mcp *mcp, struct session *session, const json_t *request,
 	call->arg = arg;
 	TAILQ_INSERT_TAIL(&session->calls, call, entry);
 	session->call_count++;
+	return call;
+}
+
+/*
+ * Hands a recorded call to the dispatcher (stealing args). Returns it, or
+ * NULL when the dispatcher refused at once and the call was answered.
+ */
+static struct mcp_call *
+mcp_call_start(struct mcp_call *call, const char *method, json_t *args,
+    int timeout_ms)
+{
+	struct mcp	*mcp = call->mcp;
+	const char	*error_code = NULL;
+	char		*error_message = NULL;
+
 	call->dispatch_id = mcp->dispatcher.call(mcp->dispatcher.arg, method,
 	    args, timeout_ms, mcp_call_done, mcp_call_progress, call,
 	    &error_code, &error_message);
@@ -393,6 +429,60 @@ mcp_forward(struct mcp *mcp, struct session *session, const json_t *request,
 	mcp_call_done(NULL, error_code, error_message, call);
 	free(error_message);
 	return NULL;
+}
+
+/*
+ * Forwards a request to the dispatcher and records it as pending. Returns
+ * NULL when the dispatcher answered at once (emit was called).
+ */
+static struct mcp_call *
+mcp_forward(struct mcp *mcp, struct session *session, const json_t *request,
+    enum mcp_call_kind kind, const char *method, json_t *args, int timeout_ms,
+    mcp_emit_cb emit, void *arg)
+{
+	return mcp_call_start(mcp_call_new(mcp, session, request, kind, emit,
+	    arg), method, args, timeout_ms);
+}
+
+/*
+ * Forwards a task method (or a tools/call made a task) to one of the
+ * extension's task tools. Returns NULL; *call is set while it is pending.
+ */
+static json_t *
+mcp_task_forward(struct mcp *mcp, struct session *session,
+    const json_t *request, enum mcp_task_op op, const char *tool_name,
+    json_t *args, mcp_emit_cb emit, void *arg, struct mcp_call **call)
+{
+	const struct tool	*tool = tool_registry_find(mcp->tools,
+				    tool_name);
+	struct mcp_call		*pending;
+
+	pending = mcp_call_new(mcp, session, request, MCP_CALL_TASK, emit, arg);
+	pending->task_op = op;
+	if (op == MCP_TASK_RESULT)
+		pending->task_args = json_incref(args);
+	*call = mcp_call_start(pending, tool->method, args,
+	    tool_timeout_ms(tool, args));
+	return NULL;
+}
+
+/*
+ * tasks/result waits for the end: asks get_task again when its wait ran
+ * out first. Returns whether the call is pending again; if not, *code and
+ * *message (heap) say why.
+ */
+static bool
+mcp_call_again(struct mcp_call *call, const char **code, char **message)
+{
+	struct mcp		*mcp = call->mcp;
+	const struct tool	*tool = tool_registry_find(mcp->tools,
+				    "get_task");
+
+	call->dispatch_id = mcp->dispatcher.call(mcp->dispatcher.arg,
+	    tool->method, json_incref(call->task_args),
+	    tool_timeout_ms(tool, call->task_args), mcp_call_done,
+	    mcp_call_progress, call, code, message);
+	return call->dispatch_id != 0;
 }
 
 /* tools/call: checks the arguments, then runs the tool. */
@@ -406,6 +496,7 @@ mcp_tools_call(struct mcp *mcp, struct session *session, const json_t *request,
 	const json_t		*args;
 	json_t			*result, *empty = NULL;
 	char			*cause = NULL, *message;
+	enum mcp_task_mode	 mode;
 
 	name = jsonrpc_string(json_object_get(params, "name"));
 	if (name == NULL) {
@@ -427,11 +518,20 @@ mcp_tools_call(struct mcp *mcp, struct session *session, const json_t *request,
 		    "params.arguments must be an object");
 		return NULL;
 	}
+	if ((mode = mcp_tasks_mode(session, request, tool, error)) ==
+	    MCP_TASK_REFUSED)
+		return NULL;
 	if (args == NULL)
 		args = empty = json_object();
 	if (tool_check_arguments(tool, args, &cause) != 0) {
 		result = mcp_tool_error(ERR_INVALID_ARGUMENT, cause);
 		free(cause);
+	} else if (mode == MCP_TASK_START) {
+		json_t *detached = json_copy((json_t *)args);
+
+		json_object_set_new(detached, "wait", json_false());
+		result = mcp_task_forward(mcp, session, request,
+		    MCP_TASK_CREATE, tool->name, detached, emit, arg, call);
 	} else if (tool->handler != NULL)
 		result = tool->handler(mcp->host, args);
 	else {
@@ -539,6 +639,100 @@ mcp_resources_unsubscribe(struct mcp *mcp, struct session *session,
 	return json_object();
 }
 
+/*
+ * The task a task method names, or NULL after *error: a modern client must
+ * have declared the tasks extension, and params.taskId must be a string.
+ */
+static const char *
+mcp_task_id(struct session *session, const json_t *request,
+    const json_t *params, json_t **error)
+{
+	const char	*id;
+
+	if (!mcp_tasks_negotiated(session, request)) {
+		*error = mcp_tasks_missing_capability(json_object_get(request,
+		    "id"));
+		return NULL;
+	}
+	if ((id = jsonrpc_string(json_object_get(params, "taskId"))) == NULL)
+		*error = mcp_invalid_params(request,
+		    "params.taskId must be the task id tools/call returned");
+	return id;
+}
+
+/* tasks/get: the task's status (and in 2026-07-28 its result). */
+static json_t *
+mcp_task_get(struct mcp *mcp, struct session *session, const json_t *request,
+    const json_t *params, mcp_emit_cb emit, void *arg, struct mcp_call **call,
+    json_t **error)
+{
+	const char	*id = mcp_task_id(session, request, params, error);
+
+	if (id == NULL)
+		return NULL;
+	return mcp_task_forward(mcp, session, request, MCP_TASK_GET,
+	    "get_task", json_pack("{s:s}", "task_id", id), emit, arg, call);
+}
+
+/* tasks/result (2025-11-25): waits for the end, then the tool result. */
+static json_t *
+mcp_task_result(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	const char	*id = mcp_task_id(session, request, params, error);
+
+	if (id == NULL)
+		return NULL;
+	return mcp_task_forward(mcp, session, request, MCP_TASK_RESULT,
+	    "get_task", json_pack("{s:s,s:i}", "task_id", id, "wait_ms",
+	    MCP_TASK_RESULT_WAIT_MS), emit, arg, call);
+}
+
+/* tasks/cancel: stops the task (stop_task). */
+static json_t *
+mcp_task_cancel(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	const char	*id = mcp_task_id(session, request, params, error);
+
+	if (id == NULL)
+		return NULL;
+	return mcp_task_forward(mcp, session, request, MCP_TASK_CANCEL,
+	    "stop_task", json_pack("{s:s}", "task_id", id), emit, arg, call);
+}
+
+/* tasks/update (2026-07-28): no task ever waits for input; acknowledged. */
+static json_t *
+mcp_task_update(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	const char	*id = mcp_task_id(session, request, params, error);
+
+	if (id == NULL)
+		return NULL;
+	return mcp_task_forward(mcp, session, request, MCP_TASK_UPDATE,
+	    "get_task", json_pack("{s:s}", "task_id", id), emit, arg, call);
+}
+
+/* tasks/list (2025-11-25): the caller's tasks, all in one page. */
+static json_t *
+mcp_task_list(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	if (json_object_get(params, "cursor") != NULL) {
+		*error = mcp_invalid_params(request, "invalid cursor: "
+		    "tasks/list returns every task in one page and gives no "
+		    "cursor");
+		return NULL;
+	}
+	return mcp_task_forward(mcp, session, request, MCP_TASK_LIST,
+	    "list_tasks", json_object(), emit, arg, call);
+}
+
 /* The eras a method belongs to. */
 #define MCP_LEGACY	0x1	/* sessions opened with initialize */
 #define MCP_MODERN	0x2	/* 2026-07-28 requests */
@@ -559,6 +753,11 @@ static const struct {
 	{ "resources/read", mcp_resources_read, MCP_LEGACY|MCP_MODERN },
 	{ "resources/subscribe", mcp_resources_subscribe, MCP_LEGACY },
 	{ "resources/unsubscribe", mcp_resources_unsubscribe, MCP_LEGACY },
+	{ "tasks/get", mcp_task_get, MCP_LEGACY|MCP_MODERN },
+	{ "tasks/result", mcp_task_result, MCP_LEGACY },
+	{ "tasks/cancel", mcp_task_cancel, MCP_LEGACY|MCP_MODERN },
+	{ "tasks/list", mcp_task_list, MCP_LEGACY },
+	{ "tasks/update", mcp_task_update, MCP_MODERN },
 };
 
 /* notifications/cancelled: stop the call; it gets no response. */

@@ -85,5 +85,6 @@ json_t		*mcp_legacy_versions(void);
 json_t		*mcp_initialize_refusal(const json_t *request);
 bool		 mcp_wants_progress(const json_t *message);
 bool		 mcp_is_initialize(const json_t *message);
+json_t		*mcp_tool_error(const char *code, const char *message);
 
 #endif

@@ -118,6 +118,10 @@ tools_listing(const struct tool *tool, const json_t *annotations)
 		json_object_set_new(listing, "annotations", hints);
 	else
 		json_decref(hints);
+	if (tool->task_optional) {
+		json_object_set_new(listing, "execution",
+		    json_pack("{s:s}", "taskSupport", "optional"));
+	}
 	return listing;
 }
 
@@ -216,6 +220,25 @@ tools_load_timeout(struct tool *tool, const json_t *data, char **cause)
 	return 0;
 }
 
+/* Reads whether a tool may run as an MCP task ("optional", or "forbidden"). */
+static int
+tools_load_task_support(struct tool *tool, const json_t *data, char **cause)
+{
+	const json_t	*value = json_object_get(data, "task_support");
+
+	if (value == NULL || (json_is_string(value) &&
+	    strcmp(json_string_value(value), "forbidden") == 0))
+		return 0;
+	if (json_is_string(value) &&
+	    strcmp(json_string_value(value), "optional") == 0) {
+		tool->task_optional = true;
+		return 0;
+	}
+	*cause = xasprintf("tool \"%s\": \"task_support\" must be "
+	    "\"optional\" or \"forbidden\"", tool->name);
+	return -1;
+}
+
 /* Reads the example: arguments that pass the schema, and a reply. */
 static int
 tools_load_example(struct tool *tool, const json_t *data, char **cause)
@@ -277,6 +300,7 @@ tools_load(struct tool *tool, const json_t *data,
 	if (tools_load_annotations(tool, json_object_get(data, "annotations"),
 	    cause) != 0 ||
 	    tools_load_timeout(tool, data, cause) != 0 ||
+	    tools_load_task_support(tool, data, cause) != 0 ||
 	    tools_load_example(tool, data, cause) != 0)
 		return -1;
 	tool->listing = tools_listing(tool, json_object_get(data,

@@ -123,7 +123,10 @@ function facts(tool) {
 	    [hints.destructiveHint ? 'destructive' : 'not destructive',
 	     hints.idempotentHint ? 'idempotent' : 'not idempotent'];
 	words.push(hints.openWorldHint ? 'open world' : 'closed world');
-	return `${text} Hints: ${words.join(', ')}.`;
+	text += ` Hints: ${words.join(', ')}.`;
+	if (tool.task_support === 'optional')
+		text += ' May run as an MCP task (`execution.taskSupport: optional`; see docs/clients.md, Tasks).';
+	return text;
 }
 
 /** @returns {string} one tool's section */

@@ -8,7 +8,7 @@ import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Navigator } from '../src/navigator.js';
-import { TaskManager, taskActions } from '../src/agents/tasks.js';
+import { TASK_KEEP_MS, TaskManager, credentialOf, taskActions } from '../src/agents/tasks.js';
 import { ErrorCode } from '../src/errors.js';
 
 beforeEach(() => {
@@ -58,7 +58,7 @@ function scriptedModel(scripts = {}) {
 
 // The navigator with the task tools, a fake page and a mutating action,
 // recording who issued each read and action.
-function setup(scripts) {
+function setup(scripts, caller = { credential: 'alice' }) {
 	const issued = [];
 	const model = scriptedModel(scripts);
 	const navigator = new Navigator({
@@ -78,6 +78,7 @@ function setup(scripts) {
 		browser: { tabs: { group: async () => 7 }, tabGroups: { update: async () => {} } },
 		optionsUrl: 'chrome-extension://x/options/options.html',
 		evaluateEnabled: async () => false,
+		credential: async () => caller.credential,
 	});
 	navigator.register(taskActions(tasks));
 	running = tasks;
@@ -87,7 +88,7 @@ function setup(scripts) {
 /** The tasks of the current test, stopped after it even when it fails (their timers would keep node alive). */
 let running = null;
 afterEach(() => {
-	for (const record of running?.list() ?? [])
+	for (const record of running?.tasks.values() ?? [])
 		record.controller.abort(new Error('the test ended'));
 });
 
@@ -105,14 +106,14 @@ test('a running task acts on its tab while others are refused; the hold ends whe
 		navigator: [{ actions: [{ tool: 'poke', args: {} }] }],
 	});
 	const started = await navigator.dispatch('run_task', { task: 'Buy a mug', tab_id: 1, wait: false }, call());
-	assert.equal(started.structuredContent.task_id, 't1');
+	const id = started.structuredContent.task_id;
 	await model.waiting(1);
-	const task = 'by task t1 ("Buy a mug")';
+	const task = `by task ${id} ("Buy a mug")`;
 	assert.deepEqual(issued, [`read@1 ${task}`, `text@1 ${task}`, `poke@1 ${task}`, `read@1 ${task}`, `text@1 ${task}`]);
 	issued.length = 0;
 
-	await assert.rejects(navigator.dispatch('poke', { tab_id: 1 }, call()), busy('task t1 ("Buy a mug")'));
-	await assert.rejects(navigator.dispatch('run_task', { task: 'Another', tab_id: 1, wait: false }, call()), busy('task t1'));
+	await assert.rejects(navigator.dispatch('poke', { tab_id: 1 }, call()), busy(`task ${id} ("Buy a mug")`));
+	await assert.rejects(navigator.dispatch('run_task', { task: 'Another', tab_id: 1, wait: false }, call()), busy(`task ${id}`));
 	await navigator.dispatch('get_browser_state', { tab_id: 1 }, call());
 	await navigator.dispatch('poke', { tab_id: 2 }, call());
 	assert.deepEqual(issued, ['read@1 by client', 'poke@2 by client']);
@@ -122,7 +123,7 @@ test('a running task acts on its tab while others are refused; the hold ends whe
 	model.pending[1]({ verdict: 'reject', reason: 'no order number' });
 	await model.waiting(3);
 	model.pending[2](impossible);
-	const result = await tasks.get('t1').done;
+	const result = await (await tasks.get(id)).done;
 	assert.equal(result.stop_reason, 'impossible');
 	assert.equal(navigator.holds.size, 0);
 	await navigator.dispatch('poke', { tab_id: 1 }, call());
@@ -131,11 +132,12 @@ test('a running task acts on its tab while others are refused; the hold ends whe
 
 test('stop_task ends the hold', async () => {
 	const { navigator, model } = setup();
-	await navigator.dispatch('run_task', { task: 'Wait forever', tab_id: 1, wait: false }, call());
+	const started = await navigator.dispatch('run_task', { task: 'Wait forever', tab_id: 1, wait: false }, call());
 	await model.waiting(1);
 	assert.equal(navigator.holds.size, 1);
-	const stopped = await navigator.dispatch('stop_task', { task_id: 't1' }, call());
+	const stopped = await navigator.dispatch('stop_task', { task_id: started.structuredContent.task_id }, call());
 	assert.equal(stopped.structuredContent.stop_reason, 'cancelled');
+	assert.equal(stopped.structuredContent.stopped, true);
 	assert.equal(navigator.holds.size, 0);
 	await navigator.dispatch('poke', { tab_id: 1 }, call());
 });
@@ -154,12 +156,63 @@ test('a caller that cancels a waiting run_task ends the hold', async () => {
 
 test('tasks on two tabs hold them independently', async () => {
 	const { navigator, model } = setup();
-	await navigator.dispatch('run_task', { task: 'First', tab_id: 1, wait: false }, call());
-	await navigator.dispatch('run_task', { task: 'Second', tab_id: 2, wait: false }, call());
+	const first = await navigator.dispatch('run_task', { task: 'First', tab_id: 1, wait: false }, call());
+	const second = await navigator.dispatch('run_task', { task: 'Second', tab_id: 2, wait: false }, call());
 	await model.waiting(2);
-	await navigator.dispatch('stop_task', { task_id: 't1' }, call());
+	await navigator.dispatch('stop_task', { task_id: first.structuredContent.task_id }, call());
 	await navigator.dispatch('poke', { tab_id: 1 }, call());
-	await assert.rejects(navigator.dispatch('poke', { tab_id: 2 }, call()), busy('task t2 ("Second")'));
-	await navigator.dispatch('stop_task', { task_id: 't2' }, call());
+	await assert.rejects(navigator.dispatch('poke', { tab_id: 2 }, call()), busy(`task ${second.structuredContent.task_id} ("Second")`));
+	await navigator.dispatch('stop_task', { task_id: second.structuredContent.task_id }, call());
 	assert.equal(navigator.holds.size, 0);
+});
+
+test('task ids are 128 random bits, and a task is visible only to the credential that started it', async () => {
+	const caller = { credential: 'alice' };
+	const { navigator, model } = setup({}, caller);
+	const first = (await navigator.dispatch('run_task', { task: 'One', tab_id: 1, wait: false }, call())).structuredContent;
+	const second = (await navigator.dispatch('run_task', { task: 'Two', tab_id: 2, wait: false }, call())).structuredContent;
+	await model.waiting(2);
+	assert.match(first.task_id, /^[A-Za-z0-9_-]{22}$/);
+	assert.notEqual(first.task_id, second.task_id);
+	assert.ok(Date.parse(first.created_at) <= Date.parse(first.updated_at));
+	assert.equal(first.keep_ms, TASK_KEEP_MS);
+
+	caller.credential = 'mallory';
+	const notFound = error => error.code === ErrorCode.TASK_NOT_FOUND && /list_tasks/.test(error.message);
+	await assert.rejects(navigator.dispatch('get_task', { task_id: first.task_id }, call()), notFound);
+	await assert.rejects(navigator.dispatch('stop_task', { task_id: first.task_id }, call()), notFound);
+	assert.deepEqual((await navigator.dispatch('list_tasks', {}, call())).structuredContent.tasks, []);
+
+	caller.credential = 'alice';
+	const listed = (await navigator.dispatch('list_tasks', {}, call())).structuredContent.tasks;
+	assert.deepEqual(listed.map(task => task.task_id), [second.task_id, first.task_id]);
+	const stopped = await navigator.dispatch('stop_task', { task_id: first.task_id }, call());
+	assert.equal(stopped.structuredContent.stopped, true);
+	const again = await navigator.dispatch('stop_task', { task_id: first.task_id }, call());
+	assert.equal(again.structuredContent.stopped, false, 'a finished task is not stopped twice');
+	assert.equal(again.structuredContent.stop_reason, 'cancelled');
+	await navigator.dispatch('stop_task', { task_id: second.task_id }, call());
+});
+
+test('a finished task is kept for TASK_KEEP_MS, then forgotten', async () => {
+	const { navigator, model } = setup();
+	const id = (await navigator.dispatch('run_task', { task: 'Short', tab_id: 1, wait: false }, call())).structuredContent.task_id;
+	await model.waiting(1);
+	await navigator.dispatch('stop_task', { task_id: id }, call());
+	const realNow = Date.now;
+	try {
+		Date.now = () => realNow() + TASK_KEEP_MS - 1000;
+		assert.equal((await navigator.dispatch('get_task', { task_id: id }, call())).structuredContent.task_id, id);
+		Date.now = () => realNow() + TASK_KEEP_MS + 1000;
+		await assert.rejects(navigator.dispatch('get_task', { task_id: id }, call()), { code: ErrorCode.TASK_NOT_FOUND });
+	} finally {
+		Date.now = realNow;
+	}
+});
+
+test('the credential is a digest of the token, never the token', async () => {
+	const digest = await credentialOf('s3cret-token');
+	assert.match(digest, /^[0-9a-f]{32}$/);
+	assert.notEqual(digest, await credentialOf('another-token'));
+	assert.equal(await credentialOf(undefined), 'open');
 });

@@ -6,6 +6,8 @@
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import { EXTENSION_ID, startBridge, until } from './harness.mjs';
 import { SHOP_ORDER_STEPS, configureAgents, inExtension, openOptions, startModelServer } from './agents-harness.mjs';
 
@@ -209,5 +211,60 @@ describe('run_task', () => {
 		assert.equal(done.data.status, 'finished');
 		assert.equal(done.data.stop_reason, 'done');
 		assert.match(done.data.answer, /^Order #\d+$/);
+	});
+
+	test('as an MCP task (2025-11-25): the SDK creates it, polls it and reads the result; get_task sees it', async () => {
+		await useScenario({ steps: [{ do: 'answer', pattern: 'Order #[0-9]+' }] });
+		await b.client.listTools();
+		const statuses = [];
+		let result = null;
+		let taskId = null;
+		for await (const message of b.client.experimental.tasks.callToolStream({ name: 'run_task', arguments: {
+			task: 'Report the order number.', start_url: b.page('shop/confirm.html?item=blue&name=Ed&country=Japan') } },
+		    CallToolResultSchema, { timeout: 60000 })) {
+			if (message.type === 'taskCreated')
+				taskId = message.task.taskId;
+			if (message.type === 'taskStatus')
+				statuses.push(message.task.status);
+			if (message.type === 'error')
+				throw message.error;
+			if (message.type === 'result')
+				result = message.result;
+		}
+		assert.match(taskId, /^[A-Za-z0-9_-]{22}$/, 'an unguessable id');
+		assert.equal(statuses.at(-1), 'completed');
+		assert.equal(result.structuredContent.task_id, taskId);
+		assert.match(result.structuredContent.answer, /^Order #\d+$/);
+		const viaTool = await b.ok('get_task', { task_id: taskId });
+		assert.equal(viaTool.data.answer, result.structuredContent.answer, 'the tools read the same store');
+	});
+
+	test('as an MCP task (2026-07-28 tasks extension): tasks/get until completed, with the result inline', async () => {
+		await useScenario({ steps: [{ do: 'answer', pattern: 'Order #[0-9]+' }] });
+		const post = async (method, params, name) => {
+			const response = await fetch(b.url, {
+				method: 'POST',
+				headers: {
+					'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
+					Authorization: `Bearer ${b.token}`, 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, 'Mcp-Name': name,
+				},
+				body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: {
+					'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+					'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+				} } }),
+			});
+			const body = await response.json();
+			assert.equal(body.error, undefined, JSON.stringify(body.error));
+			return body.result;
+		};
+		const created = await post('tools/call', { name: 'run_task', arguments: {
+			task: 'Report the order number.', start_url: b.page('shop/confirm.html?item=red&name=Ada&country=Canada') } }, 'run_task');
+		assert.equal(created.resultType, 'task');
+		const done = await until(async () => {
+			const task = await post('tasks/get', { taskId: created.taskId }, created.taskId);
+			return task.status !== 'working' && task;
+		}, { what: 'the task to complete', ms: 60000 });
+		assert.equal(done.status, 'completed');
+		assert.match(done.result.structuredContent.answer, /^Order #\d+$/);
 	});
 });

@@ -16,8 +16,16 @@ import { domainAllowed, domainRefusal } from './domains.js';
 /** Tools the agents never get: the task tools themselves. */
 export const TASK_TOOLS = ['run_task', 'get_task', 'stop_task', 'list_tasks'];
 
-/** Finished tasks kept for get_task and list_tasks. */
-const RECENT_TASKS = 20;
+/**
+ * How long a finished task is kept for get_task, list_tasks and the
+ * protocol's tasks/get (the ttl the host reports), and how many finished
+ * tasks are kept at most, oldest dropped first, so memory stays bounded.
+ */
+export const TASK_KEEP_MS = 60 * 60 * 1000;
+const KEPT_TASKS = 50;
+
+/** Random bytes in a task id: ids cannot be guessed. */
+const TASK_ID_BYTES = 16;
 
 /** How much of the page's text the model sees beside the state. */
 const PAGE_TEXT_CHARS = 4000;
@@ -35,6 +43,30 @@ const TITLE_CHARS = 40;
 function shortTask(text) {
 	const flat = text.replace(/\s+/g, ' ').trim();
 	return flat.length > TITLE_CHARS ? `${flat.slice(0, TITLE_CHARS - 1)}…` : flat;
+}
+
+/**
+ * A new task id: 128 random bits, base64url.
+ * @returns {string}
+ */
+function newTaskId() {
+	const bytes = crypto.getRandomValues(new Uint8Array(TASK_ID_BYTES));
+	return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/**
+ * The credential a caller holds, as tasks record it: a SHA-256 of the
+ * host's bearer token (the only credential MCP clients have), or "open"
+ * when the host runs without one. A task is visible only to the credential
+ * that started it, so after the token changes the old tasks are gone.
+ * @param {string|undefined} token
+ * @returns {Promise<string>}
+ */
+export async function credentialOf(token) {
+	if (typeof token !== 'string' || token === '')
+		return 'open';
+	const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
+	return [...digest.slice(0, 16)].map(byte => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /**
@@ -78,6 +110,9 @@ export function describeTask(record) {
  * @property {string} task
  * @property {number} tabId
  * @property {number} started Date.now()
+ * @property {number} updated Date.now() at the last step, plan or verdict
+ * @property {string} credential who may see it (credentialOf)
+ * @property {boolean} stopped stop_task (or tasks/cancel) ended it
  * @property {AgentTask} agent
  * @property {AbortController} controller
  * @property {Promise<object>} done resolves to the result
@@ -95,6 +130,7 @@ export class TaskManager {
 	 * @param {object} deps.browser chrome.tabs and chrome.tabGroups (or stand-ins)
 	 * @param {string} deps.optionsUrl the options page, for "set up a model" errors
 	 * @param {() => Promise<boolean>} deps.evaluateEnabled whether the user allowed evaluate_script
+	 * @param {() => Promise<string>} [deps.credential] the current caller's credential (credentialOf)
 	 * @param {(text: string) => void} [deps.log]
 	 * @param {typeof fetch} [deps.fetch]
 	 */
@@ -102,7 +138,11 @@ export class TaskManager {
 		this.deps = deps;
 		/** @type {Map<string, TaskRecord>} */
 		this.tasks = new Map();
-		this.counter = 0;
+	}
+
+	/** @returns {Promise<string>} the credential of whoever calls now */
+	credential() {
+		return this.deps.credential?.() ?? Promise.resolve('open');
 	}
 
 	/**
@@ -147,7 +187,8 @@ export class TaskManager {
 			throw new BridgeError(ErrorCode.TAB_BUSY,
 			    `Tab ${busy.tabId} is running task ${busy.id} ("${shortTask(busy.task)}"). ` +
 			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
-		const id = `t${++this.counter}`;
+		const id = newTaskId();
+		const credential = await this.credential();
 		const tabId = tab !== null ? tab.id : (await this.deps.browser.tabs.create({ url: params.start_url, active: true })).id;
 		const providerDeps = { fetch: this.deps.fetch ?? fetch.bind(globalThis), sleep: this.deps.sleep, log: this.deps.log };
 		const owner = { kind: 'task', id, label: `task ${id} ("${shortTask(params.task)}")` };
@@ -160,14 +201,24 @@ export class TaskManager {
 			limits: taskLimits(settings, params),
 			allowedDomains,
 			vision: settings.vision,
-			onEvent: event => onEvent(record, event),
+			onEvent: event => {
+				record.updated = Date.now();
+				onEvent(record, event);
+			},
 		});
-		const record = { id, task: params.task, tabId, started: Date.now(), agent, controller: new AbortController(), result: null };
+		const started = Date.now();
+		const record = {
+			id, task: params.task, tabId, started, updated: started, credential, stopped: false,
+			agent, controller: new AbortController(), result: null,
+		};
 		this.tasks.set(id, record);
 		await this.groupTab(record);
 		const release = this.deps.navigator.hold(tabId, owner);
 		record.done = agent.run(record.controller.signal).then(result => {
-			record.result = { task_id: id, status: 'finished', tab_id: tabId, ...result };
+			record.updated = Date.now();
+			/* Once stopped, a task stays stopped, even if its last step finished it. */
+			const stopReason = record.stopped ? 'cancelled' : result.stop_reason;
+			record.result = { task_id: id, status: 'finished', tab_id: tabId, ...result, stop_reason: stopReason };
 			return record.result;
 		}).finally(() => {
 			release();
@@ -177,12 +228,16 @@ export class TaskManager {
 	}
 
 	/**
-	 * Drops the oldest finished tasks beyond RECENT_TASKS.
+	 * Drops finished tasks older than TASK_KEEP_MS, and the oldest beyond
+	 * KEPT_TASKS.
 	 */
 	forgetOld() {
+		const now = Date.now();
 		const finished = [...this.tasks.values()].filter(record => record.result !== null);
-		for (const record of finished.slice(0, Math.max(0, finished.length - RECENT_TASKS)))
-			this.tasks.delete(record.id);
+		finished.forEach((record, i) => {
+			if (now - record.updated > TASK_KEEP_MS || i < finished.length - KEPT_TASKS)
+				this.tasks.delete(record.id);
+		});
 	}
 
 	/**
@@ -264,16 +319,18 @@ export class TaskManager {
 	}
 
 	/**
-	 * A task by id.
+	 * A task by id, if the current caller's credential started it.
 	 * @param {string} id
-	 * @returns {TaskRecord}
-	 * @throws {BridgeError} INVALID_ARGUMENT for an unknown id
+	 * @returns {Promise<TaskRecord>}
+	 * @throws {BridgeError} TASK_NOT_FOUND for an unknown id, or one another credential started
 	 */
-	get(id) {
+	async get(id) {
+		this.forgetOld();
 		const record = this.tasks.get(id);
-		if (record === undefined)
-			throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
-			    `There is no task "${id}" (finished tasks are kept until ${RECENT_TASKS} newer ones end). Call list_tasks to see the tasks.`);
+		if (record === undefined || record.credential !== await this.credential())
+			throw new BridgeError(ErrorCode.TASK_NOT_FOUND,
+			    `There is no task "${id}" (finished tasks are kept for an hour, at most ${KEPT_TASKS} of them). ` +
+			    'Call list_tasks to see the tasks.');
 		return record;
 	}
 
@@ -281,18 +338,24 @@ export class TaskManager {
 	 * Stops a task and waits for it to end.
 	 * @param {string} id
 	 * @param {string} why
-	 * @returns {Promise<object>} the result
+	 * @returns {Promise<boolean>} whether this call stopped it (false: it had finished)
 	 */
 	async stop(id, why) {
-		const record = this.get(id);
-		if (record.result === null)
+		const record = await this.get(id);
+		const running = record.result === null && !record.stopped;
+		if (running) {
+			record.stopped = true;
 			record.controller.abort(new Error(why));
-		return record.done;
+		}
+		await record.done;
+		return running;
 	}
 
-	/** @returns {TaskRecord[]} newest first */
-	list() {
-		return [...this.tasks.values()].reverse();
+	/** @returns {Promise<TaskRecord[]>} the current caller's tasks, newest first */
+	async list() {
+		this.forgetOld();
+		const credential = await this.credential();
+		return [...this.tasks.values()].filter(record => record.credential === credential).reverse();
 	}
 }
 
@@ -300,13 +363,21 @@ export class TaskManager {
  * A task's result or progress as an MCP tool result.
  * @param {TaskRecord} record
  */
-function taskReply(record) {
+function taskReply(record, extra = {}) {
 	const structured = record.result ?? {
 		task_id: record.id, status: 'running', tab_id: record.tabId,
 		steps: record.agent.history.map(step => ({ ...step })), steps_taken: record.agent.stepsTaken,
 		usage: { ...record.agent.usage },
 	};
-	return { content: [{ type: 'text', text: describeTask(record) }], structuredContent: structured };
+	return {
+		content: [{ type: 'text', text: describeTask(record) }],
+		structuredContent: {
+			...structured, ...extra,
+			created_at: new Date(record.started).toISOString(),
+			updated_at: new Date(record.updated).toISOString(),
+			keep_ms: TASK_KEEP_MS,
+		},
+	};
 }
 
 /**
@@ -364,7 +435,7 @@ export function taskActions(manager) {
 			scope: 'browser',
 			unqueued: true,
 			async run(params, context) {
-				const record = manager.get(params.task_id);
+				const record = await manager.get(params.task_id);
 				if (record.result === null && params.wait_ms > 0)
 					await waitFor(record, Math.min(params.wait_ms, context.deadline - Date.now() - DEADLINE_MARGIN_MS), context.signal);
 				return taskReply(record);
@@ -374,15 +445,15 @@ export function taskActions(manager) {
 			scope: 'browser',
 			unqueued: true,
 			async run(params) {
-				await manager.stop(params.task_id, 'stop_task was called');
-				return taskReply(manager.get(params.task_id));
+				const stopped = await manager.stop(params.task_id, 'stop_task was called');
+				return taskReply(await manager.get(params.task_id), { stopped });
 			},
 		},
 		list_tasks: {
 			scope: 'browser',
 			unqueued: true,
 			async run() {
-				const records = manager.list();
+				const records = await manager.list();
 				const lines = [`${records.length} task${records.length === 1 ? '' : 's'}${records.length > 0 ? ':' : '.'}`];
 				for (const record of records) {
 					const status = record.result === null ? `running, step ${record.agent.stepsTaken}` : `${record.result.stop_reason} after ${record.result.steps_taken} steps`;
@@ -395,6 +466,9 @@ export function taskActions(manager) {
 							task_id: record.id, task: record.task, tab_id: record.tabId,
 							status: record.result === null ? 'running' : 'finished',
 							stop_reason: record.result?.stop_reason, steps_taken: record.agent.stepsTaken,
+							created_at: new Date(record.started).toISOString(),
+							updated_at: new Date(record.updated).toISOString(),
+							keep_ms: TASK_KEEP_MS,
 						})),
 					},
 				};

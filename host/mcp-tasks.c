@@ -1,0 +1,336 @@
+/*
+ * MCP tasks: which tool calls become tasks, and the protocol's task shapes
+ * made from what get_task, stop_task and list_tasks return. The two
+ * revisions differ in names (ttl and pollInterval in 2025-11-25, ttlMs and
+ * pollIntervalMs in 2026-07-28), in how a created task is wrapped, and in
+ * where the final result is read (tasks/result, or inline in tasks/get).
+ */
+#include "mcp-tasks.h"
+
+#include <string.h>
+
+#include "errors.h"
+#include "jsonrpc.h"
+#include "mcp-modern.h"
+#include "mcp.h"
+#include "session.h"
+#include "tools.h"
+#include "xmalloc.h"
+
+#define MCP_META_RELATED_TASK	"io.modelcontextprotocol/related-task"
+#define MCP_META_IMMEDIATE	"io.modelcontextprotocol/model-immediate-response"
+
+/* The server's tasks capability (2025-11-25 initialize). */
+json_t *
+mcp_tasks_capabilities(void)
+{
+	return json_pack("{s:{},s:{},s:{s:{s:{}}}}", "list", "cancel",
+	    "requests", "tools", "call");
+}
+
+/*
+ * Whether a request may use tasks: a modern request must name the tasks
+ * extension in its client capabilities; a legacy session always may (the
+ * methods exist only where they were advertised).
+ */
+bool
+mcp_tasks_negotiated(const struct session *session, const json_t *request)
+{
+	const json_t	*meta, *extensions;
+
+	if (strcmp(session->protocol_version, MCP_MODERN_VERSION) != 0)
+		return true;
+	meta = json_object_get(json_object_get(request, "params"), "_meta");
+	extensions = json_object_get(json_object_get(meta,
+	    MCP_META_CAPABILITIES), "extensions");
+	return json_is_object(json_object_get(extensions, MCP_TASKS_EXTENSION));
+}
+
+/* The -32021 error for a modern client that did not declare tasks. */
+json_t *
+mcp_tasks_missing_capability(const json_t *id)
+{
+	return jsonrpc_error(id, MCP_MISSING_CAPABILITY,
+	    "Missing required client capability: declare the "
+	    MCP_TASKS_EXTENSION " extension in params._meta."
+	    MCP_META_CAPABILITIES ".extensions to use tasks",
+	    json_pack("{s:{s:{s:{}}}}", "requiredCapabilities", "extensions",
+	    MCP_TASKS_EXTENSION));
+}
+
+/*
+ * Decides whether a tools/call starts a task: a modern client that
+ * declared the extension gets one for every tool that may run as a task
+ * (the server decides); a 2025-11-25 session gets one when it asks with
+ * params.task, and an error when the tool cannot run as one. Older
+ * sessions never see tasks advertised, and their params.task is ignored.
+ */
+enum mcp_task_mode
+mcp_tasks_mode(const struct session *session, const json_t *request,
+    const struct tool *tool, json_t **error)
+{
+	const json_t	*id = json_object_get(request, "id");
+	const json_t	*task;
+	char		*text;
+
+	if (strcmp(session->protocol_version, MCP_MODERN_VERSION) == 0) {
+		return tool->task_optional && mcp_tasks_negotiated(session,
+		    request) ? MCP_TASK_START : MCP_TASK_NONE;
+	}
+	task = json_object_get(json_object_get(request, "params"), "task");
+	if (task == NULL ||
+	    strcmp(session->protocol_version, MCP_TASKS_VERSION) != 0)
+		return MCP_TASK_NONE;
+	if (!json_is_object(task)) {
+		*error = jsonrpc_error(id, JSONRPC_INVALID_PARAMS,
+		    "params.task must be an object, e.g. {\"ttl\": 60000}",
+		    NULL);
+		return MCP_TASK_REFUSED;
+	}
+	if (!tool->task_optional) {
+		text = xasprintf("Tool %s does not run as a task (its "
+		    "execution.taskSupport is forbidden): call it without "
+		    "params.task", tool->name);
+		*error = jsonrpc_error(id, JSONRPC_METHOD_NOT_FOUND, text, NULL);
+		free(text);
+		return MCP_TASK_REFUSED;
+	}
+	return MCP_TASK_START;
+}
+
+/* The first line of a tool result's text, or NULL. */
+static json_t *
+mcp_tasks_first_line(const json_t *result)
+{
+	const char	*text, *end;
+
+	text = json_string_value(json_object_get(json_array_get(
+	    json_object_get(result, "content"), 0), "text"));
+	if (text == NULL)
+		return NULL;
+	end = strchr(text, '\n');
+	return json_stringn(text, end != NULL ? (size_t)(end - text) :
+	    strlen(text));
+}
+
+/* The protocol status of a task as the extension describes it. */
+static const char *
+mcp_tasks_status(const json_t *task)
+{
+	const char	*status, *stop_reason;
+
+	status = json_string_value(json_object_get(task, "status"));
+	if (status == NULL || strcmp(status, "finished") != 0)
+		return "working";
+	stop_reason = json_string_value(json_object_get(task, "stop_reason"));
+	if (stop_reason != NULL && strcmp(stop_reason, "cancelled") == 0)
+		return "cancelled";
+	return "completed";
+}
+
+/*
+ * A protocol Task from the extension's description of one (get_task's
+ * structured result, or an entry of list_tasks'), with the status message
+ * when there is one.
+ */
+static json_t *
+mcp_tasks_object(const json_t *task, json_t *status_message, bool modern)
+{
+	json_t	*object;
+
+	object = json_pack("{s:O,s:s,s:O,s:O}",
+	    "taskId", json_object_get(task, "task_id"),
+	    "status", mcp_tasks_status(task),
+	    "createdAt", json_object_get(task, "created_at"),
+	    "lastUpdatedAt", json_object_get(task, "updated_at"));
+	if (object == NULL) {
+		json_decref(status_message);
+		return NULL;
+	}
+	json_object_set(object, modern ? "ttlMs" : "ttl",
+	    json_object_get(task, "keep_ms"));
+	json_object_set_new(object, modern ? "pollIntervalMs" : "pollInterval",
+	    json_integer(MCP_TASK_POLL_MS));
+	if (status_message != NULL)
+		json_object_set_new(object, "statusMessage", status_message);
+	return object;
+}
+
+/* Whether get_task's result describes a finished task. */
+bool
+mcp_tasks_finished(const json_t *result)
+{
+	const char	*status;
+
+	status = json_string_value(json_object_get(json_object_get(result,
+	    "structuredContent"), "status"));
+	return status != NULL && strcmp(status, "finished") == 0;
+}
+
+/* The JSON-RPC error for an extension error on a task method. */
+static json_t *
+mcp_tasks_error(const json_t *id, const char *code, const char *message)
+{
+	char	*text;
+	json_t	*error;
+
+	if (strcmp(code, ERR_TASK_NOT_FOUND) == 0 ||
+	    strcmp(code, ERR_INVALID_ARGUMENT) == 0) {
+		text = xasprintf("Failed to retrieve task: %s", message);
+		error = jsonrpc_error(id, JSONRPC_INVALID_PARAMS, text,
+		    json_pack("{s:s}", "code", code));
+	} else {
+		text = xasprintf("%s: %s", code, message);
+		error = jsonrpc_error(id, JSONRPC_INTERNAL_ERROR, text,
+		    json_pack("{s:s}", "code", code));
+	}
+	free(text);
+	return error;
+}
+
+/* The answer to a task-augmented tools/call: the new task. */
+static json_t *
+mcp_tasks_created(const json_t *result, bool modern)
+{
+	const json_t	*structured = json_object_get(result,
+			    "structuredContent");
+	json_t		*task, *reply;
+
+	task = mcp_tasks_object(structured, mcp_tasks_first_line(result),
+	    modern);
+	if (task == NULL || modern) {
+		if (task != NULL)
+			json_object_set_new(task, "resultType",
+			    json_string("task"));
+		return task;
+	}
+	reply = json_pack("{s:o}", "task", task);
+	json_object_set_new(reply, "_meta", json_pack("{s:O?}",
+	    MCP_META_IMMEDIATE, json_object_get(json_array_get(
+	    json_object_get(result, "content"), 0), "text")));
+	return reply;
+}
+
+/* The answer to tasks/get: the task, and in 2026-07-28 its result. */
+static json_t *
+mcp_tasks_got(const json_t *result, bool modern)
+{
+	json_t	*task;
+
+	task = mcp_tasks_object(json_object_get(result, "structuredContent"),
+	    mcp_tasks_first_line(result), modern);
+	if (task != NULL && modern && strcmp(json_string_value(
+	    json_object_get(task, "status")), "completed") == 0)
+		json_object_set_new(task, "result", json_deep_copy(result));
+	return task;
+}
+
+/* The answer to tasks/result: the tool result, tied to its task. */
+static json_t *
+mcp_tasks_result(const json_t *result)
+{
+	json_t	*copy = json_deep_copy(result);
+	json_t	*meta;
+
+	if (!json_is_object(meta = json_object_get(copy, "_meta"))) {
+		meta = json_object();
+		json_object_set_new(copy, "_meta", meta);
+	}
+	json_object_set_new(meta, MCP_META_RELATED_TASK, json_pack("{s:O}",
+	    "taskId", json_object_get(json_object_get(result,
+	    "structuredContent"), "task_id")));
+	return copy;
+}
+
+/*
+ * The answer to a legacy tasks/cancel: the cancelled task, or -32602 when
+ * it had finished before (a terminal task cannot be cancelled).
+ */
+static json_t *
+mcp_tasks_cancelled(const json_t *id, const json_t *result, json_t **error)
+{
+	const json_t	*structured = json_object_get(result,
+			    "structuredContent");
+	char		*text;
+
+	if (json_is_true(json_object_get(structured, "stopped")))
+		return mcp_tasks_object(structured,
+		    json_string("The task was cancelled by request."), false);
+	text = xasprintf("Task %s has already finished (%s); a finished "
+	    "task cannot be cancelled",
+	    json_string_value(json_object_get(structured, "task_id")),
+	    mcp_tasks_status(structured));
+	*error = jsonrpc_error(id, JSONRPC_INVALID_PARAMS, text, NULL);
+	free(text);
+	return NULL;
+}
+
+/* The answer to tasks/list: every task the caller may see, one page. */
+static json_t *
+mcp_tasks_listed(const json_t *result)
+{
+	const json_t	*tasks, *task;
+	json_t		*list = json_array();
+	size_t		 i;
+
+	tasks = json_object_get(json_object_get(result, "structuredContent"),
+	    "tasks");
+	json_array_foreach(tasks, i, task) {
+		json_t *object = mcp_tasks_object(task, NULL, false);
+
+		if (object != NULL)
+			json_array_append_new(list, object);
+	}
+	return json_pack("{s:o}", "tasks", list);
+}
+
+/*
+ * Turns the extension's answer to a forwarded task call into the JSON-RPC
+ * response (the result before mcp_modern_finish, or an error). A create
+ * that failed answers as the tool call would have: a tool error.
+ */
+json_t *
+mcp_tasks_reply(enum mcp_task_op op, bool modern, const json_t *id,
+    const json_t *result, const char *error_code, const char *error_message)
+{
+	json_t	*body = NULL, *error = NULL;
+
+	if (error_code != NULL && op == MCP_TASK_CREATE)
+		body = mcp_tool_error(error_code, error_message);
+	else if (error_code != NULL)
+		return mcp_tasks_error(id, error_code, error_message);
+	else {
+		switch (op) {
+		case MCP_TASK_CREATE:
+			body = mcp_tasks_created(result, modern);
+			break;
+		case MCP_TASK_GET:
+			body = mcp_tasks_got(result, modern);
+			break;
+		case MCP_TASK_RESULT:
+			body = mcp_tasks_result(result);
+			break;
+		case MCP_TASK_CANCEL:
+			body = modern ? json_object() :
+			    mcp_tasks_cancelled(id, result, &error);
+			break;
+		case MCP_TASK_LIST:
+			body = mcp_tasks_listed(result);
+			break;
+		case MCP_TASK_UPDATE:
+			body = json_object();
+			break;
+		}
+	}
+	if (error != NULL)
+		return error;
+	if (body == NULL) {
+		return jsonrpc_error(id, JSONRPC_INTERNAL_ERROR, "The "
+		    "extension described the task without its id or times; "
+		    "update the host and the extension to the same release",
+		    NULL);
+	}
+	if (modern)
+		mcp_modern_finish(body, "tasks");	/* keeps "task" */
+	return jsonrpc_result(id, body);
+}
