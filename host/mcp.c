@@ -53,6 +53,7 @@ struct mcp_call {
 	json_t			*request_id;
 	uint64_t		 dispatch_id;
 	json_t			*progress_token;	/* NULL: no progress */
+	bool			 structured;	/* keep structuredContent */
 	double			 last_progress;
 	mcp_emit_cb		 emit;
 	void			*arg;
@@ -135,6 +136,20 @@ mcp_wants_progress(const json_t *message)
 
 	meta = json_object_get(json_object_get(message, "params"), "_meta");
 	return json_object_get(meta, "progressToken") != NULL;
+}
+
+/*
+ * Returns whether a tools/call asked for structuredContent from a tool
+ * without an output schema (params._meta["browser-bridge/structured"]):
+ * programs ask; models read the text, and get only the text.
+ */
+static bool
+mcp_wants_structured(const json_t *request)
+{
+	const json_t	*meta;
+
+	meta = json_object_get(json_object_get(request, "params"), "_meta");
+	return json_is_true(json_object_get(meta, MCP_META_STRUCTURED));
 }
 
 /* Returns whether a message is an initialize request. */
@@ -340,6 +355,8 @@ mcp_call_done(const json_t *result, const char *error_code,
 		body = error_code != NULL ?
 		    mcp_tool_error(error_code, error_message) :
 		    mcp_tool_result(result);
+		if (!call->structured)
+			json_object_del(body, "structuredContent");
 		if (mcp_session_modern(call->session))
 			mcp_modern_finish(body, "tools/call");
 		reply = jsonrpc_result(call->request_id, body);
@@ -535,9 +552,13 @@ mcp_tools_call(struct mcp *mcp, struct session *session, const json_t *request,
 	} else if (tool->handler != NULL)
 		result = tool->handler(mcp->host, args);
 	else {
-		*call = mcp_forward(mcp, session, request, MCP_CALL_TOOL,
-		    tool->method, json_incref((json_t *)args),
-		    tool_timeout_ms(tool, args), emit, arg);
+		struct mcp_call *pending = mcp_call_new(mcp, session, request,
+		    MCP_CALL_TOOL, emit, arg);
+
+		pending->structured = tool->output_schema != NULL ||
+		    mcp_wants_structured(request);
+		*call = mcp_call_start(pending, tool->method,
+		    json_incref((json_t *)args), tool_timeout_ms(tool, args));
 		result = NULL;
 	}
 	json_decref(empty);

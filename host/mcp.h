@@ -22,6 +22,8 @@ struct tool_registry;
 
 #define MCP_LATEST_VERSION	"2025-11-25"
 #define MCP_DEFAULT_VERSION	"2025-03-26"	/* header missing */
+/* A tools/call _meta key: true keeps structuredContent (see docs/tools.md). */
+#define MCP_META_STRUCTURED	"browser-bridge/structured"
 
 /*
  * Delivers a message that answers a request (stolen). final is true for the

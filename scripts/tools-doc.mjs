@@ -47,6 +47,17 @@ Browser Bridge serves these tools over MCP (\`tools/list\`, \`tools/call\`).
   read-only still run there.
 - Timeout is how long the host waits for the extension before it answers
   \`TIMEOUT\`.
+- **What the model reads is the text.** Every tool answers with compact
+  text made for a model (the page state is one line per element). Only the
+  tools with a structured result listed below (\`run_task\`, \`get_task\`,
+  \`host_status\`) declare an \`outputSchema\` and always send
+  \`structuredContent\`: a program polls their ids and statuses. Every other
+  tool has a structured form too (the state's elements with their boxes,
+  the tab list...), but sends it only when the caller asks with
+  \`"_meta": {"browser-bridge/structured": true}\` in the \`tools/call\`
+  params: clients that hand \`structuredContent\` to the model would
+  otherwise pay for the same page twice (the checkout page's state is 425
+  bytes of text and about 1,300 of JSON; see [benchmarks.md](benchmarks.md)).
 - Hints are the tool's MCP annotations (\`readOnlyHint\`, \`destructiveHint\`,
   \`idempotentHint\`, \`openWorldHint\`). tools/list carries only those that
   differ from the value MCP assumes when a hint is absent.

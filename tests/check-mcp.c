@@ -382,9 +382,9 @@ START_TEST(test_tool_call_forwards_exact_arguments)
 
 	extension_answers("{\"result\":{\"content\":[{\"type\":\"text\","
 	    "\"text\":\"done\"}],\"structuredContent\":{\"url\":\"x\"}}}");
+	/* The model reads the text: no structuredContent unless asked. */
 	expected = check_json("{\"jsonrpc\":\"2.0\",\"id\":\"c1\",\"result\":"
-	    "{\"content\":[{\"type\":\"text\",\"text\":\"done\"}],"
-	    "\"structuredContent\":{\"url\":\"x\"}}}");
+	    "{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}}");
 	ck_assert_json_eq(last_emitted(), expected);
 	json_decref(expected);
 	ck_assert_int_eq(fx.finals, 1);
@@ -398,7 +398,8 @@ START_TEST(test_plain_extension_result_is_wrapped)
 
 	handle("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
 	    "\"params\":{\"name\":\"manage_tabs\",\"arguments\":"
-	    "{\"action\":\"list\"}}}", NULL);
+	    "{\"action\":\"list\"},\"_meta\":{\"" MCP_META_STRUCTURED
+	    "\":true}}}", NULL);
 	extension_answers("{\"result\":{\"tabs\":[]}}");
 	result = json_object_get(last_emitted(), "result");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(

@@ -147,8 +147,10 @@ export class Bridge {
 	}
 
 	// Calls a tool; resolves to the result (errors are results with isError).
+	// The tests are a program, not a model: they ask for structuredContent.
 	async call(name, args = {}, options = {}) {
-		return this.client.callTool({ name, arguments: args }, undefined, { timeout: 60000, ...options });
+		return this.client.callTool({ name, arguments: args, _meta: { 'browser-bridge/structured': true } },
+		    undefined, { timeout: 60000, ...options });
 	}
 
 	// Calls a tool that must succeed; resolves to { text, data, result }.

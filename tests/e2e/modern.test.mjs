@@ -25,6 +25,14 @@ describe('a 2026-07-28 client beside a 1.x client', () => {
 		await b?.close();
 	});
 
+	// The ref of an element as the model reads it: from the text of the state.
+	function refOf(state, role, name) {
+		const text = state.content[0].text;
+		const line = new RegExp(`^\\s*(e\\d+) ${role} ${JSON.stringify(name)}`, 'm').exec(text);
+		assert.ok(line, `no ${role} "${name}" in:\n${text}`);
+		return line[1];
+	}
+
 	// Calls a tool over the modern client; fails the test on a tool error.
 	async function call(name, args, options = {}) {
 		const result = await modern.callTool({ name, arguments: args }, options);
@@ -39,9 +47,8 @@ describe('a 2026-07-28 client beside a 1.x client', () => {
 		const progress = [];
 		await call('navigate_to', { url }, { onprogress: p => progress.push(p.progress) });
 		const state = await call('get_browser_state', {});
-		const textbox = state.structuredContent.elements.find(e => e.role === 'textbox' && e.name === 'Text');
-		assert.ok(textbox, state.content[0].text);
-		await call('type_value', { ref: textbox.ref, text: 'typed by a 2026 client' });
+		assert.equal(state.structuredContent, undefined, 'the model reads the text only');
+		await call('type_value', { ref: refOf(state, 'textbox', 'Text'), text: 'typed by a 2026 client' });
 		const again = await call('get_browser_state', {});
 		assert.match(again.content[0].text, /typed by a 2026 client/);
 		for (let i = 1; i < progress.length; i++)
@@ -63,8 +70,7 @@ describe('a 2026-07-28 client beside a 1.x client', () => {
 		// The tab is free again: a call that changes the page would queue
 		// behind a wait still running there, and time out.
 		const state = await call('get_browser_state', {});
-		const textbox = state.structuredContent.elements.find(e => e.role === 'textbox' && e.name === 'Email');
-		await call('type_value', { ref: textbox.ref, text: 'after@example.com' }, { timeout: 10000 });
+		await call('type_value', { ref: refOf(state, 'textbox', 'Email'), text: 'after@example.com' }, { timeout: 10000 });
 		assert.match((await call('get_browser_state', {})).content[0].text, /after@example\.com/);
 	});
 });

@@ -51,7 +51,7 @@ describe('tool calls', () => {
 			return result;
 		});
 		const before = host.requests.length;
-		const got = await client.callTool({ name: 'type_value', arguments: args }, undefined, opts());
+		const got = await client.callTool({ name: 'type_value', arguments: args, _meta: { 'browser-bridge/structured': true } }, undefined, opts());
 		assert.deepEqual(got, result);
 		assert.equal(host.requests.length, before + 1);
 		const request = host.requests.at(-1);
@@ -59,6 +59,26 @@ describe('tool calls', () => {
 		assert.deepEqual(request.params, args);
 		assert.equal(request.timeout_ms, 30000);
 		assert.ok(Number.isInteger(request.id) && request.id > 0);
+	});
+
+	it('the model gets only the text: structuredContent stays out unless the tool has an output schema or the caller asks', async () => {
+		host.handle('scroll_page', () => ({
+			content: [{ type: 'text', text: 'Scrolled 600px down' }],
+			structuredContent: { scroll: { y: 600 }, elements: [{ ref: 'e1' }] },
+		}));
+		host.handle('get_task', params => ({
+			content: [{ type: 'text', text: `Task ${params.task_id} is running.` }],
+			structuredContent: { task_id: params.task_id, status: 'running' },
+		}));
+		const plain = await client.callTool({ name: 'scroll_page', arguments: { direction: 'down' } }, undefined, opts());
+		assert.deepEqual(plain, { content: [{ type: 'text', text: 'Scrolled 600px down' }] });
+		const asked = await client.callTool({ name: 'scroll_page', arguments: { direction: 'down' },
+		    _meta: { 'browser-bridge/structured': true } }, undefined, opts());
+		assert.deepEqual(asked.structuredContent, { scroll: { y: 600 }, elements: [{ ref: 'e1' }] });
+		const declared = await client.callTool({ name: 'get_task', arguments: { task_id: 'abc' } }, undefined, opts());
+		assert.deepEqual(declared.structuredContent, { task_id: 'abc', status: 'running' }, 'an output schema promises it');
+		const status = await client.callTool({ name: 'host_status', arguments: {} }, undefined, opts());
+		assert.equal(typeof status.structuredContent.version, 'string');
 	});
 
 	it('request ids increase and each call gets its own', async () => {
@@ -201,7 +221,7 @@ describe('tool calls', () => {
 			structuredContent: { length: params.expression.length, args: params.args },
 		}));
 		const chunkedBefore = host.chunkedMessages.length;
-		const result = await client.callTool({ name: 'evaluate_script', arguments: args }, undefined, opts());
+		const result = await client.callTool({ name: 'evaluate_script', arguments: args, _meta: { 'browser-bridge/structured': true } }, undefined, opts());
 		assert.deepEqual(result.structuredContent, { length: expression.length, args: args.args });
 		const request = host.requests.at(-1);
 		assert.equal(request.method, 'evaluate_script');

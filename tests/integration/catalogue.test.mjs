@@ -88,7 +88,7 @@ describe('catalogue', () => {
 		const client = await connect(host, { transport: 'sse' });
 		try {
 			const before = host.requests.length;
-			const result = await client.callTool({ name: 'get_browser_state', arguments: { tab_id: 3 } }, undefined, opts());
+			const result = await client.callTool({ name: 'get_browser_state', arguments: { tab_id: 3 }, _meta: { 'browser-bridge/structured': true } }, undefined, opts());
 			assert.deepEqual(result.structuredContent, { method: 'get_browser_state', params: { tab_id: 3 } });
 			assert.equal(host.requests.length, before + 1);
 			assert.deepEqual(host.requests.at(-1).params, { tab_id: 3 });

@@ -51,7 +51,7 @@ describe('concurrency', () => {
 			for (let round = 0; round < CALLS; round++) {
 				clients.forEach((client, i) => {
 					const nonce = `${i}.${round}.${randomBytes(8).toString('hex')}`;
-					calls.push(client.callTool({ name: 'type_value', arguments: { ref: `c${i}`, text: nonce } },
+					calls.push(client.callTool({ name: 'type_value', arguments: { ref: `c${i}`, text: nonce }, _meta: { 'browser-bridge/structured': true } },
 					    undefined, opts()).then(result => ({ i, nonce, result })));
 				});
 			}

@@ -122,7 +122,7 @@ describe('host lifecycle', { concurrency: true }, () => {
 		const host = await startHost({ hello: false, args: ['--hello-grace', String(scaled(10000))] });
 		try {
 			const client = await connect(host);
-			const call = client.callTool({ name: 'navigate_to', arguments: { url: 'https://example.com/queued' } },
+			const call = client.callTool({ name: 'navigate_to', arguments: { url: 'https://example.com/queued' }, _meta: { 'browser-bridge/structured': true } },
 			    undefined, opts());
 			await eventually(async () => await pendingCalls(client) === 1, 'the call to be queued');
 			assert.equal(host.requests.length, 0);

@@ -116,7 +116,7 @@ describe('MCP 2026-07-28 beside the legacy protocol', () => {
 		assert.equal(answer.status, 200);
 		const result = answer.json.result;
 		assert.deepEqual(result.supportedVersions, [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
-		assert.deepEqual(result.capabilities, { tools: {}, resources: {} });
+		assert.deepEqual(result.capabilities, { tools: {}, resources: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } });
 		assert.equal(result.resultType, 'complete');
 		assert.equal(result.ttlMs, 0);
 		assert.equal(result.cacheScope, 'private');

@@ -107,7 +107,7 @@ describe('stdio bridge with a running host', () => {
 			structuredContent: { typed: 'ü', list: [1, 2.5, null, true] },
 		};
 		host.handle('type_value', () => result);
-		const got = await client.callTool({ name: 'type_value', arguments: { ref: 'e1', text: 'ü' } }, undefined, opts());
+		const got = await client.callTool({ name: 'type_value', arguments: { ref: 'e1', text: 'ü' }, _meta: { 'browser-bridge/structured': true } }, undefined, opts());
 		assert.deepEqual(got, result);
 		assert.deepEqual(host.requests.at(-1).params, { ref: 'e1', text: 'ü' });
 	});
