@@ -97,7 +97,13 @@ function say(text, isError = false) {
 addProviderFields('main');
 for (const role of ROLES)
 	addProviderFields(role);
-loadSettings(chrome.storage.local).then(showSettings);
+/* Save stays off until the saved settings are shown: saving earlier would
+ * submit a half-filled form, or what was typed would be overwritten. */
+loadSettings(chrome.storage.local).then(settings => {
+	showSettings(settings);
+	document.getElementById('save').disabled = false;
+	form.dataset.ready = 'true';
+});
 
 form.addEventListener('submit', async event => {
 	event.preventDefault();

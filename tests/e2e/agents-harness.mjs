@@ -88,8 +88,8 @@ export async function openOptions(bridge) {
 	const { targetId } = await bridge.cdp.send('Target.createTarget', { url });
 	const { sessionId } = await bridge.cdp.send('Target.attachToTarget', { targetId, flatten: true });
 	const run = expression => evaluateIn(bridge.cdp, sessionId, expression);
-	await until(() => run(`document.readyState === 'complete' && document.getElementById('main-model') !== null`),
-	    { what: 'the options page to load' });
+	await until(() => run(`document.readyState === 'complete' && document.getElementById('agents').dataset.ready === 'true'`),
+	    { what: 'the options page to load and show the saved settings' });
 	// Reads back what a person sees in a field, by label.
 	const control = label => `(() => {
 		const label = [...document.querySelectorAll('label')].find(l => l.offsetParent !== null && l.textContent.trim().startsWith(${JSON.stringify(label)}));
