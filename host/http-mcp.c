@@ -12,6 +12,7 @@
 #include "http.h"
 #include "http-hangup.h"
 #include "http-modern.h"
+#include "jsonrpc.h"
 #include "log.h"
 #include "mcp.h"
 #include "mcp-modern.h"
@@ -264,8 +265,15 @@ http_mcp_post_modern(struct http_transport *transport,
 {
 	json_t	*messages;
 
+	const char	*method = jsonrpc_string(json_object_get(body, "method"));
+
 	if (http_modern_check(req, body, version) != 0)
 		return;
+	if (method != NULL && strcmp(method, "subscriptions/listen") == 0 &&
+	    json_object_get(body, "id") != NULL) {
+		http_modern_listen(transport, req, body);
+		return;
+	}
 	messages = json_pack("[O]", body);
 	http_mcp_dispatch(transport, req, session_stateless_new(version),
 	    messages, false);

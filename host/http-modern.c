@@ -1,4 +1,7 @@
-/* Streamable HTTP for MCP 2026-07-28: the version and routing headers. */
+/*
+ * Streamable HTTP for MCP 2026-07-28: the version and routing headers, and
+ * the streams of subscriptions/listen.
+ */
 #include "http-modern.h"
 
 #include <stdlib.h>
@@ -10,7 +13,9 @@
 #include "errors.h"
 #include "http.h"
 #include "jsonrpc.h"
+#include "mcp.h"
 #include "mcp-modern.h"
+#include "sse.h"
 #include "xmalloc.h"
 
 #define HTTP_MODERN_B64_PREFIX	"=?base64?"
@@ -130,4 +135,57 @@ http_modern_check(struct evhttp_request *req, const json_t *body,
 	    jsonrpc_string(json_object_get(params, name_field))) != 0)
 		return -1;
 	return 0;
+}
+
+/* A subscriptions/listen stream: the listener and the stream it feeds. */
+struct http_listen {
+	struct http_transport	*transport;
+	struct mcp_listener	*listener;
+	struct sse_stream	*stream;
+};
+
+/* Writes a change notification to its listen stream. */
+static void
+http_listen_deliver(const json_t *message, void *arg)
+{
+	struct http_listen	*listen = arg;
+
+	sse_stream_message(listen->stream, "message", message);
+}
+
+/* The listen stream ended (client gone, dropped, or shutdown). */
+static void
+http_listen_closed(struct sse_stream *stream, void *arg)
+{
+	struct http_listen	*listen = arg;
+
+	mcp_unlisten(listen->transport->mcp, listen->listener);
+	free(listen);
+}
+
+/*
+ * subscriptions/listen: answers with an SSE stream that starts with the
+ * acknowledgement (the filter honoured) and then carries the change
+ * notifications asked for, with keepalive comments, until the client
+ * closes it. A refused filter is answered as a JSON error.
+ */
+void
+http_modern_listen(struct http_transport *transport,
+    struct evhttp_request *req, const json_t *body)
+{
+	struct http_listen	*listen = xcalloc(1, sizeof *listen);
+	json_t			*reply;
+
+	listen->transport = transport;
+	listen->listener = mcp_listen(transport->mcp, body, http_listen_deliver,
+	    listen, &reply);
+	if (listen->listener == NULL) {
+		free(listen);
+		http_reply_json(req, 200, "OK", reply);
+		return;
+	}
+	listen->stream = sse_stream_start(&transport->streams, req,
+	    http_listen_closed, listen);
+	sse_stream_message(listen->stream, "message", reply);
+	json_decref(reply);
 }

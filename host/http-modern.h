@@ -13,5 +13,7 @@ struct http_transport;
 
 int	http_modern_check(struct evhttp_request *req, const json_t *body,
 	    const char *version);
+void	http_modern_listen(struct http_transport *transport,
+	    struct evhttp_request *req, const json_t *body);
 
 #endif

@@ -56,9 +56,10 @@ mcp_modern_unsupported(const json_t *id, const char *requested)
 json_t *
 mcp_modern_discover(const char *instructions)
 {
-	return json_pack("{s:o,s:{s:{},s:{},s:{s:{}}},s:s}",
+	return json_pack("{s:o,s:{s:{s:b},s:{s:b,s:b},s:{s:{}}},s:s}",
 	    "supportedVersions", mcp_modern_supported(),
-	    "capabilities", "tools", "resources",
+	    "capabilities", "tools", "listChanged", 1,
+	    "resources", "listChanged", 1, "subscribe", 1,
 	    "extensions", MCP_TASKS_EXTENSION,
 	    "instructions", instructions);
 }

@@ -36,10 +36,17 @@ mcp_tasks_capabilities(void)
 bool
 mcp_tasks_negotiated(const struct session *session, const json_t *request)
 {
-	const json_t	*meta, *extensions;
-
 	if (strcmp(session->protocol_version, MCP_MODERN_VERSION) != 0)
 		return true;
+	return mcp_tasks_declared(request);
+}
+
+/* Whether a modern request's client capabilities name the tasks extension. */
+bool
+mcp_tasks_declared(const json_t *request)
+{
+	const json_t	*meta, *extensions;
+
 	meta = json_object_get(json_object_get(request, "params"), "_meta");
 	extensions = json_object_get(json_object_get(meta,
 	    MCP_META_CAPABILITIES), "extensions");

@@ -46,6 +46,7 @@ enum mcp_task_mode mcp_tasks_mode(const struct session *session,
 json_t		*mcp_tasks_capabilities(void);
 bool		 mcp_tasks_negotiated(const struct session *session,
 		    const json_t *request);
+bool		 mcp_tasks_declared(const json_t *request);
 json_t		*mcp_tasks_missing_capability(const json_t *id);
 json_t		*mcp_tasks_reply(enum mcp_task_op op, bool modern,
 		    const json_t *id, const json_t *result,

@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "jsonrpc.h"
 #include "log.h"
+#include "mcp-listen.h"
 #include "mcp-modern.h"
 #include "mcp-tasks.h"
 #include "resources.h"
@@ -34,6 +35,7 @@ struct mcp {
 	struct mcp_dispatcher		 dispatcher;
 	const struct tool_host_context	*host;
 	struct session_store		*sessions;
+	struct mcp_listeners		*listeners;	/* modern streams */
 	struct log			*log;
 };
 
@@ -85,15 +87,36 @@ mcp_new(const struct tool_registry *tools, size_t tools_page_size,
 	mcp->dispatcher = *dispatcher;
 	mcp->host = host;
 	mcp->sessions = sessions;
+	mcp->listeners = mcp_listeners_new();
 	mcp->log = log;
 	return mcp;
 }
 
-/* Frees the MCP server; sessions must have ended first. */
+/* Frees the MCP server; sessions and listen streams must have ended. */
 void
 mcp_free(struct mcp *mcp)
 {
+	mcp_listeners_free(mcp->listeners);
 	free(mcp);
+}
+
+/*
+ * Opens a subscriptions/listen stream's listener; see mcp_listeners_open.
+ * deliver gets the change notifications it asked for until mcp_unlisten.
+ */
+struct mcp_listener *
+mcp_listen(struct mcp *mcp, const json_t *request, mcp_listener_cb deliver,
+    void *arg, json_t **reply)
+{
+	return mcp_listeners_open(mcp->listeners, request,
+	    mcp_tasks_declared(request), deliver, arg, reply);
+}
+
+/* Closes a listener whose stream ended. */
+void
+mcp_unlisten(struct mcp *mcp, struct mcp_listener *listener)
+{
+	mcp_listeners_close(mcp->listeners, listener);
 }
 
 /* The legacy versions this host speaks, newest first (a new array). */
@@ -894,7 +917,10 @@ mcp_session_ended(struct mcp *mcp, struct session *session)
 	}
 }
 
-/* Sends a parameterless notification to every session with a stream. */
+/*
+ * Sends a parameterless notification to every session with a stream, and
+ * to every listen stream that asked for it.
+ */
 void
 mcp_broadcast(struct mcp *mcp, const char *method)
 {
@@ -906,13 +932,14 @@ mcp_broadcast(struct mcp *mcp, const char *method)
 			sse_stream_message(s->stream, "message", note);
 	}
 	json_decref(note);
+	mcp_listeners_notify(mcp->listeners, method, NULL);
 }
 
 /*
  * A resource changed: sends notifications/resources/updated to each session
  * subscribed to uri, through deliver, or when deliver is NULL on the
- * session's stream if it has one. Returns how many sessions were sent it;
- * an unknown uri reaches none.
+ * session's stream if it has one, and to each listen stream subscribed to
+ * it. Returns how many were sent it; an unknown uri reaches none.
  */
 size_t
 mcp_resource_updated(struct mcp *mcp, const char *uri,
@@ -938,6 +965,9 @@ mcp_resource_updated(struct mcp *mcp, const char *uri,
 			continue;
 		sent++;
 	}
+	sent += mcp_listeners_notify(mcp->listeners,
+	    "notifications/resources/updated",
+	    json_object_get(note, "params"));
 	json_decref(note);
 	return sent;
 }

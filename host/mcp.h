@@ -15,6 +15,7 @@
 struct log;
 struct mcp;
 struct mcp_call;
+struct mcp_listener;
 struct session;
 struct session_store;
 struct tool_host_context;
@@ -80,6 +81,11 @@ enum mcp_outcome mcp_handle(struct mcp *mcp, struct session *session,
 void		 mcp_call_abandon(struct mcp *mcp, struct mcp_call *call);
 void		 mcp_session_ended(struct mcp *mcp, struct session *session);
 void		 mcp_broadcast(struct mcp *mcp, const char *method);
+/* Hands one listen-stream notification (borrowed) to its stream. */
+typedef void (*mcp_listener_cb)(const json_t *message, void *arg);
+struct mcp_listener *mcp_listen(struct mcp *mcp, const json_t *request,
+		    mcp_listener_cb deliver, void *arg, json_t **reply);
+void		 mcp_unlisten(struct mcp *mcp, struct mcp_listener *listener);
 size_t		 mcp_resource_updated(struct mcp *mcp, const char *uri,
 		    mcp_deliver_cb deliver, void *arg);
 bool		 mcp_version_supported(const char *version);

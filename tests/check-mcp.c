@@ -623,6 +623,52 @@ START_TEST(test_subscribe_unknown_uri_is_32002)
 }
 END_TEST
 
+/* Records what a listen stream is handed. */
+static void
+capture_listened(const json_t *message, void *arg)
+{
+	json_array_append_new(arg, json_deep_copy(message));
+}
+
+START_TEST(test_listen_stream_gets_what_it_asked_for)
+{
+	struct mcp_listener	*listener;
+	json_t			*seen = json_array(), *reply, *request;
+
+	request = check_json("{\"jsonrpc\":\"2.0\",\"id\":\"L1\",\"method\":"
+	    "\"subscriptions/listen\",\"params\":{\"notifications\":{"
+	    "\"toolsListChanged\":true,\"promptsListChanged\":true,"
+	    "\"resourceSubscriptions\":[\"browser://tabs\",\"browser://x\"]}}}");
+	listener = mcp_listen(fx.mcp, request, capture_listened, seen, &reply);
+	ck_assert_ptr_nonnull(listener);
+	assert_json_text(reply, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/subscriptions/acknowledged\",\"params\":{"
+	    "\"notifications\":{\"resourceSubscriptions\":[\"browser://tabs\"],"
+	    "\"toolsListChanged\":true},\"_meta\":{"
+	    "\"io.modelcontextprotocol/subscriptionId\":\"L1\"}}}");
+	json_decref(reply);
+
+	mcp_broadcast(fx.mcp, "notifications/resources/list_changed");
+	ck_assert_uint_eq(json_array_size(seen), 0);
+	mcp_broadcast(fx.mcp, "notifications/tools/list_changed");
+	ck_assert_uint_eq(mcp_resource_updated(fx.mcp, "browser://tabs",
+	    NULL, NULL), 1);
+	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
+	    "browser://current/state", NULL, NULL), 0);
+	ck_assert_uint_eq(json_array_size(seen), 2);
+	assert_json_text(json_array_get(seen, 1), "{\"jsonrpc\":\"2.0\","
+	    "\"method\":\"notifications/resources/updated\",\"params\":{"
+	    "\"uri\":\"browser://tabs\",\"_meta\":{"
+	    "\"io.modelcontextprotocol/subscriptionId\":\"L1\"}}}");
+
+	mcp_unlisten(fx.mcp, listener);
+	mcp_broadcast(fx.mcp, "notifications/tools/list_changed");
+	ck_assert_uint_eq(json_array_size(seen), 2);
+	json_decref(request);
+	json_decref(seen);
+}
+END_TEST
+
 START_TEST(test_resource_updated_reaches_only_subscribers)
 {
 	struct session	*other;
@@ -815,6 +861,7 @@ mcp_suite(void)
 	tcase_add_test(tc, test_subscribe_then_unsubscribe);
 	tcase_add_test(tc, test_subscribe_unknown_uri_is_32002);
 	tcase_add_test(tc, test_resource_updated_reaches_only_subscribers);
+	tcase_add_test(tc, test_listen_stream_gets_what_it_asked_for);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("tools");

@@ -41,6 +41,7 @@ export const NOT_APPLICABLE = {
 	'sep-2575-missing-capability-http-400': 'needs the suite\'s test_missing_capability tool',
 	'sep-2575-http-server-no-independent-requests-on-stream': 'needs the suite\'s test_streaming_elicitation tool',
 	'sep-2575-server-no-log-without-loglevel': 'needs the suite\'s test_logging_tool tool',
+	'sep-2575-server-sends-tools-list-changed-on-subscription': 'needs the suite\'s test_trigger_tool_change tool: the host\'s tool list changes only when the extension connects or leaves, which modern.test.mjs drives on a listen stream',
 	'sep-2549-prompts-list-caching-hints': 'the host has no prompts and does not advertise them, so prompts/list is -32601 as the spec requires',
 };
 

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 
-import { never, startHost } from './fake-extension.mjs';
+import { never, scaled, startHost } from './fake-extension.mjs';
 import { authHeaders, close, connect, opts, raw, textOf } from './mcp-client.mjs';
 
 const MODERN = '2026-07-28';
@@ -116,7 +116,10 @@ describe('MCP 2026-07-28 beside the legacy protocol', () => {
 		assert.equal(answer.status, 200);
 		const result = answer.json.result;
 		assert.deepEqual(result.supportedVersions, [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
-		assert.deepEqual(result.capabilities, { tools: {}, resources: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } });
+		assert.deepEqual(result.capabilities, {
+			tools: { listChanged: true }, resources: { listChanged: true, subscribe: true },
+			extensions: { 'io.modelcontextprotocol/tasks': {} },
+		});
 		assert.equal(result.resultType, 'complete');
 		assert.equal(result.ttlMs, 0);
 		assert.equal(result.cacheScope, 'private');
@@ -185,6 +188,51 @@ describe('MCP 2026-07-28 beside the legacy protocol', () => {
 			assert.equal(answer.status, 405, method);
 			assert.equal(answer.headers.allow, 'POST');
 		}
+	});
+
+	it('subscriptions/listen carries the change notifications a v2 client asked for, and only those', async () => {
+		const quiet = await startHost({ hello: false });
+		const client = await modernClient(quiet);
+		try {
+			const seen = [];
+			client.setNotificationHandler('notifications/tools/list_changed', note => seen.push(['tools', note]));
+			client.setNotificationHandler('notifications/resources/list_changed', note => seen.push(['resources', note]));
+			client.setNotificationHandler('notifications/resources/updated', note => seen.push([note.params.uri, note]));
+			const subscription = await client.listen({
+				toolsListChanged: true, promptsListChanged: true,
+				resourceSubscriptions: ['browser://tabs', 'browser://nowhere'],
+			});
+			assert.deepEqual(subscription.honoredFilter, { toolsListChanged: true, resourceSubscriptions: ['browser://tabs'] },
+			    'prompts and unknown resources are not honoured');
+
+			quiet.sendHello();
+			quiet.send({ type: 'event', event: 'resource_updated', uri: 'browser://current/state' });
+			quiet.send({ type: 'event', event: 'resource_updated', uri: 'browser://tabs' });
+			const deadline = Date.now() + scaled(5000);
+			while (seen.length < 2 && Date.now() < deadline)
+				await new Promise(resolve => setTimeout(resolve, 20));
+			await new Promise(resolve => setTimeout(resolve, 200));
+			assert.deepEqual(seen.map(([what]) => what), ['tools', 'browser://tabs'],
+			    'resources/list_changed and the unsubscribed resource stay out');
+			for (const [, note] of seen)
+				assert.equal(note.params._meta['io.modelcontextprotocol/subscriptionId'], seen[0][1].params._meta['io.modelcontextprotocol/subscriptionId'],
+				    'each names the listen request that opened its stream');
+			assert.notEqual(seen[0][1].params._meta['io.modelcontextprotocol/subscriptionId'], undefined);
+			await subscription.close();
+			assert.equal(await subscription.closed, 'local');
+		} finally {
+			await client.close();
+			await quiet.stop();
+		}
+	});
+
+	it('subscriptions/listen refuses a malformed filter (-32602) and task ids without the tasks extension (-32021)', async () => {
+		const refused = await modern(host, 'subscriptions/listen', { notifications: { taskIds: ['x'] } });
+		assert.equal(refused.json.error.code, -32021);
+		const malformed = await modern(host, 'subscriptions/listen', { notifications: { resourceSubscriptions: 'browser://tabs' } });
+		assert.equal(malformed.json.error.code, -32602);
+		const missing = await modern(host, 'subscriptions/listen', {});
+		assert.equal(missing.json.error.code, -32602);
 	});
 
 	it('a 1.x client keeps its session beside modern requests', async () => {
