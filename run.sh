@@ -1,9 +1,11 @@
 #!/bin/sh
 # Builds Browser Bridge (installing missing Debian packages as root) and runs
 # it: Chromium with a private profile in which the extension is loaded and
-# the host registered, then prints the MCP endpoint, the token and a client
-# configuration. HEADLESS=1 runs the browser headless (servers, CI); without
-# a display it is headless anyway. Ctrl-C stops everything.
+# the host registered, then prints the MCP endpoint, the token and client
+# configurations that work as pasted (commands name the binary by its full
+# path: run.sh installs nothing on PATH). HEADLESS=1 runs the browser
+# headless (servers, CI); without a display it is headless anyway. Ctrl-C
+# stops everything.
 set -eu
 cd "$(dirname "$0")"
 top=$(pwd)
@@ -23,7 +25,10 @@ fi
 
 profile="${BROWSER_BRIDGE_PROFILE:-${XDG_CACHE_HOME:-$HOME/.cache}/browser-bridge/profile}"
 mkdir -p "$profile"
+# The private profile run.sh starts, and every browser of the user's own, so
+# the extension works there too once loaded (and doctor finds all in order).
 "$bridge" install --user-data-dir "$profile" >/dev/null
+"$bridge" install >/dev/null 2>&1 || true
 
 set -- --no-first-run --no-default-browser-check --disable-background-networking \
 	--disable-component-update --disable-sync --disable-quic \
@@ -47,8 +52,10 @@ trap 'stop 0' INT TERM
 trap 'stop $?' EXIT
 
 echo "Starting Chromium with the Browser Bridge extension (profile: $profile)..."
+# Other browsers may run hosts too: this run's host is the one of its profile.
 tries=0
-until "$bridge" status 2>/dev/null | grep -q "extension:  connected"; do
+until "$bridge" status --instance "$profile" 2>/dev/null |
+    grep -q "extension:  connected"; do
 	tries=$((tries + 1))
 	if [ "$tries" -gt 300 ] || ! kill -0 "$browser" 2>/dev/null; then
 		echo "The extension did not connect to the host within 30 s." >&2
@@ -57,16 +64,28 @@ until "$bridge" status 2>/dev/null | grep -q "extension:  connected"; do
 	fi
 	sleep 0.1
 done
-url=$("$bridge" status | sed -n 's/^  MCP URL: *//p')
+status=$("$bridge" status --instance "$profile")
+url=$(printf '%s\n' "$status" | sed -n 's/^  MCP URL: *//p')
+instance=$(printf '%s\n' "$status" | sed -n 's/^  instance: *\([^ ]*\).*/\1/p')
 token=$("$bridge" token)
 cat <<MSG
-Browser Bridge is running.
+Browser Bridge is running (instance $instance).
 MCP endpoint: $url
 Token:        $token
-Client configuration:
+
+Claude Code:
+  claude mcp add --transport http browser-bridge $url --header "Authorization: Bearer $token"
+
+Claude Desktop, Cursor, VS Code and other clients that read JSON (HTTP):
 { "mcpServers": { "browser-bridge": {
     "type": "http", "url": "$url",
     "headers": { "Authorization": "Bearer $token" } } } }
+
+Clients that only start stdio servers:
+{ "mcpServers": { "browser-bridge": {
+    "command": "$bridge", "args": ["stdio", "--instance", "$instance"] } } }
+
+Check the setup: $bridge doctor
 Press Ctrl-C to stop.
 MSG
 wait "$browser" || true

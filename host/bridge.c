@@ -24,6 +24,7 @@
 #include "mcp.h"
 #include "probe.h"
 #include "rpc.h"
+#include "instance.h"
 #include "runtime-file.h"
 #include "session.h"
 #include "sse.h"
@@ -177,13 +178,15 @@ static json_t *
 bridge_protected_dirs(struct bridge *bridge)
 {
 	json_t	*dirs = json_array();
-	char	*dir;
+	char	*dir, *hosts;
 
 	json_array_append_new(dirs, json_string(bridge->config.config_dir));
 	if (bridge->runtime_file != NULL) {
-		dir = files_dirname(bridge->runtime_file);
+		hosts = files_dirname(bridge->runtime_file);
+		dir = files_dirname(hosts);	/* .../browser-bridge */
 		json_array_append_new(dirs, json_string(dir));
 		free(dir);
+		free(hosts);
 	}
 	return dirs;
 }
@@ -377,9 +380,10 @@ bridge_write_runtime_file(struct bridge *bridge)
 		return;
 	}
 	url = bridge_mcp_url(bridge);
-	contents = json_pack("{s:i,s:i,s:s,s:s,s:I}", "pid", (int)getpid(),
-	    "port", bridge->port, "version", PACKAGE_VERSION, "url", url,
-	    "started", (json_int_t)time(NULL));
+	contents = instance_identity((long)getppid());
+	json_object_update_new(contents, json_pack("{s:i,s:i,s:s,s:s,s:I}",
+	    "pid", (int)getpid(), "port", bridge->port, "version",
+	    PACKAGE_VERSION, "url", url, "started", (json_int_t)time(NULL)));
 	if (runtime_file_write(bridge->runtime_file, contents, &cause) != 0) {
 		log_warn(bridge->log, "%s", cause);
 		free(cause);

@@ -34,12 +34,15 @@ static const struct cli_command cli_commands[] = {
 	{ "uninstall", "[--browser NAME|all]... [--system] [--user-data-dir "
 	  "DIR]", "remove what install wrote", CONFIG_OPTIONS_INSTALL,
 	  install_uninstall_run },
-	{ "doctor", "[--browser NAME|all]... [--user-data-dir DIR]",
-	  "check the setup, and say how to fix what is wrong",
-	  CONFIG_OPTIONS_INSTALL, doctor_run },
-	{ "status", "", "describe the running host", 0, doctor_status_run },
-	{ "stdio", "", "serve MCP on stdin/stdout, relayed to the running host, "
-	  "for clients that only start stdio servers", 0, stdio_bridge_run },
+	{ "doctor", "[--browser NAME|all]... [--user-data-dir DIR] "
+	  "[--instance NAME]", "check the setup, and say how to fix what is "
+	  "wrong", CONFIG_OPTIONS_INSTALL|CONFIG_OPTIONS_INSTANCE, doctor_run },
+	{ "status", "[--instance NAME]", "describe the running hosts (one per "
+	  "browser profile), or one", CONFIG_OPTIONS_INSTANCE,
+	  doctor_status_run },
+	{ "stdio", "[--instance NAME]", "serve MCP on stdin/stdout, relayed to "
+	  "a running host, for clients that only start stdio servers",
+	  CONFIG_OPTIONS_INSTANCE, stdio_bridge_run },
 	{ "help", "[COMMAND]", "show the commands, or one command's options",
 	  0, cli_help },
 	{ "version", "", "print the version", 0, cli_version },
@@ -51,6 +54,7 @@ static const char *const cli_group_titles[] = {
 	"host options (each may also be set in "
 	"~/.config/browser-bridge/config.json)",
 	"install, uninstall and doctor options",
+	"status, stdio and doctor options",
 };
 
 /* Finds a command by name; NULL for none. */

@@ -49,6 +49,9 @@ const struct config_option config_options[] = {
 	  CONFIG_OPTIONS_INSTALL },
 	{ "user-data-dir", "DIR", "the profile a browser runs with "
 	  "--user-data-dir=DIR", CONFIG_OPTIONS_INSTALL },
+	{ "instance", "NAME", "the running host to use when several run: its "
+	  "name, browser, profile directory or pid, as status lists them "
+	  "(default: the first)", CONFIG_OPTIONS_INSTANCE },
 	{ "help", NULL, "show this help", CONFIG_OPTIONS_ANY },
 	{ "version", NULL, "print the version", CONFIG_OPTIONS_ANY },
 	{ "markdown", NULL, NULL, CONFIG_OPTIONS_ANY },
@@ -94,6 +97,7 @@ config_clear(struct config *config)
 	xfree_strings(config->extension_ids, config->extension_id_count);
 	xfree_strings(config->allowed_origins, config->allowed_origin_count);
 	free(config->user_data_dir);
+	free(config->instance);
 	memset(config, 0, sizeof *config);
 }
 
@@ -376,6 +380,9 @@ config_apply(struct config *config, const struct config_option *option,
 	} else if (strcmp(name, "user-data-dir") == 0) {
 		free(config->user_data_dir);
 		config->user_data_dir = xstrdup(value);
+	} else if (strcmp(name, "instance") == 0) {
+		free(config->instance);
+		config->instance = xstrdup(value);
 	} else if (strcmp(name, "help") == 0)
 		config->help = true;
 	else if (strcmp(name, "version") == 0)

@@ -22,8 +22,9 @@
 /* Which commands take an option (cli.c's table says per command). */
 #define CONFIG_OPTIONS_HOST	0x1	/* serve: the host's settings */
 #define CONFIG_OPTIONS_INSTALL	0x2	/* install, uninstall, doctor */
-#define CONFIG_OPTIONS_ANY	0x4	/* --help, --version: every command */
-#define CONFIG_OPTION_GROUPS	3
+#define CONFIG_OPTIONS_INSTANCE	0x4	/* status, stdio, doctor: which host */
+#define CONFIG_OPTIONS_ANY	0x8	/* --help, --version: every command */
+#define CONFIG_OPTION_GROUPS	4
 
 /* One command-line option: what it is called and what it does. */
 struct config_option {
@@ -74,6 +75,9 @@ struct config {
 	char			**extension_ids; /* --extension-id, repeatable */
 	size_t			 extension_id_count;
 	char			*user_data_dir;	/* --user-data-dir DIR */
+
+	/* status, stdio and doctor */
+	char			*instance;	/* --instance NAME: which host */
 };
 
 void	 config_defaults(struct config *config);

@@ -22,8 +22,8 @@
 #include "config.h"
 #include "files.h"
 #include "install.h"
+#include "instance.h"
 #include "probe.h"
-#include "runtime-file.h"
 #include "token.h"
 #include "xmalloc.h"
 
@@ -234,7 +234,15 @@ doctor_manifest(struct doctor *d, const struct install_target *t,
 	bool		 allowed;
 
 	if (!t->found && !t->named && access(t->path, F_OK) != 0) {
-		doctor_note(d, "%s: not installed (%s)", t->title, t->missing);
+		if (t->program != NULL)
+			doctor_note(d, "%s: installed (%s) but never started (%s); "
+			    "after its first start run `%s install`, or now `%s "
+			    "install --browser %s`", t->title, t->program,
+			    t->missing, d->command, d->command,
+			    t->browser->name);
+		else
+			doctor_note(d, "%s: not installed (%s)", t->title,
+			    t->missing);
 		return;
 	}
 	fix = install_fix_command(d->config, d->self, "install", t);
@@ -292,16 +300,58 @@ doctor_manifest(struct doctor *d, const struct install_target *t,
 	free(fix);
 }
 
-/* Checks every browser's manifest. */
+/*
+ * Checks the manifest of each running host's own profile (a browser
+ * started with --user-data-dir, as run.sh starts one), unless it is the
+ * profile --user-data-dir named, which the targets hold already. Returns
+ * how many profiles it checked.
+ */
+static size_t
+doctor_running_profiles(struct doctor *d, const struct instance *hosts,
+    size_t count, char **ids, size_t nids)
+{
+	struct install_target	*targets;
+	struct config		 profile, *saved;
+	char			*cause = NULL;
+	size_t			 i, n, checked = 0;
+
+	for (i = 0; i < count; i++) {
+		if (strcmp(hosts[i].profile, "default") == 0 ||
+		    (d->config->user_data_dir != NULL &&
+		    strcmp(d->config->user_data_dir, hosts[i].profile) == 0))
+			continue;
+		profile = *d->config;
+		profile.user_data_dir = hosts[i].profile;
+		profile.browser_count = 0;
+		if (install_targets(&profile, &targets, &n, &cause) != 0) {
+			free(cause);
+			cause = NULL;
+			continue;
+		}
+		saved = d->config;	/* its fix names the profile */
+		d->config = &profile;
+		doctor_manifest(d, &targets[0], ids, nids);
+		d->config = saved;
+		install_targets_free(targets, n);
+		checked++;
+	}
+	return checked;
+}
+
+/*
+ * Checks every browser's manifest, and those of the profiles the running
+ * hosts were started with. A browser whose program is installed but that
+ * was never started has no directory yet: a note, not a failure.
+ */
 static void
-doctor_browsers(struct doctor *d)
+doctor_browsers(struct doctor *d, const struct instance *hosts, size_t count)
 {
 	struct install_target	*targets;
 	char			**ids = NULL, *cause = NULL, *fix;
-	size_t			 count = 0, nids = 0, i, found = 0;
+	size_t			 ntargets = 0, nids = 0, i, found = 0;
 
 	if (install_allowed_ids(d->config, &ids, &nids, &cause) != 0 ||
-	    install_targets(d->config, &targets, &count, &cause) != 0) {
+	    install_targets(d->config, &targets, &ntargets, &cause) != 0) {
 		doctor_fail(d, "browser-bridge --help", "%s", cause);
 		free(cause);
 		if (ids != NULL) {
@@ -311,11 +361,13 @@ doctor_browsers(struct doctor *d)
 		}
 		return;
 	}
-	for (i = 0; i < count; i++) {
-		if (targets[i].found || targets[i].named)
+	for (i = 0; i < ntargets; i++) {
+		if (targets[i].found || targets[i].named ||
+		    targets[i].program != NULL)
 			found++;
 		doctor_manifest(d, &targets[i], ids, nids);
 	}
+	found += doctor_running_profiles(d, hosts, count, ids, nids);
 	if (found == 0) {
 		fix = xasprintf("install a Chrome-family browser, or register "
 		    "ahead of its first start: %s install --browser chromium",
@@ -324,7 +376,7 @@ doctor_browsers(struct doctor *d)
 		    "Chromium, Edge, Brave or Vivaldi)");
 		free(fix);
 	}
-	install_targets_free(targets, count);
+	install_targets_free(targets, ntargets);
 	for (i = 0; i < nids; i++)
 		free(ids[i]);
 	free(ids);
@@ -436,80 +488,78 @@ doctor_port(struct doctor *d, const json_t *health)
 		doctor_note(d, "%s", note);
 }
 
-/* Checks the runtime file, the host behind it and the extension. */
+/* Checks one running host: it answers, its version, its extension. */
 static void
-doctor_host(struct doctor *d)
+doctor_instance(struct doctor *d, const struct instance *host)
 {
-	struct probe_runtime	 runtime;
-	json_t			*health;
-	char			*path, *cause = NULL, *quoted, *fix, *token;
-	const char		*version;
+	json_t		*health;
+	char		*cause = NULL, *fix, *token;
+	const char	*version;
 
-	if ((path = runtime_file_find(&cause)) == NULL) {
-		doctor_fail(d, "export HOME or XDG_RUNTIME_DIR", "%s", cause);
-		free(cause);
-		return;
-	}
-	quoted = install_shell_quote(path);
-	if (probe_runtime_read(path, &runtime, &cause) != 0) {
-		if (access(path, F_OK) != 0) {
-			doctor_fail(d, DOCTOR_START_HOST, "no host is running "
-			    "(no runtime file %s)", path);
-		} else {
-			fix = xasprintf("rm %s, then %s", quoted,
-			    DOCTOR_START_HOST);
-			doctor_fail(d, fix, "%s", cause);
-			free(fix);
-		}
-		free(cause);
-		goto out;
-	}
-	if (!probe_pid_alive(runtime.pid)) {
-		fix = xasprintf("rm %s, then %s", quoted, DOCTOR_START_HOST);
-		doctor_fail(d, fix, "no host is running: runtime file %s names "
-		    "pid %ld, which has exited", path, runtime.pid);
-		free(fix);
-		goto out_runtime;
-	}
-	doctor_ok(d, "host pid %ld is running (runtime file %s)", runtime.pid,
-	    path);
+	doctor_ok(d, "host %s (pid %ld, profile %s) is running", host->name,
+	    host->pid, host->profile);
 	token = doctor_token(d->config);
-	health = probe_health(runtime.port, token, PROBE_TIMEOUT_MS, &cause);
+	health = probe_health(host->port, token, PROBE_TIMEOUT_MS, &cause);
 	free(token);
 	if (health == NULL) {
 		fix = xasprintf("restart the browser, which restarts the host; "
-		    "if it stays stuck: kill %ld", runtime.pid);
-		doctor_fail(d, fix, "host pid %ld does not answer: %s",
-		    runtime.pid, cause);
+		    "if it stays stuck: kill %ld", host->pid);
+		doctor_fail(d, fix, "host %s (pid %ld) does not answer: %s",
+		    host->name, host->pid, cause);
 		free(fix);
 		free(cause);
-		goto out_runtime;
+		return;
 	}
 	version = json_string_value(json_object_get(health, "version"));
 	if (version == NULL || strcmp(version, PACKAGE_VERSION) != 0) {
 		doctor_fail(d, "restart the browser so it starts this version "
-		    "of the host", "the running host is version %s, this "
-		    "program is " PACKAGE_VERSION, version != NULL ? version :
+		    "of the host", "host %s is version %s, this program is "
+		    PACKAGE_VERSION, host->name, version != NULL ? version :
 		    "(unknown)");
 	} else {
-		doctor_ok(d, "host answers on 127.0.0.1:%d (version %s, %lld "
-		    "MCP sessions)", runtime.port, version, (long long)
-		    json_integer_value(json_object_get(health, "sessions")));
+		doctor_ok(d, "host %s answers on 127.0.0.1:%d (version %s, "
+		    "%lld MCP sessions)", host->name, host->port, version,
+		    (long long)json_integer_value(json_object_get(health,
+		    "sessions")));
 	}
 	doctor_port(d, health);
 	if (json_is_true(json_object_get(health, "extension_connected")))
-		doctor_ok(d, "the extension is connected to the host");
+		doctor_ok(d, "host %s: the extension is connected", host->name);
 	else {
 		doctor_fail(d, "open chrome://extensions and reload Browser "
-		    "Bridge (or restart the browser)", "the extension is not "
-		    "connected to the host");
+		    "Bridge (or restart the browser)", "host %s: the extension "
+		    "is not connected to the host", host->name);
 	}
 	json_decref(health);
-out_runtime:
-	probe_runtime_clear(&runtime);
-out:
-	free(quoted);
-	free(path);
+}
+
+/*
+ * Checks the running hosts (every one, or the one --instance names): each
+ * answers and has its extension connected. No host at all is a failure.
+ */
+static void
+doctor_hosts(struct doctor *d, const struct instance *list, size_t count)
+{
+	const struct instance	*host;
+	char			*cause = NULL;
+	size_t			 i;
+
+	if (count == 0) {
+		doctor_fail(d, DOCTOR_START_HOST, "no host is running");
+		return;
+	}
+	if (d->config->instance != NULL) {
+		if ((host = instance_pick(list, count, d->config->instance,
+		    &cause)) == NULL) {
+			doctor_fail(d, "browser-bridge status lists the running "
+			    "hosts", "%s", cause);
+			free(cause);
+		} else
+			doctor_instance(d, host);
+		return;
+	}
+	for (i = 0; i < count; i++)
+		doctor_instance(d, &list[i]);
 }
 
 /* doctor: runs every check; exit status 0 only when all pass. */
@@ -517,7 +567,9 @@ int
 doctor_run(struct config *config, int out_fd)
 {
 	struct doctor	 d;
+	struct instance	*hosts;
 	char		*cause = NULL;
+	size_t		 count;
 
 	memset(&d, 0, sizeof d);
 	d.config = config;
@@ -530,9 +582,11 @@ doctor_run(struct config *config, int out_fd)
 	d.command = install_command_name(d.self);
 	files_printf(out_fd, "browser-bridge " PACKAGE_VERSION " at %s\n",
 	    d.self);
-	doctor_browsers(&d);
+	count = instance_list(&hosts);
+	doctor_browsers(&d, hosts, count);
 	doctor_config(&d);
-	doctor_host(&d);
+	doctor_hosts(&d, hosts, count);
+	instance_list_free(hosts, count);
 	if (d.failures == 0)
 		files_printf(out_fd, "All %zu checks passed.\n", d.checks);
 	else {
@@ -564,59 +618,83 @@ doctor_status_port(const json_t *health, int out_fd)
 	return unsafe ? 1 : 0;
 }
 
-/* status: the running host's port, version, sessions and extension. */
+/* Prints one running host as status shows it; returns 1 if it is unwell. */
+static int
+doctor_status_instance(const struct instance *host, const char *token,
+    int out_fd)
+{
+	json_t		*health;
+	const char	*version;
+	char		*cause = NULL;
+	int		 rc;
+
+	if ((health = probe_health(host->port, token, PROBE_TIMEOUT_MS,
+	    &cause)) == NULL) {
+		files_printf(out_fd, "Browser Bridge host %s (pid %ld) does "
+		    "not answer: %s.\nRestart the browser, which restarts the "
+		    "host.\n", host->name, host->pid, cause);
+		free(cause);
+		return 1;
+	}
+	version = json_string_value(json_object_get(health, "version"));
+	files_printf(out_fd, "Browser Bridge host %s (pid %ld)\n"
+	    "  instance:   %s (browser %s, profile %s)\n"
+	    "  MCP URL:    %s\n"
+	    "  port:       %d\n"
+	    "  sessions:   %lld\n"
+	    "  extension:  %s\n",
+	    version != NULL ? version : "(unknown version)", host->pid,
+	    host->name, host->browser, host->profile,
+	    host->url != NULL ? host->url : "", host->port,
+	    (long long)json_integer_value(json_object_get(health, "sessions")),
+	    json_is_true(json_object_get(health, "extension_connected")) ?
+	    "connected" : "not connected (open chrome://extensions and "
+	    "reload Browser Bridge)");
+	rc = doctor_status_port(health, out_fd);
+	json_decref(health);
+	return rc;
+}
+
+/*
+ * status: every running host (one per browser profile with the
+ * extension), or the one --instance names: port, version, sessions and
+ * whether its extension is connected. Exit status 1 when none runs or one
+ * is unwell.
+ */
 int
 doctor_status_run(struct config *config, int out_fd)
 {
-	struct probe_runtime	 runtime;
-	json_t			*health;
-	const char		*version;
-	char			*path, *cause = NULL, *token;
-	int			 rc = 1;
+	struct instance		*hosts;
+	const struct instance	*host;
+	char			*cause = NULL, *token;
+	size_t			 count, i;
+	int			 rc = 0;
 
-	if ((path = runtime_file_find(&cause)) == NULL) {
-		fprintf(stderr, "browser-bridge status: %s\n", cause);
-		free(cause);
-		return 1;
-	}
-	if (probe_runtime_read(path, &runtime, &cause) != 0) {
-		files_printf(out_fd, "No Browser Bridge host is running (%s).\n"
+	count = instance_list(&hosts);
+	if (count == 0) {
+		files_printf(out_fd, "No Browser Bridge host is running.\n"
 		    "To start one, " DOCTOR_START_HOST ".\n`browser-bridge "
-		    "doctor` checks the whole setup.\n", cause);
-		free(cause);
-		free(path);
+		    "doctor` checks the whole setup.\n");
 		return 1;
 	}
 	token = doctor_token(config);
-	if (!probe_pid_alive(runtime.pid)) {
-		files_printf(out_fd, "No Browser Bridge host is running: %s "
-		    "names pid %ld, which has exited.\nTo start one, "
-		    DOCTOR_START_HOST ".\n", path, runtime.pid);
-	} else if ((health = probe_health(runtime.port, token,
-	    PROBE_TIMEOUT_MS, &cause)) == NULL) {
-		files_printf(out_fd, "The Browser Bridge host (pid %ld) does "
-		    "not answer: %s.\nRestart the browser, which restarts the "
-		    "host.\n", runtime.pid, cause);
-		free(cause);
+	if (config->instance != NULL) {
+		if ((host = instance_pick(hosts, count, config->instance,
+		    &cause)) == NULL) {
+			files_printf(out_fd, "%s.\n", cause);
+			free(cause);
+			rc = 1;
+		} else
+			rc = doctor_status_instance(host, token, out_fd);
 	} else {
-		version = json_string_value(json_object_get(health, "version"));
-		files_printf(out_fd, "Browser Bridge host %s (pid %ld)\n"
-		    "  MCP URL:    %s\n"
-		    "  port:       %d\n"
-		    "  sessions:   %lld\n"
-		    "  extension:  %s\n",
-		    version != NULL ? version : "(unknown version)",
-		    runtime.pid, runtime.url != NULL ? runtime.url : "",
-		    runtime.port, (long long)json_integer_value(
-		    json_object_get(health, "sessions")),
-		    json_is_true(json_object_get(health,
-		    "extension_connected")) ? "connected" : "not connected "
-		    "(open chrome://extensions and reload Browser Bridge)");
-		rc = doctor_status_port(health, out_fd);
-		json_decref(health);
+		for (i = 0; i < count; i++)
+			rc |= doctor_status_instance(&hosts[i], token, out_fd);
+		if (count > 1)
+			files_printf(out_fd, "%zu hosts run; `browser-bridge "
+			    "stdio --instance NAME` picks one (default: the "
+			    "first).\n", count);
 	}
 	free(token);
-	probe_runtime_clear(&runtime);
-	free(path);
+	instance_list_free(hosts, count);
 	return rc;
 }

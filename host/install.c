@@ -42,6 +42,9 @@ const struct install_browser install_browsers[] = {
 		.macos_user = "Google/Chrome",
 		.macos_system = "/Library/Google/Chrome/NativeMessagingHosts",
 		.windows_key = "Software\\Google\\Chrome\\NativeMessagingHosts",
+		.programs = { "google-chrome", "google-chrome-stable",
+		    "google-chrome-beta", "/opt/google/chrome/chrome",
+		    "/Applications/Google Chrome.app" },
 	},
 	{
 		.name = "chromium",
@@ -52,6 +55,9 @@ const struct install_browser install_browsers[] = {
 		.macos_system =
 		    "/Library/Application Support/Chromium/NativeMessagingHosts",
 		.windows_key = "Software\\Chromium\\NativeMessagingHosts",
+		.programs = { "chromium", "chromium-browser", "/snap/bin/chromium",
+		    "/var/lib/flatpak/exports/bin/org.chromium.Chromium",
+		    "/Applications/Chromium.app" },
 	},
 	{
 		.name = "edge",
@@ -61,6 +67,9 @@ const struct install_browser install_browsers[] = {
 		.macos_user = "Microsoft Edge",
 		.macos_system = "/Library/Microsoft/Edge/NativeMessagingHosts",
 		.windows_key = "Software\\Microsoft\\Edge\\NativeMessagingHosts",
+		.programs = { "microsoft-edge", "microsoft-edge-stable",
+		    "/var/lib/flatpak/exports/bin/com.microsoft.Edge",
+		    "/Applications/Microsoft Edge.app" },
 	},
 	{
 		.name = "brave",
@@ -72,6 +81,9 @@ const struct install_browser install_browsers[] = {
 		    "Brave-Browser/NativeMessagingHosts",
 		.windows_key =
 		    "Software\\BraveSoftware\\Brave-Browser\\NativeMessagingHosts",
+		.programs = { "brave-browser", "brave", "/snap/bin/brave",
+		    "/var/lib/flatpak/exports/bin/com.brave.Browser",
+		    "/Applications/Brave Browser.app" },
 	},
 	{
 		.name = "vivaldi",
@@ -82,10 +94,62 @@ const struct install_browser install_browsers[] = {
 		.macos_system =
 		    "/Library/Application Support/Vivaldi/NativeMessagingHosts",
 		.windows_key = "Software\\Google\\Chrome\\NativeMessagingHosts",
+		.programs = { "vivaldi", "vivaldi-stable",
+		    "/Applications/Vivaldi.app" },
 	},
 };
 const size_t install_browser_count =
     sizeof install_browsers / sizeof install_browsers[0];
+
+/* Whether path is an executable file, or (a macOS app bundle) a directory. */
+static bool
+install_program_exists(const char *path)
+{
+	struct stat	sb;
+
+	if (stat(path, &sb) == -1)
+		return false;
+	return S_ISDIR(sb.st_mode) ? strstr(path, ".app") != NULL :
+	    access(path, X_OK) == 0;
+}
+
+/*
+ * Returns where a browser's program is installed (heap), or NULL: a name
+ * is looked for on PATH and in the directories distributions use, an
+ * absolute path (snap, flatpak, a macOS app bundle) as it is.
+ */
+char *
+install_browser_program(const struct install_browser *browser)
+{
+	const char	*path = getenv("PATH");
+	char		*dirs, *dir, *save = NULL, *candidate;
+	size_t		 i;
+
+	for (i = 0; i < INSTALL_PROGRAMS_MAX &&
+	    browser->programs[i] != NULL; i++) {
+		if (*browser->programs[i] == '/') {
+			if (install_program_exists(browser->programs[i]))
+				return xstrdup(browser->programs[i]);
+			continue;
+		}
+		dirs = xasprintf("%s:/usr/bin:/usr/local/bin:/snap/bin",
+		    path != NULL ? path : "");
+		for (dir = strtok_r(dirs, ":", &save); dir != NULL;
+		    dir = strtok_r(NULL, ":", &save)) {
+			if (*dir != '/')
+				continue;
+			candidate = xasprintf("%s/%s", dir,
+			    browser->programs[i]);
+			if (install_program_exists(candidate)) {
+				free(dirs);
+				return candidate;
+			}
+			free(candidate);
+		}
+		free(dirs);
+	}
+	return NULL;
+}
 
 /* Returns the OS this binary was built for. */
 enum install_os
@@ -359,6 +423,26 @@ install_is_dir(const char *path)
 	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+/*
+ * Whether a browser's data directory holds a profile someone uses: its
+ * "Local State" (every profile root has one) or a manifest directory. The
+ * directory alone is not enough: Chromium makes it (for crash reports)
+ * even when it runs with a --user-data-dir elsewhere.
+ */
+static bool
+install_browser_used(const char *data, const char *manifest_dir)
+{
+	char	*local_state;
+	bool	 used;
+
+	if (!install_is_dir(data))
+		return false;
+	local_state = xasprintf("%s/Local State", data);
+	used = access(local_state, F_OK) == 0 || install_is_dir(manifest_dir);
+	free(local_state);
+	return used;
+}
+
 /* Fills in a browser target: its directory and whether it is installed. */
 static void
 install_target_browser(struct install_target *target,
@@ -373,14 +457,16 @@ install_target_browser(struct install_target *target,
 	    config_home);
 	target->path = xasprintf("%s/%s", target->dir, INSTALL_MANIFEST_FILE);
 	data = install_browser_data_dir(browser, os, home, config_home);
-	target->found = install_is_dir(data);
+	target->found = install_browser_used(data, target->dir);
 	if (!target->found && scope == INSTALL_SCOPE_SYSTEM) {
 		parent = files_dirname(target->dir);
 		target->found = install_is_dir(parent);
 		free(parent);
 	}
-	if (!target->found)
+	if (!target->found) {
 		target->missing = xasprintf("no %s", data);
+		target->program = install_browser_program(browser);
+	}
 	free(data);
 }
 
@@ -477,6 +563,7 @@ install_targets_free(struct install_target *targets, size_t count)
 		free(targets[i].dir);
 		free(targets[i].path);
 		free(targets[i].missing);
+		free(targets[i].program);
 	}
 	free(targets);
 }

@@ -31,6 +31,8 @@ enum install_scope {
 };
 
 /* One Chrome-family browser and where it reads manifests. */
+#define INSTALL_PROGRAMS_MAX	6
+
 struct install_browser {
 	const char	*name;		/* --browser NAME */
 	const char	*title;		/* what the user reads */
@@ -39,6 +41,8 @@ struct install_browser {
 	const char	*macos_user;	/* under ~/Library/Application Support */
 	const char	*macos_system;	/* absolute manifest directory */
 	const char	*windows_key;	/* under HKCU or HKLM; + \NAME */
+	/* Its program: names on PATH, or absolute paths (app bundles). */
+	const char	*programs[INSTALL_PROGRAMS_MAX];
 };
 
 extern const struct install_browser install_browsers[];
@@ -47,6 +51,8 @@ extern const size_t install_browser_count;
 /* The OS this binary was built for. */
 enum install_os		 install_current_os(void);
 const struct install_browser *install_browser_find(const char *name);
+char			*install_browser_program(
+			    const struct install_browser *browser);
 char			*install_browser_data_dir(
 			    const struct install_browser *browser,
 			    enum install_os os, const char *home,
@@ -74,6 +80,7 @@ struct install_target {
 	bool				 found;		/* browser seen */
 	bool				 named;		/* asked for by name */
 	char				*missing;	/* why not found */
+	char				*program;	/* not found: installed? */
 };
 
 int			 install_targets(const struct config *config,

@@ -1,4 +1,4 @@
-/* Finding a running host: runtime file, process, GET /health. */
+/* Finding a running host: its process, GET /health. */
 #include "probe.h"
 
 #include <sys/types.h>
@@ -19,55 +19,6 @@
 
 /* Largest response read (the health answer is about a hundred bytes). */
 #define PROBE_RESPONSE_MAX	(64 * 1024)
-
-/* Reads and checks the runtime file. */
-int
-probe_runtime_read(const char *path, struct probe_runtime *runtime,
-    char **cause)
-{
-	json_error_t	 error;
-	json_t		*root, *pid, *port;
-	const char	*text;
-
-	memset(runtime, 0, sizeof *runtime);
-	root = json_load_file(path, 0, &error);
-	if (root == NULL) {
-		if (access(path, F_OK) != 0)
-			*cause = xasprintf("no runtime file at %s", path);
-		else
-			*cause = xasprintf("%s is not valid JSON: %s", path,
-			    error.text);
-		return -1;
-	}
-	pid = json_object_get(root, "pid");
-	port = json_object_get(root, "port");
-	if (!json_is_integer(pid) || json_integer_value(pid) <= 0 ||
-	    !json_is_integer(port) || json_integer_value(port) <= 0 ||
-	    json_integer_value(port) > 65535) {
-		*cause = xasprintf("%s lacks a valid \"pid\" and \"port\"",
-		    path);
-		json_decref(root);
-		return -1;
-	}
-	runtime->pid = (long)json_integer_value(pid);
-	runtime->port = (int)json_integer_value(port);
-	if ((text = json_string_value(json_object_get(root, "version"))) !=
-	    NULL)
-		runtime->version = xstrdup(text);
-	if ((text = json_string_value(json_object_get(root, "url"))) != NULL)
-		runtime->url = xstrdup(text);
-	json_decref(root);
-	return 0;
-}
-
-/* Frees what probe_runtime_read filled in. */
-void
-probe_runtime_clear(struct probe_runtime *runtime)
-{
-	free(runtime->version);
-	free(runtime->url);
-	memset(runtime, 0, sizeof *runtime);
-}
 
 /* Says whether a process with this pid exists. */
 bool

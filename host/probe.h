@@ -1,6 +1,5 @@
 /*
- * Finding a running host from the outside: its runtime file, whether its
- * process lives, and a blocking GET over loopback (libevent's HTTP
+ * Finding a running host from the outside: whether its process lives, and a blocking GET over loopback (libevent's HTTP
  * client) for /health. Used by doctor, status and the stdio bridge, and
  * by the host at start to learn who holds its configured port.
  */
@@ -13,17 +12,6 @@
 
 #define PROBE_TIMEOUT_MS	2000
 
-/* What the runtime file says. */
-struct probe_runtime {
-	long	 pid;
-	int	 port;
-	char	*version;	/* NULL if absent */
-	char	*url;		/* NULL if absent */
-};
-
-int	 probe_runtime_read(const char *path, struct probe_runtime *runtime,
-	    char **cause);
-void	 probe_runtime_clear(struct probe_runtime *runtime);
 bool	 probe_pid_alive(long pid);
 int	 probe_http_get(int port, const char *path, int timeout_ms,
 	    int *status, char **body, char **cause);

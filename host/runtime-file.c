@@ -1,4 +1,4 @@
-/* The runtime file that tells other tools where a running host listens. */
+/* The runtime files that tell other tools where the running hosts listen. */
 #include "runtime-file.h"
 
 #include <sys/types.h>
@@ -15,7 +15,7 @@
 #include "files.h"
 #include "xmalloc.h"
 
-#define RUNTIME_FILE_NAME	"browser-bridge/host.json"
+#define RUNTIME_DIR_NAME	"browser-bridge/hosts"
 
 /* Returns an XDG base directory variable, or NULL if unset, empty or relative. */
 static const char *
@@ -28,59 +28,72 @@ runtime_file_xdg_dir(const char *name)
 	return value;
 }
 
-/* Returns the runtime file's path; creates nothing. */
-char *
-runtime_file_path(char **cause)
+/* Returns the directory this process writes its runtime file in. */
+static char *
+runtime_file_dir(char **cause)
 {
 	const char	*dir, *home;
 
 	if ((dir = runtime_file_xdg_dir("XDG_RUNTIME_DIR")) != NULL)
-		return xasprintf("%s/%s", dir, RUNTIME_FILE_NAME);
+		return xasprintf("%s/%s", dir, RUNTIME_DIR_NAME);
 	if ((dir = runtime_file_xdg_dir("XDG_STATE_HOME")) != NULL)
-		return xasprintf("%s/%s", dir, RUNTIME_FILE_NAME);
+		return xasprintf("%s/%s", dir, RUNTIME_DIR_NAME);
 	home = getenv("HOME");
 	if (home != NULL && *home != '\0')
-		return xasprintf("%s/.local/state/%s", home, RUNTIME_FILE_NAME);
+		return xasprintf("%s/.local/state/%s", home, RUNTIME_DIR_NAME);
 	*cause = xstrdup("cannot place the runtime file: neither "
 	    "XDG_RUNTIME_DIR nor HOME is set; set one of them");
 	return NULL;
 }
 
-/*
- * Returns the runtime file a reader should use: the first that exists of
- * $XDG_RUNTIME_DIR/..., /run/user/UID/... (what XDG_RUNTIME_DIR is on
- * systemd systems, for readers started without it, as MCP clients start
- * stdio servers), $XDG_STATE_HOME/... and $HOME/.local/state/...; when
- * none exists, where this process would write it.
- */
+/* Returns this host's runtime file path (named by its pid); creates nothing. */
 char *
-runtime_file_find(char **cause)
+runtime_file_path(char **cause)
 {
-	const char	*names[] = { "XDG_RUNTIME_DIR", NULL, "XDG_STATE_HOME" };
-	const char	*dir, *home;
-	char		*path;
-	size_t		 i;
+	char	*dir, *path;
 
-	for (i = 0; i < sizeof names / sizeof *names; i++) {
-		if (names[i] == NULL)
-			path = xasprintf("/run/user/%lu/%s",
-			    (unsigned long)getuid(), RUNTIME_FILE_NAME);
-		else if ((dir = runtime_file_xdg_dir(names[i])) != NULL)
-			path = xasprintf("%s/%s", dir, RUNTIME_FILE_NAME);
-		else
-			continue;
-		if (access(path, F_OK) == 0)
-			return path;
-		free(path);
-	}
+	if ((dir = runtime_file_dir(cause)) == NULL)
+		return NULL;
+	path = xasprintf("%s/%ld.json", dir, (long)getpid());
+	free(dir);
+	return path;
+}
+
+/*
+ * Fills dirs (heap strings) with every directory a host may have written
+ * its runtime file in, in the order readers prefer: $XDG_RUNTIME_DIR,
+ * /run/user/UID (what XDG_RUNTIME_DIR is on systemd systems, for readers
+ * started without it, as MCP clients start stdio servers),
+ * $XDG_STATE_HOME and $HOME/.local/state; each once. Returns how many.
+ */
+size_t
+runtime_file_dirs(char *dirs[RUNTIME_FILE_DIRS_MAX])
+{
+	const char	*dir, *home;
+	char		*candidates[RUNTIME_FILE_DIRS_MAX];
+	size_t		 n = 0, count = 0, i, j;
+	bool		 seen;
+
+	if ((dir = runtime_file_xdg_dir("XDG_RUNTIME_DIR")) != NULL)
+		candidates[n++] = xasprintf("%s/%s", dir, RUNTIME_DIR_NAME);
+	candidates[n++] = xasprintf("/run/user/%lu/%s",
+	    (unsigned long)getuid(), RUNTIME_DIR_NAME);
+	if ((dir = runtime_file_xdg_dir("XDG_STATE_HOME")) != NULL)
+		candidates[n++] = xasprintf("%s/%s", dir, RUNTIME_DIR_NAME);
 	home = getenv("HOME");
-	if (home != NULL && *home != '\0') {
-		path = xasprintf("%s/.local/state/%s", home, RUNTIME_FILE_NAME);
-		if (access(path, F_OK) == 0)
-			return path;
-		free(path);
+	if (home != NULL && *home != '\0')
+		candidates[n++] = xasprintf("%s/.local/state/%s", home,
+		    RUNTIME_DIR_NAME);
+	for (i = 0; i < n; i++) {
+		seen = false;
+		for (j = 0; j < count; j++)
+			seen = seen || strcmp(dirs[j], candidates[i]) == 0;
+		if (seen)
+			free(candidates[i]);
+		else
+			dirs[count++] = candidates[i];
 	}
-	return runtime_file_path(cause);
+	return count;
 }
 
 /* Writes contents as indented JSON to path through a temporary file. */

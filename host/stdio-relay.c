@@ -10,11 +10,11 @@
 
 #include "config.h"
 #include "errors.h"
+#include "instance.h"
 #include "jsonrpc.h"
 #include "log.h"
 #include "probe.h"
 #include "queue.h"
-#include "runtime-file.h"
 #include "stdio-offline.h"
 #include "stdio-post.h"
 #include "token.h"
@@ -201,31 +201,22 @@ stdio_relay_host_message(struct stdio_post *post, const char *text,
 	json_decref(message);
 }
 
-/* Looks for a running host through the runtime file. */
+/* Finds the host to relay to: the one --instance names, or the first. */
 static int
 stdio_relay_find_host(struct stdio_relay *relay, char **cause)
 {
-	struct probe_runtime	 runtime;
-	char			*path;
+	struct instance		*hosts;
+	const struct instance	*host;
+	size_t			 count;
 
-	if ((path = runtime_file_find(cause)) == NULL)
-		return -1;
-	if (probe_runtime_read(path, &runtime, cause) != 0) {
-		free(path);
-		return -1;
+	count = instance_list(&hosts);
+	host = instance_pick(hosts, count, relay->config->instance, cause);
+	if (host != NULL) {
+		relay->host_pid = host->pid;
+		relay->host_port = host->port;
 	}
-	if (!probe_pid_alive(runtime.pid)) {
-		*cause = xasprintf("the runtime file %s names pid %ld, which "
-		    "has exited", path, runtime.pid);
-		probe_runtime_clear(&runtime);
-		free(path);
-		return -1;
-	}
-	relay->host_pid = runtime.pid;
-	relay->host_port = runtime.port;
-	probe_runtime_clear(&runtime);
-	free(path);
-	return 0;
+	instance_list_free(hosts, count);
+	return host != NULL ? 0 : -1;
 }
 
 /*

@@ -472,6 +472,19 @@ scratch_mkdir(const char *relative)
 	free(path);
 }
 
+/* Writes a small file under the scratch HOME. */
+static void
+scratch_write(const char *relative, const char *text)
+{
+	char	*path = xasprintf("%s/%s", scratch, relative);
+	FILE	*f = fopen(path, "w");
+
+	ck_assert_msg(f != NULL, "fopen %s: %s", path, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+	free(path);
+}
+
 START_TEST(test_targets_find_installed_browsers)
 {
 	struct config		 config;
@@ -479,8 +492,12 @@ START_TEST(test_targets_find_installed_browsers)
 	size_t			 count, i;
 	char			*cause = NULL, *want;
 
+	/* A profile someone used has its Local State; Chromium's directory
+	 * alone (it makes one for crash reports) is no profile. */
 	scratch_mkdir(".config/chromium");
-	scratch_mkdir(".config/BraveSoftware/Brave-Browser");
+	scratch_write(".config/chromium/Local State", "{}");
+	scratch_mkdir(".config/BraveSoftware/Brave-Browser/NativeMessagingHosts");
+	scratch_mkdir(".config/microsoft-edge/Crash Reports");
 	config_defaults(&config);
 	ck_assert_int_eq(install_targets(&config, &targets, &count, &cause), 0);
 	ck_assert_uint_eq(count, install_browser_count);

@@ -779,21 +779,21 @@ START_TEST(test_runtime_file_path_choices)
 		const char	*path;
 	} cases[] = {
 		{ "/run/user/1000", "/s", "/home/u",
-		    "/run/user/1000/browser-bridge/host.json" },
+		    "/run/user/1000/browser-bridge/hosts/" },
 		{ NULL, "/home/u/state", "/home/u",
-		    "/home/u/state/browser-bridge/host.json" },
+		    "/home/u/state/browser-bridge/hosts/" },
 		{ NULL, NULL, "/home/u",
-		    "/home/u/.local/state/browser-bridge/host.json" },
+		    "/home/u/.local/state/browser-bridge/hosts/" },
 		{ "", "", "/home/u",
-		    "/home/u/.local/state/browser-bridge/host.json" },
+		    "/home/u/.local/state/browser-bridge/hosts/" },
 		/* XDG paths must be absolute; relative ones are ignored. */
 		{ "run", "state", "/home/u",
-		    "/home/u/.local/state/browser-bridge/host.json" },
+		    "/home/u/.local/state/browser-bridge/hosts/" },
 		{ "/run/user/1000", NULL, NULL,
-		    "/run/user/1000/browser-bridge/host.json" },
-		{ NULL, "/st", NULL, "/st/browser-bridge/host.json" },
+		    "/run/user/1000/browser-bridge/hosts/" },
+		{ NULL, "/st", NULL, "/st/browser-bridge/hosts/" },
 	};
-	char	*path, *cause;
+	char	*path, *cause, *expected;
 	size_t	 i;
 
 	for (i = 0; i < nitems(cases); i++) {
@@ -803,7 +803,10 @@ START_TEST(test_runtime_file_path_choices)
 		cause = NULL;
 		path = runtime_file_path(&cause);
 		ck_assert_msg(path != NULL, "case %zu: %s", i, cause);
-		ck_assert_str_eq(path, cases[i].path);
+		expected = xasprintf("%s%ld.json", cases[i].path,
+		    (long)getpid());
+		ck_assert_str_eq(path, expected);
+		free(expected);
 		free(path);
 	}
 }

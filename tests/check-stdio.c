@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 #include <jansson.h>
 
 #include "check-helpers.h"
+#include "files.h"
+#include "instance.h"
 #include "probe.h"
 #include "sse-parser.h"
 #include "stdio-offline.h"
@@ -263,23 +266,36 @@ temp_file(const char *text)
 
 START_TEST(test_runtime_read)
 {
-	struct probe_runtime	 runtime;
-	char			*path, *cause = NULL;
+	struct instance	 instance;
+	char		*path, *cause = NULL;
 
 	path = temp_file("{\"pid\": 1234, \"port\": 9333, \"version\": "
 	    "\"0.1.0\", \"url\": \"http://127.0.0.1:9333/mcp\", "
-	    "\"started\": 1}\n");
-	ck_assert_int_eq(probe_runtime_read(path, &runtime, &cause), 0);
-	ck_assert_int_eq(runtime.pid, 1234);
-	ck_assert_int_eq(runtime.port, 9333);
-	ck_assert_str_eq(runtime.version, "0.1.0");
-	ck_assert_str_eq(runtime.url, "http://127.0.0.1:9333/mcp");
-	probe_runtime_clear(&runtime);
+	    "\"started\": 1, \"browser\": \"chromium\", \"profile\": "
+	    "\"/home/u/p\", \"name\": \"chromium:p\"}\n");
+	ck_assert_int_eq(instance_read(path, &instance, &cause), 0);
+	ck_assert_int_eq(instance.pid, 1234);
+	ck_assert_int_eq(instance.port, 9333);
+	ck_assert_str_eq(instance.version, "0.1.0");
+	ck_assert_str_eq(instance.url, "http://127.0.0.1:9333/mcp");
+	ck_assert_str_eq(instance.name, "chromium:p");
+	ck_assert_str_eq(instance.profile, "/home/u/p");
+	instance_clear(&instance);
+	unlink(path);
+	free(path);
+
+	/* An older file: no browser, so "unknown" in the default profile. */
+	path = temp_file("{\"pid\": 1234, \"port\": 9333}");
+	ck_assert_int_eq(instance_read(path, &instance, &cause), 0);
+	ck_assert_str_eq(instance.browser, "unknown");
+	ck_assert_str_eq(instance.profile, "default");
+	ck_assert_str_eq(instance.name, "unknown");
+	instance_clear(&instance);
 	unlink(path);
 	free(path);
 
 	path = temp_file("{\"pid\": 1234, \"port\": 70000}");
-	ck_assert_int_eq(probe_runtime_read(path, &runtime, &cause), -1);
+	ck_assert_int_eq(instance_read(path, &instance, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, "lacks a valid \"pid\" and "
 	    "\"port\""));
 	free(cause);
@@ -287,22 +303,123 @@ START_TEST(test_runtime_read)
 	free(path);
 
 	path = temp_file("{\"port\": 9333}");
-	ck_assert_int_eq(probe_runtime_read(path, &runtime, &cause), -1);
+	ck_assert_int_eq(instance_read(path, &instance, &cause), -1);
 	free(cause);
 	unlink(path);
 	free(path);
 
 	path = temp_file("{\"pid\": ");
-	ck_assert_int_eq(probe_runtime_read(path, &runtime, &cause), -1);
+	ck_assert_int_eq(instance_read(path, &instance, &cause), -1);
 	ck_assert_ptr_nonnull(strstr(cause, "is not valid JSON"));
 	free(cause);
 	unlink(path);
-
-	ck_assert_int_eq(probe_runtime_read(path, &runtime, &cause), -1);
-	ck_assert_str_eq(cause + strlen(cause) - strlen(path), path);
-	ck_assert_ptr_nonnull(strstr(cause, "no runtime file at "));
-	free(cause);
 	free(path);
+}
+END_TEST
+
+/* Writes one runtime file into dir. */
+static void
+write_instance(const char *dir, long pid, long long started,
+    const char *name)
+{
+	char	*path = xasprintf("%s/%ld.json", dir, pid);
+	char	*text = xasprintf("{\"pid\": %ld, \"port\": %ld, \"started\": "
+		    "%lld, \"browser\": \"chromium\", \"profile\": \"/p/%s\", "
+		    "\"name\": \"%s\"}", pid, 9000 + pid % 1000, started, name,
+		    name);
+	FILE	*f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	free(path);
+}
+
+START_TEST(test_instances_listed_and_picked)
+{
+	char		 root[] = "/tmp/check-instances-XXXXXX";
+	char		*dir, *old_runtime, *cause = NULL, *pid;
+	struct instance	*list;
+	const struct instance *picked;
+	pid_t		 child, dead;
+	int		 status;
+	size_t		 count;
+
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	dir = xasprintf("%s/browser-bridge/hosts", root);
+	ck_assert_int_eq(files_make_dirs(dir, 0700, "", &cause), 0);
+	if ((dead = fork()) == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(dead, &status, 0), dead);
+	if ((child = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	/* Two live hosts, the younger first on disk; one that died. */
+	write_instance(dir, (long)child, 200, "chromium:work");
+	write_instance(dir, (long)getpid(), 100, "chromium:home");
+	write_instance(dir, (long)dead, 50, "chromium:gone");
+	old_runtime = getenv("XDG_RUNTIME_DIR") != NULL ?
+	    xstrdup(getenv("XDG_RUNTIME_DIR")) : NULL;
+	setenv("XDG_RUNTIME_DIR", root, 1);
+
+	count = instance_list(&list);
+	ck_assert_uint_eq(count, 2);
+	ck_assert_str_eq(list[0].name, "chromium:home");	/* oldest first */
+	ck_assert_str_eq(list[1].name, "chromium:work");
+	pid = xasprintf("%s/%ld.json", dir, (long)dead);
+	ck_assert_int_eq(access(pid, F_OK), -1);	/* the dead one's file went */
+	free(pid);
+
+	ck_assert_ptr_eq(instance_pick(list, count, NULL, &cause), &list[0]);
+	ck_assert_ptr_eq(instance_pick(list, count, "chromium:work", &cause),
+	    &list[1]);
+	ck_assert_ptr_eq(instance_pick(list, count, "/p/chromium:work", &cause),
+	    &list[1]);
+	pid = xasprintf("%ld", (long)child);
+	ck_assert_ptr_eq(instance_pick(list, count, pid, &cause), &list[1]);
+	free(pid);
+	ck_assert_ptr_eq(instance_pick(list, count, "chromium", &cause),
+	    &list[0]);
+	picked = instance_pick(list, count, "firefox", &cause);
+	ck_assert_ptr_null(picked);
+	ck_assert_ptr_nonnull(strstr(cause, "no running Browser Bridge host "
+	    "is \"firefox\"; running: chromium:home (pid "));
+	ck_assert_ptr_nonnull(strstr(cause, ", chromium:work (pid "));
+	free(cause);
+	instance_list_free(list, count);
+
+	kill(child, SIGKILL);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	if (old_runtime != NULL)
+		setenv("XDG_RUNTIME_DIR", old_runtime, 1);
+	else
+		unsetenv("XDG_RUNTIME_DIR");
+	free(old_runtime);
+	pid = xasprintf("rm -rf %s", root);
+	ck_assert_int_eq(system(pid), 0);
+	free(pid);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_identity_names_the_parent_browser)
+{
+	json_t	*identity = instance_identity((long)getppid());
+
+	/* Whatever started this test: a name, and the default profile. */
+	ck_assert_ptr_nonnull(json_string_value(json_object_get(identity,
+	    "browser")));
+	ck_assert_str_eq(json_string_value(json_object_get(identity,
+	    "profile")), "default");
+	json_decref(identity);
+	identity = instance_identity(-1);	/* no such process */
+	ck_assert_str_eq(json_string_value(json_object_get(identity,
+	    "browser")), "unknown");
+	ck_assert_str_eq(json_string_value(json_object_get(identity, "name")),
+	    "unknown");
+	json_decref(identity);
 }
 END_TEST
 
@@ -468,6 +585,8 @@ stdio_suite(void)
 	tc = tcase_create("probe");
 	tcase_add_test(tc, test_http_get_answers);
 	tcase_add_test(tc, test_runtime_read);
+	tcase_add_test(tc, test_instances_listed_and_picked);
+	tcase_add_test(tc, test_identity_names_the_parent_browser);
 	tcase_add_test(tc, test_pid_alive);
 	tcase_add_test(tc, test_http_get_failures);
 	suite_add_tcase(s, tc);

@@ -45,9 +45,9 @@ done
 [ -e "$HOME/.config/chromium" ] && fail "install --help wrote something"
 
 run 0 --help
-grep -q "^  stdio$" "$dir/out" || fail "--help does not list stdio"
+grep -q "^  stdio \[--instance NAME\]$" "$dir/out" || fail "--help does not list stdio"
 run 0 help stdio
-grep -q "^usage: browser-bridge stdio$" "$dir/out" || fail "help stdio printed: $(cat "$dir/out")"
+grep -q "^usage: browser-bridge stdio \[--instance NAME\]$" "$dir/out" || fail "help stdio printed: $(cat "$dir/out")"
 
 # expect_usage_error PATTERN ARGS...: exit 2 and a message matching PATTERN.
 expect_usage_error() {

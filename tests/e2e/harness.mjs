@@ -7,7 +7,7 @@
 // directory), CHROMIUM (the browser binary), E2E_KEEP=1 keeps the temp dir.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync, openSync, closeSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync, openSync, closeSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,6 +23,24 @@ export const HOST_NAME = 'org.browserbridge.host';
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 
 // Polls fn until it returns a truthy value; throws after ms with what.
+// What the running host's runtime file says (one file per host, named by
+// its pid), skipping the host with pid notPid; undefined when none runs.
+export function runningHost(runtime, notPid) {
+	const dir = join(runtime, 'browser-bridge', 'hosts');
+	if (!existsSync(dir))
+		return undefined;
+	for (const name of readdirSync(dir).filter(n => /^\d+\.json$/.test(n))) {
+		try {
+			const host = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+			if (host.pid !== notPid)
+				return host;
+		} catch {
+			// being written (the rename is atomic) or gone: look again
+		}
+	}
+	return undefined;
+}
+
 export async function until(fn, { ms = 10000, every = 50, what = 'a condition' } = {}) {
 	const end = Date.now() + ms;
 	let last;
@@ -109,9 +127,8 @@ export async function startBridge({ installHost = true, settings = {} } = {}) {
 			    { ms: 20000, what: 'the extension to load' });
 			return bridge;
 		}
-		const hostFile = join(runtime, 'browser-bridge', 'host.json');
-		const host = await until(() => existsSync(hostFile) && JSON.parse(readFileSync(hostFile, 'utf8')),
-		    { ms: 20000, what: `the host to start (${hostFile}); is the extension loading?` });
+		const host = await until(() => runningHost(runtime),
+		    { ms: 20000, what: `the host to start (${join(runtime, 'browser-bridge', 'hosts')}); is the extension loading?` });
 		bridge.hostPid = host.pid;
 		bridge.url = host.url ?? `http://127.0.0.1:${host.port}/mcp`;
 		bridge.token = readFileSync(join(config, 'browser-bridge', 'token'), 'utf8').trim();

@@ -3,10 +3,9 @@
 
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { EXTENSION_ID, startBridge, until } from './harness.mjs';
+import { EXTENSION_ID, runningHost, startBridge, until } from './harness.mjs';
 
 describe('tabs and connection', () => {
 	let b;
@@ -130,15 +129,9 @@ describe('tabs and connection', () => {
 	});
 
 	test('when the host exits, the extension starts a new one and reconnects', async () => {
-		const hostFile = join(b.runtime, 'browser-bridge', 'host.json');
 		const oldPid = b.hostPid;
 		process.kill(oldPid, 'SIGTERM');
-		const host = await until(() => {
-			if (!existsSync(hostFile))
-				return false;
-			const h = JSON.parse(readFileSync(hostFile, 'utf8'));
-			return h.pid !== oldPid && h;
-		}, { ms: 15000, what: 'a new host to start' });
+		const host = await until(() => runningHost(b.runtime, oldPid), { ms: 15000, what: 'a new host to start' });
 		b.hostPid = host.pid;
 		b.url = host.url ?? `http://127.0.0.1:${host.port}/mcp`;
 		b.client = await b.connect();

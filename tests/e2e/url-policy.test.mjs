@@ -78,7 +78,7 @@ describe('pages the tools may use, with allow_file_urls', () => {
 		const token = await b.fails('navigate_to', { url: `file://${join(b.config, 'browser-bridge', 'token')}` });
 		assert.equal(token.code, 'URL_NOT_ALLOWED');
 		assert.match(token.message, /the Browser Bridge host's own directory/);
-		const runtime = await b.fails('navigate_to', { url: `file://${join(b.runtime, 'browser-bridge', 'host.json')}` });
+		const runtime = await b.fails('navigate_to', { url: `file://${join(b.runtime, 'browser-bridge', 'hosts', `${b.hostPid}.json`)}` });
 		assert.equal(runtime.code, 'URL_NOT_ALLOWED');
 	});
 });

@@ -443,8 +443,8 @@ export async function startHost(options = {}) {
 	const absolute = name => ext.env[name]?.startsWith('/') ? ext.env[name] : undefined;
 	ext.configDir = join(absolute('XDG_CONFIG_HOME') ?? join(ext.env.HOME ?? '', '.config'), 'browser-bridge');
 	ext.tokenFile = join(ext.configDir, 'token');
-	ext.runtimeFile = join(absolute('XDG_RUNTIME_DIR') ?? absolute('XDG_STATE_HOME') ??
-	    join(ext.env.HOME ?? '', '.local', 'state'), 'browser-bridge', 'host.json');
+	ext.runtimeDir = join(absolute('XDG_RUNTIME_DIR') ?? absolute('XDG_STATE_HOME') ??
+	    join(ext.env.HOME ?? '', '.local', 'state'), 'browser-bridge', 'hosts');
 
 	const args = [options.origin ?? EXTENSION_ORIGIN, ...(options.args ?? [])];
 	if (!args.includes('--port'))
@@ -453,6 +453,7 @@ export async function startHost(options = {}) {
 	const argv = [...wrapper, bin, ...args];
 	ext.child = spawn(argv[0], argv.slice(1), { env: ext.env, stdio: ['pipe', 'pipe', 'pipe'] });
 	ext.pid = ext.child.pid;
+	ext.runtimeFile = join(ext.runtimeDir, `${ext.pid}.json`);	/* one per host */
 	ext.child.stdin.on('error', () => {});	// EPIPE after the host exits
 	ext.child.stdout.on('data', data => ext.onStdout(data));
 	ext.child.stderr.setEncoding('utf8');

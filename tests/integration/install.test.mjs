@@ -76,8 +76,11 @@ function sh(command, env) {
 // A fresh HOME with the given browsers' config directories (default: all).
 function home(browsers = BROWSERS) {
 	const dir = mkdtempSync(join(tmpdir(), 'bb-install-'));
-	for (const b of browsers)
+	// Each a profile a browser has run with: its directory and Local State.
+	for (const b of browsers) {
 		mkdirSync(join(dir, '.config', b.dir), { recursive: true, mode: 0o700 });
+		writeFileSync(join(dir, '.config', b.dir, 'Local State'), '{}');
+	}
 	mkdirSync(join(dir, 'run'), { mode: 0o700 });
 	// PATH without the build directory, so fixes name the binary by path.
 	const env = { PATH: '/usr/bin:/bin', HOME: dir, XDG_RUNTIME_DIR: join(dir, 'run') };
@@ -328,15 +331,17 @@ describe('doctor and status', () => {
 		}
 		assert.ok(out.includes(`ok    token file ${token} (mode 600)\n`), out);
 		assert.ok(out.includes(`ok    config directory ${join(config, 'browser-bridge')} (mode 700)\n`), out);
-		assert.ok(out.includes(`ok    host pid ${host.pid} is running`), out);
-		assert.ok(out.includes(`ok    host answers on 127.0.0.1:${host.port} (version ${VERSION.split(' ')[1]}`), out);
-		assert.ok(out.includes('ok    the extension is connected to the host\n'), out);
+		// The test starts the host, so its "browser" is node.
+		assert.ok(out.includes(`ok    host node (pid ${host.pid}, profile default) is running\n`), out);
+		assert.ok(out.includes(`ok    host node answers on 127.0.0.1:${host.port} (version ${VERSION.split(' ')[1]}`), out);
+		assert.ok(out.includes('ok    host node: the extension is connected\n'), out);
 	});
 
 	it('status describes the running host', async () => {
 		const r = await run(['status'], env);
 		assert.equal(r.code, 0, r.stderr);
 		assert.equal(r.stdout, `Browser Bridge host ${VERSION.split(' ')[1]} (pid ${host.pid})\n` +
+		    '  instance:   node (browser node, profile default)\n' +
 		    `  MCP URL:    ${host.url}\n` +
 		    `  port:       ${host.port}\n` +
 		    '  sessions:   0\n' +
@@ -422,11 +427,10 @@ describe('doctor and status', () => {
 	});
 
 	it('a host with no extension connected', async () => {
-		// The runtime file goes, so startHost waits for the new host's.
-		unlinkSync(join(h.dir, 'run', 'browser-bridge', 'host.json'));
+		await host.stop();
 		const lonely = await startHost({ env, hello: false });
 		try {
-			await oneFault('the extension is not connected to the host',
+			await oneFault('host node: the extension is not connected to the host',
 			    'open chrome://extensions and reload Browser Bridge (or restart the browser)');
 			const r = await run(['status'], env);
 			assert.equal(r.code, 0);
@@ -438,32 +442,31 @@ describe('doctor and status', () => {
 
 	it('no host running: doctor and status say so and how to start one', async () => {
 		await host.stop();
-		const runtime = join(h.dir, 'run', 'browser-bridge', 'host.json');
-		assert.equal(existsSync(runtime), false, 'the host removed its runtime file');
-		await oneFault(`no host is running (no runtime file ${runtime})`,
+		assert.equal(existsSync(host.runtimeFile), false, 'the host removed its runtime file');
+		await oneFault('no host is running',
 		    'open the browser with the Browser Bridge extension loaded (chrome://extensions); the extension starts the host');
 		const r = await run(['status'], env);
 		assert.equal(r.code, 1);
-		assert.equal(r.stdout, `No Browser Bridge host is running (no runtime file at ${runtime}).\n` +
+		assert.equal(r.stdout, 'No Browser Bridge host is running.\n' +
 		    'To start one, open the browser with the Browser Bridge extension loaded (chrome://extensions); ' +
 		    'the extension starts the host.\n`browser-bridge doctor` checks the whole setup.\n');
 	});
 
-	it('a stale runtime file from a host that died', async () => {
-		const runtime = join(h.dir, 'run', 'browser-bridge', 'host.json');
-		mkdirSync(join(h.dir, 'run', 'browser-bridge'), { recursive: true, mode: 0o700 });
+	it('a stale runtime file from a host that died is ignored and removed', async () => {
+		const dir = join(h.dir, 'run', 'browser-bridge', 'hosts');
+		mkdirSync(dir, { recursive: true, mode: 0o700 });
 		// A pid that is certainly not running: a child that has exited.
 		const dead = await new Promise(resolve => {
 			const child = spawn('/bin/true');
 			child.on('exit', () => resolve(child.pid));
 		});
+		const runtime = join(dir, `${dead}.json`);
 		writeFileSync(runtime, JSON.stringify({ pid: dead, port: 9, version: '0', url: 'http://127.0.0.1:9/mcp' }));
-		const fix = await oneFault(`no host is running: runtime file ${runtime} names pid ${dead}, which has exited`,
-		    `rm ${runtime}, then open the browser with the Browser Bridge extension loaded (chrome://extensions); ` +
-		    'the extension starts the host');
+		await oneFault('no host is running',
+		    'open the browser with the Browser Bridge extension loaded (chrome://extensions); the extension starts the host');
+		assert.equal(existsSync(runtime), false, 'the dead host\'s file was removed');
 		const r = await run(['status'], env);
 		assert.equal(r.code, 1);
-		assert.match(r.stdout, /^No Browser Bridge host is running: .* names pid \d+, which has exited\./);
-		assert.ok(fix.startsWith('rm '));
+		assert.match(r.stdout, /^No Browser Bridge host is running\./);
 	});
 });

@@ -12,6 +12,9 @@ import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 
 import { SLOW, never, scaled, startHost } from './fake-extension.mjs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
 import { close, connect, eventually, mcpHeaders, opts, raw, textOf } from './mcp-client.mjs';
 
 const NOT_CONNECTED = 'EXTENSION_NOT_CONNECTED: The browser extension has not connected to this host. ' +
@@ -236,19 +239,49 @@ describe('host lifecycle', { concurrency: true }, () => {
 		}
 	});
 
-	it('a port held by another Browser Bridge host (another browser) is only a note', async () => {
+	it('two hosts (two browsers or profiles): each has its own runtime file, the first keeps the port, status lists both, stdio --instance picks one', async () => {
 		const first = await startHost();
+		const second = await startHost({ args: ['--port', String(first.welcome.port)], env: { ...first.env } });
+		let stopped = false;
 		try {
-			const second = await startHost({ args: ['--port', String(first.welcome.port)], env: { ...first.env } });
-			try {
-				assert.notEqual(second.welcome.port, first.welcome.port);
-				assert.equal(second.welcome.port_unsafe, false);
-				assert.match(second.welcome.port_note,
-				    new RegExp(`port ${first.welcome.port} is used by another Browser Bridge host`));
-			} finally {
-				await second.stop();
-			}
+			assert.notEqual(second.welcome.port, first.welcome.port);
+			assert.equal(second.welcome.port_unsafe, false);
+			assert.match(second.welcome.port_note,
+			    new RegExp(`port ${first.welcome.port} is used by another Browser Bridge host`));
+			assert.notEqual(first.runtimeFile, second.runtimeFile);
+			assert.equal(JSON.parse(readFileSync(first.runtimeFile, 'utf8')).port, first.welcome.port);
+			assert.equal(JSON.parse(readFileSync(second.runtimeFile, 'utf8')).port, second.welcome.port);
+
+			const both = await runCommand(['status'], first.env);
+			assert.equal(both.status, 0, both.stdout);
+			const pids = [...both.stdout.matchAll(/^Browser Bridge host \S+ \(pid (\d+)\)$/gm)].map(m => Number(m[1]));
+			assert.deepEqual(pids, [first.pid, second.pid], 'both, oldest first');
+			assert.match(both.stdout, /2 hosts run; `browser-bridge stdio --instance NAME` picks one/);
+
+			// A stdio client pointed at the second host reaches its browser.
+			const transport = new StdioClientTransport({ command: process.env.BRIDGE_BIN,
+			    args: ['stdio', '--instance', String(second.pid)], env: first.env });
+			const viaStdio = new Client({ name: 'second-browser', version: '1.0.0' });
+			await viaStdio.connect(transport);
+			await viaStdio.callTool({ name: 'hover_element', arguments: { ref: 'e9' } }, undefined, opts());
+			await viaStdio.close();
+			assert.equal(second.requests.at(-1).params.ref, 'e9');
+			assert.equal(first.requests.some(r => r.params?.ref === 'e9'), false);
+			const wrong = await runCommand(['status', '--instance', 'firefox'], first.env);
+			assert.equal(wrong.status, 1);
+			assert.match(wrong.stdout, /no running Browser Bridge host is "firefox"; running: node \(pid \d+, port \d+\), node/);
+
+			// The second leaves: the first is still found, by everyone.
+			await second.stop();
+			stopped = true;
+			assert.equal(existsSync(second.runtimeFile), false);
+			const one = await runCommand(['status'], first.env);
+			assert.equal(one.status, 0, one.stdout);
+			assert.match(one.stdout, new RegExp(`^Browser Bridge host \\S+ \\(pid ${first.pid}\\)$`, 'm'));
+			assert.doesNotMatch(one.stdout, /hosts run/);
 		} finally {
+			if (!stopped)
+				await second.stop();
 			await first.stop();
 		}
 	});

@@ -20,10 +20,10 @@ import { close, connect, eventually, opts, textOf } from './mcp-client.mjs';
 // Starts `browser-bridge stdio` with env and connects an SDK client to it.
 // The client gets .child (the process), .exit (resolves to its exit) and
 // .stderrText() (what it logged).
-async function connectStdio(env) {
+async function connectStdio(env, extra = []) {
 	const bin = process.env.BRIDGE_BIN;
 	const wrapper = (process.env.BRIDGE_WRAPPER ?? '').split(' ').filter(Boolean);
-	const argv = [...wrapper, bin, 'stdio'];
+	const argv = [...wrapper, bin, 'stdio', ...extra];
 	const transport = new StdioClientTransport({
 		command: argv[0],
 		args: argv.slice(1),
@@ -261,8 +261,8 @@ describe('stdio bridge and a process that holds the host\'s port', () => {
 		});
 		await new Promise(resolve => squatter.listen(0, '127.0.0.1', resolve));
 		const { port } = squatter.address();
-		mkdirSync(join(dirs.env.XDG_RUNTIME_DIR, 'browser-bridge'), { mode: 0o700 });
-		writeFileSync(join(dirs.env.XDG_RUNTIME_DIR, 'browser-bridge', 'host.json'),
+		mkdirSync(join(dirs.env.XDG_RUNTIME_DIR, 'browser-bridge', 'hosts'), { recursive: true, mode: 0o700 });
+		writeFileSync(join(dirs.env.XDG_RUNTIME_DIR, 'browser-bridge', 'hosts', `${process.pid}.json`),
 		    JSON.stringify({ pid: process.pid, port, version: '0.1.0', url: `http://127.0.0.1:${port}/mcp` }), { mode: 0o600 });
 	});
 
@@ -292,13 +292,10 @@ describe('stdio bridge started as MCP clients start it', () => {
 	// StdioClientTransport (Claude Desktop, Cursor...) starts the bridge
 	// with only HOME, LOGNAME, PATH, SHELL, TERM and USER.
 	const runtimeDir = `/run/user/${process.getuid()}`;
-	const runtimeFile = join(runtimeDir, 'browser-bridge', 'host.json');
 	let madeDir = false;
 	let host;
 
 	before(async t => {
-		if (existsSync(runtimeFile))
-			return;	// a real host of this user: the test would clobber its file
 		if (!existsSync(runtimeDir)) {
 			mkdirSync(runtimeDir, { recursive: true, mode: 0o700 });
 			madeDir = true;
@@ -311,13 +308,12 @@ describe('stdio bridge started as MCP clients start it', () => {
 			rmSync(runtimeDir, { recursive: true, force: true });
 	});
 
-	it('finds the host without XDG_RUNTIME_DIR and calls a tool end to end', async t => {
-		if (host === undefined) {
-			t.skip(`${runtimeFile} belongs to a running host of this user`);
-			return;
-		}
-		assert.ok(existsSync(runtimeFile), 'the host wrote its runtime file under /run/user/UID');
-		const client = await connectStdio({ HOME: host.env.HOME, XDG_CONFIG_HOME: host.env.XDG_CONFIG_HOME });
+	it('finds the host without XDG_RUNTIME_DIR and calls a tool end to end', async () => {
+		assert.ok(host.runtimeFile.startsWith(`${runtimeDir}/`) && existsSync(host.runtimeFile),
+		    'the host wrote its runtime file under /run/user/UID');
+		// --instance PID: other hosts of this user may run beside the test's.
+		const client = await connectStdio({ HOME: host.env.HOME, XDG_CONFIG_HOME: host.env.XDG_CONFIG_HOME },
+		    ['--instance', String(host.pid)]);
 		try {
 			const result = await client.callTool({ name: 'hover_element', arguments: { ref: 'e5' } }, undefined, opts());
 			assert.deepEqual(JSON.parse(textOf(result)), { method: 'hover_element', params: { ref: 'e5' } });
