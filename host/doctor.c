@@ -618,6 +618,47 @@ doctor_status_port(const json_t *health, int out_fd)
 	return unsafe ? 1 : 0;
 }
 
+/* Most clients status lists; the rest are counted. */
+#define DOCTOR_STATUS_CLIENTS	10
+
+/*
+ * Prints the clients connected to a verified host, most recently active
+ * first: what each said it is, its transport, and how long it has been
+ * idle (a 1.x SDK client never says goodbye; its session ends idle).
+ */
+static void
+doctor_status_clients(const struct instance *host, const char *token,
+    int out_fd)
+{
+	json_t		*clients, *client;
+	size_t		 i;
+	json_int_t	 idle_s;
+
+	if (token == NULL ||
+	    (clients = probe_clients(host->port, token, PROBE_TIMEOUT_MS)) ==
+	    NULL)
+		return;
+	if (json_array_size(clients) == 0)
+		files_printf(out_fd, "  clients:    none\n");
+	json_array_foreach(clients, i, client) {
+		if (i == DOCTOR_STATUS_CLIENTS) {
+			files_printf(out_fd, "              and %zu more\n",
+			    json_array_size(clients) - i);
+			break;
+		}
+		idle_s = json_integer_value(json_object_get(client,
+		    "idle_ms")) / 1000;
+		files_printf(out_fd, "  %s  %s (%s, %lld call%s running, "
+		    "idle %lld s)\n", i == 0 ? "clients:  " : "          ",
+		    json_string_value(json_object_get(client, "client")),
+		    json_string_value(json_object_get(client, "transport")),
+		    (long long)json_integer_value(json_object_get(client,
+		    "calls")), json_integer_value(json_object_get(client,
+		    "calls")) == 1 ? "" : "s", (long long)idle_s);
+	}
+	json_decref(clients);
+}
+
 /* Prints one running host as status shows it; returns 1 if it is unwell. */
 static int
 doctor_status_instance(const struct instance *host, const char *token,
@@ -650,6 +691,7 @@ doctor_status_instance(const struct instance *host, const char *token,
 	    json_is_true(json_object_get(health, "extension_connected")) ?
 	    "connected" : "not connected (open chrome://extensions and "
 	    "reload Browser Bridge)");
+	doctor_status_clients(host, token, out_fd);
 	rc = doctor_status_port(health, out_fd);
 	json_decref(health);
 	return rc;

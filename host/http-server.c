@@ -126,7 +126,8 @@ http_server_gate(struct http_server *server, struct evhttp_request *req,
 /*
  * GET /health: liveness without secrets, for doctor and scripts. With
  * ?nonce=HEX it also proves the host holds the token (proof.h), so our
- * clients can tell the host from a process that took its port.
+ * clients can tell the host from a process that took its port. With the
+ * bearer token it also lists the connected clients (status shows them).
  */
 static void
 http_server_health(struct http_server *server, struct evhttp_request *req,
@@ -155,6 +156,13 @@ http_server_health(struct http_server *server, struct evhttp_request *req,
 	    (proof = proof_compute(token, PROOF_HEALTH, nonce)) != NULL) {
 		json_object_set_new(health, "proof", json_string(proof));
 		free(proof);
+	}
+	/* Who is connected is for the token's holder only. */
+	if (token != NULL && http_guard_bearer_valid(http_header(req,
+	    "Authorization"), token)) {
+		json_object_set_new(health, "clients", session_store_clients(
+		    server->transport.sessions,
+		    clock_now_ms(server->transport.clock)));
 	}
 	evhttp_clear_headers(&query);
 	http_reply_json(req, 200, "OK", health);

@@ -242,6 +242,7 @@ mcp_initialize(struct mcp *mcp, struct session *session, const json_t *request,
 	if ((*error = mcp_initialize_refusal(request)) != NULL)
 		return NULL;
 	asked = jsonrpc_string(json_object_get(params, "protocolVersion"));
+	session_set_client(session, json_object_get(params, "clientInfo"));
 	snprintf(session->protocol_version, sizeof session->protocol_version,
 	    "%s", mcp_version_supported(asked) ? asked : MCP_LATEST_VERSION);
 	return mcp_initialize_result(session->protocol_version);

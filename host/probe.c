@@ -95,11 +95,12 @@ probe_get_failed(enum evhttp_request_error error, void *arg)
 
 /*
  * GETs path from 127.0.0.1:port with libevent's HTTP client on a private
- * event base, within timeout_ms; blocking, for commands.
+ * event base, within timeout_ms, with an Authorization header when
+ * authorization is not NULL; blocking, for commands.
  */
-int
-probe_http_get(int port, const char *path, int timeout_ms, int *status,
-    char **body, char **cause)
+static int
+probe_http_request(int port, const char *path, const char *authorization,
+    int timeout_ms, int *status, char **body, char **cause)
 {
 	struct probe_get		 get = { .port = port, .path = path,
 					     .timeout_ms = timeout_ms };
@@ -126,6 +127,9 @@ probe_http_get(int port, const char *path, int timeout_ms, int *status,
 	    host);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Accept",
 	    "application/json");
+	if (authorization != NULL)
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Authorization", authorization);
 	if (evhttp_make_request(conn, req, EVHTTP_REQ_GET, path) == 0)
 		event_base_dispatch(base);
 	else if (get.cause == NULL)
@@ -142,6 +146,47 @@ probe_http_get(int port, const char *path, int timeout_ms, int *status,
 	*status = get.status;
 	*body = get.body;
 	return 0;
+}
+
+/* GETs path from 127.0.0.1:port, without credentials; see above. */
+int
+probe_http_get(int port, const char *path, int timeout_ms, int *status,
+    char **body, char **cause)
+{
+	return probe_http_request(port, path, NULL, timeout_ms, status, body,
+	    cause);
+}
+
+/*
+ * The clients connected to a host that has proved it holds the token
+ * (call probe_health first): its authenticated /health's "clients", or
+ * NULL when it cannot be had.
+ */
+json_t *
+probe_clients(int port, const char *token, int timeout_ms)
+{
+	json_t	*health, *clients;
+	char	*authorization, *body = NULL, *cause = NULL;
+	int	 status, rc;
+
+	authorization = xasprintf("Bearer %s", token);
+	rc = probe_http_request(port, "/health", authorization, timeout_ms,
+	    &status, &body, &cause);
+	free(authorization);
+	free(cause);
+	if (rc != 0 || status != 200) {
+		free(body);
+		return NULL;
+	}
+	health = json_loads(body, 0, NULL);
+	free(body);
+	clients = json_incref(json_object_get(health, "clients"));
+	json_decref(health);
+	if (!json_is_array(clients)) {
+		json_decref(clients);
+		return NULL;
+	}
+	return clients;
 }
 
 /*

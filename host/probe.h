@@ -17,5 +17,6 @@ int	 probe_http_get(int port, const char *path, int timeout_ms,
 	    int *status, char **body, char **cause);
 json_t	*probe_health(int port, const char *token, int timeout_ms,
 	    char **cause);
+json_t	*probe_clients(int port, const char *token, int timeout_ms);
 
 #endif

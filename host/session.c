@@ -12,7 +12,7 @@
 #include "xmalloc.h"
 
 struct session_store {
-	TAILQ_HEAD(, session)	 sessions;	/* least recently used first */
+	TAILQ_HEAD(session_list, session) sessions;	/* least recently used first */
 	size_t			 count;
 	size_t			 max_sessions;
 	uint64_t		 idle_ms;
@@ -247,6 +247,55 @@ size_t
 session_store_count(const struct session_store *store)
 {
 	return store->count;
+}
+
+/*
+ * Keeps what a client said it is in initialize's clientInfo: "name
+ * version", printable ASCII only (it is shown in status and logs),
+ * truncated to SESSION_CLIENT_MAX - 1 bytes. Unnamed clients stay "".
+ */
+void
+session_set_client(struct session *session, const json_t *client_info)
+{
+	const char	*name, *version;
+	char		 raw[SESSION_CLIENT_MAX];
+	size_t		 i;
+
+	name = json_string_value(json_object_get(client_info, "name"));
+	version = json_string_value(json_object_get(client_info, "version"));
+	if (name == NULL || *name == '\0') {
+		session->client[0] = '\0';
+		return;
+	}
+	(void)snprintf(raw, sizeof raw, "%s%s%s", name, version != NULL ?
+	    " " : "", version != NULL ? version : "");
+	for (i = 0; raw[i] != '\0'; i++) {
+		if (raw[i] < 0x20 || raw[i] > 0x7e)
+			raw[i] = '?';
+	}
+	memcpy(session->client, raw, sizeof raw);
+}
+
+/*
+ * The live sessions, most recently active first, as status shows them:
+ * [{"client","transport","idle_ms","calls"}] (a new array).
+ */
+json_t *
+session_store_clients(struct session_store *store, uint64_t now_ms)
+{
+	struct session	*s;
+	json_t		*clients = json_array();
+
+	TAILQ_FOREACH_REVERSE(s, &store->sessions, session_list, entry) {
+		json_array_append_new(clients, json_pack("{s:s,s:s,s:I,s:I}",
+		    "client", s->client[0] != '\0' ? s->client : "(unnamed)",
+		    "transport", s->transport == SESSION_LEGACY_SSE ?
+		    "HTTP+SSE" : "Streamable HTTP",
+		    "idle_ms", (json_int_t)(now_ms > s->last_active_ms ?
+		    now_ms - s->last_active_ms : 0),
+		    "calls", (json_int_t)s->call_count));
+	}
+	return clients;
 }
 
 /* Returns the least recently used session, for iteration. */

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "log.h"
 #include "queue.h"
 
@@ -23,6 +25,9 @@
 #define SESSION_ID_LENGTH	(2 * SESSION_NONCE_LENGTH)
 /* How many ids of sessions their clients ended the store remembers. */
 #define SESSION_ENDED_KEPT	256
+
+/* Longest client description kept ("name version", from initialize). */
+#define SESSION_CLIENT_MAX	64
 
 enum session_transport {
 	SESSION_STREAMABLE,	/* POST/GET/DELETE on /mcp */
@@ -38,6 +43,7 @@ struct session {
 	char			 id[SESSION_ID_LENGTH + 1];
 	enum session_transport	 transport;
 	char			 protocol_version[16];
+	char			 client[SESSION_CLIENT_MAX];	/* "name version" */
 	bool			 initialized;	/* notifications/initialized seen */
 	/* resources/subscribe: bit i is resources_index() i. */
 	unsigned int		 subscriptions;
@@ -74,6 +80,10 @@ void			 session_store_terminate(struct session_store *store,
 size_t			 session_store_expire(struct session_store *store,
 			    uint64_t now_ms);
 size_t			 session_store_count(const struct session_store *store);
+void			 session_set_client(struct session *session,
+			    const json_t *client_info);
+json_t			*session_store_clients(struct session_store *store,
+			    uint64_t now_ms);
 struct session		*session_stateless_new(const char *version);
 void			 session_stateless_free(struct session *session);
 bool			 session_is_idle(const struct session *session);

@@ -111,6 +111,38 @@ START_TEST(test_find_known_and_unknown)
 }
 END_TEST
 
+START_TEST(test_clients_named_and_listed_most_recent_first)
+{
+	struct session_store	*store = session_store_new(8, 1000, test_on_end, NULL);
+	struct session		*a = session_store_create(store, SESSION_STREAMABLE, 0);
+	struct session		*b = session_store_create(store, SESSION_LEGACY_SSE, 5);
+	json_t			*info, *clients;
+
+	info = json_pack("{s:s,s:s}", "name", "claude\ncode\x7f", "version", "2.1");
+	session_set_client(a, info);
+	json_decref(info);
+	ck_assert_str_eq(a->client, "claude?code? 2.1");	/* printable only */
+	info = json_pack("{s:s}", "name", "");
+	session_set_client(b, info);
+	json_decref(info);
+	ck_assert_str_eq(b->client, "");
+	(void)session_store_find(store, a->id, 20);	/* a is the most recent now */
+
+	clients = session_store_clients(store, 50);
+	ck_assert_uint_eq(json_array_size(clients), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    clients, 0), "client")), "claude?code? 2.1");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(
+	    clients, 0), "idle_ms")), 30);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    clients, 1), "client")), "(unnamed)");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    clients, 1), "transport")), "HTTP+SSE");
+	json_decref(clients);
+	session_store_free(store);
+}
+END_TEST
+
 START_TEST(test_remove_ends_once)
 {
 	struct session_store	*store = session_store_new(8, 1000, test_on_end, NULL);
@@ -218,6 +250,7 @@ session_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_ids_are_random_hex_and_distinct);
 	tcase_add_test(tc, test_find_known_and_unknown);
+	tcase_add_test(tc, test_clients_named_and_listed_most_recent_first);
 	tcase_add_test(tc, test_signed_ids_resume_after_restart);
 	tcase_add_test(tc, test_remove_ends_once);
 	suite_add_tcase(s, tc);

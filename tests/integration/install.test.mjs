@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 
 import { scaled, startHost } from './fake-extension.mjs';
+import { close, connect, raw } from './mcp-client.mjs';
 
 const BIN = realpathSync(process.env.BRIDGE_BIN);
 const VERSION = await version();
@@ -337,7 +338,7 @@ describe('doctor and status', () => {
 		assert.ok(out.includes('ok    host node: the extension is connected\n'), out);
 	});
 
-	it('status describes the running host', async () => {
+	it('status describes the running host and the clients connected to it, by name', async () => {
 		const r = await run(['status'], env);
 		assert.equal(r.code, 0, r.stderr);
 		assert.equal(r.stdout, `Browser Bridge host ${VERSION.split(' ')[1]} (pid ${host.pid})\n` +
@@ -345,7 +346,23 @@ describe('doctor and status', () => {
 		    `  MCP URL:    ${host.url}\n` +
 		    `  port:       ${host.port}\n` +
 		    '  sessions:   0\n' +
-		    '  extension:  connected\n');
+		    '  extension:  connected\n' +
+		    '  clients:    none\n');
+
+		const first = await connect(host, { name: 'claude-code' });
+		const second = await connect(host, { name: 'cursor', transport: 'sse' });
+		try {
+			const listed = await run(['status'], env);
+			assert.match(listed.stdout, /\n {2}clients: {4}cursor 1\.0\.0 \(HTTP\+SSE, 0 calls running, idle \d+ s\)\n {14}claude-code 1\.0\.0 \(Streamable HTTP, 0 calls running, idle \d+ s\)\n/,
+			    listed.stdout);
+			// Without the token, /health names no client.
+			const open = await raw(host, { path: '/health', headers: {} });
+			assert.equal(open.json.clients, undefined);
+			assert.equal(open.json.sessions, 2);
+		} finally {
+			await close(second);
+			await close(first);
+		}
 	});
 
 	it('a missing manifest: doctor names it and install --browser puts it back', async () => {
@@ -434,7 +451,7 @@ describe('doctor and status', () => {
 			    'open chrome://extensions and reload Browser Bridge (or restart the browser)');
 			const r = await run(['status'], env);
 			assert.equal(r.code, 0);
-			assert.match(r.stdout, /\n {2}extension: {2}not connected \(open chrome:\/\/extensions and reload Browser Bridge\)\n$/);
+			assert.match(r.stdout, /\n {2}extension: {2}not connected \(open chrome:\/\/extensions and reload Browser Bridge\)\n {2}clients: {4}none\n$/);
 		} finally {
 			await lonely.stop();
 		}
