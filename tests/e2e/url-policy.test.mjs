@@ -7,7 +7,7 @@ import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import { EXTENSION_ID, startBridge, until } from './harness.mjs';
 
@@ -49,6 +49,15 @@ describe('pages the tools may use, by default', () => {
 		}
 	});
 
+	test('take_screenshot of the browser\'s own page names the real cause, not DevTools', async () => {
+		const tabId = await openDirectly(b, 'chrome://version/');
+		const r = await b.fails('take_screenshot', { tab_id: tabId });
+		assert.equal(r.code, 'URL_NOT_ALLOWED');
+		assert.match(r.message, /chrome: pages .* are browser or extension pages, which the tools never open or read/);
+		assert.doesNotMatch(r.message, /DevTools/);
+		await b.ok('manage_tabs', { action: 'close', tab_id: tabId });
+	});
+
 	test('a tab that shows a local file cannot be read, but can be navigated away', async () => {
 		const tabId = await openDirectly(b, `file://${secretFile}`);
 		for (const [tool, args] of [['get_browser_state', {}], ['get_page_content', {}], ['take_screenshot', {}], ['get_console_logs', {}]]) {
@@ -80,5 +89,16 @@ describe('pages the tools may use, with allow_file_urls', () => {
 		assert.match(token.message, /the Browser Bridge host's own directory/);
 		const runtime = await b.fails('navigate_to', { url: `file://${join(b.runtime, 'browser-bridge', 'hosts', `${b.hostPid}.json`)}` });
 		assert.equal(runtime.code, 'URL_NOT_ALLOWED');
+	});
+
+	test('a missing file says so; a directory opens as its listing', async () => {
+		const missing = await b.fails('navigate_to', { url: `file://${join(dirname(secretFile), 'no-such-file.txt')}` });
+		assert.equal(missing.code, 'NAVIGATION_FAILED');
+		assert.match(missing.message, /no such file or directory on this computer; check the path/);
+		assert.doesNotMatch(missing.message, /HTTP -1/);
+		const listing = await b.ok('navigate_to', { url: `file://${dirname(secretFile)}/` });
+		assert.doesNotMatch(listing.text, /HTTP|server answered/);
+		const { text } = await b.ok('get_page_content', { format: 'text' });
+		assert.match(text, /secret/i);
 	});
 });

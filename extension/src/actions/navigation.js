@@ -67,7 +67,8 @@ async function navigationResult(tabId, urlBefore, verb, services, extra = {}) {
 		throw new BridgeError(ErrorCode.TAB_NOT_FOUND, `Tab ${tabId} closed during the navigation.`);
 	}
 	const url = tab.url || tab.pendingUrl || '';
-	const status = services.network.statusFor(tabId, url);
+	/* Only HTTP has a status: a file: page reports -1, which means nothing. */
+	const status = /^https?:/.test(url) ? services.network.statusFor(tabId, url) : undefined;
 	const structured = {
 		tab_id: tabId, url, title: tab.title ?? '', url_changed: url !== urlBefore,
 	};

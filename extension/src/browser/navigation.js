@@ -28,6 +28,10 @@ export function navigationErrorAdvice(error) {
 		return 'the site\'s certificate is not trusted';
 	if (/TIMED_OUT/.test(error))
 		return 'the server did not answer in time';
+	if (/FILE_NOT_FOUND/.test(error))
+		return 'there is no such file or directory on this computer; check the path';
+	if (/ACCESS_DENIED/.test(error))
+		return 'the file exists but cannot be read (its permissions); check who owns it';
 	if (/BLOCKED/.test(error))
 		return 'the browser or a policy blocked the page';
 	if (/ABORTED/.test(error))
