@@ -59,7 +59,8 @@ if [ "${INTEGRATION_VALGRIND:-}" = 1 ]; then
 	BRIDGE_WRAPPER="$VALGRIND --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --quiet"
 	BRIDGE_SLOW=1
 fi
-export BRIDGE_BIN BRIDGE_WRAPPER BRIDGE_SLOW
+BRIDGE_SRCDIR=$srcdir
+export BRIDGE_BIN BRIDGE_WRAPPER BRIDGE_SLOW BRIDGE_SRCDIR
 
 cd "$dest" || exit 99
 # INTEGRATION_SCRIPT=integration/soak.mjs runs one script (`make soak`), not the tests.
