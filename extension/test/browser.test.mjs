@@ -1,7 +1,7 @@
 // The browser-facing helpers whose logic is subtle, against a fake chrome
 // object: navigation waits, network idle, the debugger pool.
 
-import { test, beforeEach } from 'node:test';
+import { test, beforeEach, mock } from 'node:test';
 import assert from 'node:assert/strict';
 
 // A chrome.* event: addListener, removeListener, and emit for the test.
@@ -60,6 +60,32 @@ test('waitFor load resolves on the load event of the document that committed', a
 	assert.equal(status.url, 'http://a/');
 	w.dispose();
 	assert.equal(nav().onCommitted.size, 0, 'dispose removes the listeners');
+});
+
+test('a load event that fires while the page\'s readyState is asked for is not missed', async () => {
+	// No timer may run: if the wait slept on one, it would hang here.
+	mock.timers.enable({ apis: ['setTimeout'] });
+	try {
+		const w = new NavigationWatcher(5);
+		nav().onBeforeNavigate.emit({ tabId: 5, frameId: 0, url: 'http://a/' });
+		nav().onCommitted.emit({ tabId: 5, frameId: 0, url: 'http://a/', documentId: 'D1' });
+		let asked = 0;
+		const readyState = async () => {
+			asked++;
+			nav().onCompleted.emit({ tabId: 5, frameId: 0, documentId: 'D1' });	/* the race */
+			return 'loading';
+		};
+		let resolved = null;
+		w.waitFor('load', { deadline: Date.now() + 60000, readyState }).then(status => { resolved = status; });
+		for (let i = 0; i < 20 && resolved === null; i++)
+			await Promise.resolve();
+		assert.equal(asked, 1);
+		assert.notEqual(resolved, null, 'the wait saw the load event without sleeping on a timer');
+		assert.equal(resolved.documentId, 'D1');
+		w.dispose();
+	} finally {
+		mock.timers.reset();
+	}
 });
 
 test('the old page\'s aborted load does not fail the new navigation', async () => {

@@ -47,9 +47,12 @@ export class NavigationWatcher {
 		/** @type {Array<{tabId: number, kind: string, documentId?: string, url?: string, error?: string, time: number}>} */
 		this.events = [];
 		this.waiters = new Set();
+		/** Counts events, so a wait notices one that came while it was busy. */
+		this.generation = 0;
 		const record = kind => details => {
 			if (details.frameId !== 0)
 				return;
+			this.generation++;
 			this.events.push({
 				tabId: details.tabId, kind, documentId: details.documentId,
 				url: details.url, error: details.error, time: Date.now(),
@@ -65,6 +68,7 @@ export class NavigationWatcher {
 			[chrome.webNavigation.onHistoryStateUpdated, record('same')],
 			[chrome.webNavigation.onReferenceFragmentUpdated, record('same')],
 			[chrome.tabs.onRemoved, tabId => {
+				this.generation++;
 				this.events.push({ tabId, kind: 'removed', time: Date.now() });
 				this.wake();
 			}],
@@ -167,6 +171,7 @@ export class NavigationWatcher {
 		let lastPoll = 0;
 		for (;;) {
 			signal?.throwIfAborted();
+			const seen = this.generation;
 			const s = this.status();
 			if (s.removed)
 				throw new BridgeError(ErrorCode.TAB_NOT_FOUND, `Tab ${this.tabId} was closed while ${what} was loading.`);
@@ -193,6 +198,9 @@ export class NavigationWatcher {
 				if (state === 'complete' || (state === 'interactive' && goal <= STAGES.domcontentloaded))
 					return s;
 			}
+			/* An event that came while we asked the page woke nobody: look again now. */
+			if (this.generation !== seen)
+				continue;
 			await new Promise(resolve => {
 				const done = () => {
 					clearTimeout(timer);
