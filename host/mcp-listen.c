@@ -83,7 +83,10 @@ mcp_listen_resources(const json_t *asked, unsigned int *bits, json_t *honoured)
 	return 0;
 }
 
-/* Builds a notification for a listener: params._meta names its stream. */
+/*
+ * Builds a notification for a listener from params (borrowed, may be
+ * NULL), with params._meta naming its stream.
+ */
 static json_t *
 mcp_listen_note(const struct mcp_listener *listener, const char *method,
     const json_t *params)
@@ -108,7 +111,7 @@ mcp_listeners_open(struct mcp_listeners *listeners, const json_t *request,
 	const json_t		*id = json_object_get(request, "id");
 	const json_t		*filter;
 	struct mcp_listener	*listener;
-	json_t			*honoured;
+	json_t			*honoured, *params;
 
 	filter = json_object_get(json_object_get(request, "params"),
 	    "notifications");
@@ -154,9 +157,10 @@ mcp_listeners_open(struct mcp_listeners *listeners, const json_t *request,
 	listener->arg = arg;
 	TAILQ_INSERT_TAIL(&listeners->list, listener, entry);
 	listeners->count++;
+	params = json_pack("{s:o}", "notifications", honoured);
 	*reply = mcp_listen_note(listener,
-	    "notifications/subscriptions/acknowledged",
-	    json_pack("{s:o}", "notifications", honoured));
+	    "notifications/subscriptions/acknowledged", params);
+	json_decref(params);
 	return listener;
 }
 

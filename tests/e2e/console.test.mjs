@@ -58,13 +58,17 @@ describe('get_console_logs', () => {
 		const { tabId } = await b.open('console.html');
 		await until(async () => (await b.ok('get_console_logs', { tab_id: tabId })).data.messages.some(m => /uncaught boom/.test(m.text)),
 		    { what: 'the first page\'s messages' });
-		const before = (await b.ok('get_console_logs', { tab_id: tabId, max: 1000 })).data.messages.length;
+		const first = (await b.ok('get_console_logs', { tab_id: tabId, max: 1000 })).data.messages.map(m => m.text);
 		await b.open('console.html');
+		// The second page logs what the first did; wait for all of it (a
+		// slow run may deliver its uncaught error before its last logs).
 		const after = await until(async () => {
 			const r = await b.ok('get_console_logs', { tab_id: tabId, max: 1000 });
-			return r.data.messages.filter(m => /uncaught boom/.test(m.text)).length >= 2 && r;
+			return r.data.messages.filter(m => /uncaught boom/.test(m.text)).length >= 2 &&
+			    r.data.messages.length >= first.length + 6 && r;
 		}, { what: 'the second page\'s messages after the first page\'s' });
-		assert.ok(after.data.messages.length >= before + 6, 'the first page\'s messages are still there');
+		assert.deepEqual(after.data.messages.slice(0, first.length).map(m => m.text), first,
+		    'the first page\'s messages are still there, first');
 	});
 
 	test('a page cannot forge entries: no fake events, no stolen channel, no page-written source', async () => {
