@@ -15,6 +15,9 @@
 	const { TEXT_INPUT_TYPES, info } = parts.labels;
 	const { isInert, isRendered, whyHidden, hitTest, bringIntoView } = parts.visibility;
 
+	/** Roles whose keys press or toggle, never type. */
+	const PRESSED_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'menuitem', 'menuitemcheckbox',
+		'menuitemradio', 'tab', 'option', 'treeitem']);
 	/** Input types whose value is set whole, not typed. */
 	const VALUE_INPUT_TYPES = new Set([
 		'date', 'time', 'datetime-local', 'month', 'week', 'color', 'range',
@@ -29,10 +32,10 @@
 			if (VALUE_INPUT_TYPES.has(type))
 				return { kind: 'value' };
 			if (type === 'checkbox' || type === 'radio')
-				return fail('NOT_INTERACTABLE', `it is a ${type}: use click_element to change it`);
+				return fail('NOT_EDITABLE', `it is a ${type}: use click_element to change it`);
 			if (type === 'file')
-				return fail('NOT_INTERACTABLE', 'it is a file input: this extension version cannot upload files');
-			return fail('NOT_INTERACTABLE', `it is an input of type ${type}, which takes no text: use click_element`);
+				return fail('NOT_EDITABLE', 'it is a file input, which takes files, not text');
+			return fail('NOT_EDITABLE', `it is an input of type ${type}, which takes no text: use click_element`);
 		}
 		if (element.tagName === 'TEXTAREA')
 			return { kind: 'text' };
@@ -41,10 +44,15 @@
 		if (element.isContentEditable)
 			return { kind: 'editable' };
 		const role = element.getAttribute('role');
-		if (role === 'textbox' || role === 'searchbox' || role === 'combobox' ||
-		    element.tabIndex >= 0)
+		if (role === 'textbox' || role === 'searchbox' || role === 'combobox' || role === 'spinbutton')
 			return { kind: 'keys' };
-		return fail('NOT_INTERACTABLE', 'it does not take text (not an input, textarea, select or editable element)');
+		/* Typing into a button presses it (Space, Enter): that is a click, not text. */
+		if (element.tagName === 'BUTTON' || element.tagName === 'SUMMARY' ||
+		    (element.tagName === 'A' && element.hasAttribute('href')) || PRESSED_ROLES.has(role))
+			return fail('NOT_EDITABLE', `it is a ${role ?? element.tagName.toLowerCase()}, which takes no text: use click_element`);
+		if (element.tabIndex >= 0)
+			return { kind: 'keys' };
+		return fail('NOT_EDITABLE', 'it does not take text (not an input, textarea, select or editable element)');
 	}
 
 	/** Moves the caret to the end of an editable element or text field. */

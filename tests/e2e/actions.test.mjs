@@ -337,8 +337,15 @@ describe('typing and scrolling', () => {
 		assert.equal(bad.code, 'INVALID_ARGUMENT');
 		assert.match(bad.message, /YYYY-MM-DD/);
 		const check = await b.fails('type_value', { ref: s.ref('checkbox', 'I agree'), text: 'x' });
-		assert.equal(check.code, 'NOT_INTERACTABLE');
+		assert.equal(check.code, 'NOT_EDITABLE');
 		assert.match(check.message, /use click_element/);
+		// A button takes no text: typing would press it and submit the form.
+		const submits = await b.evaluate(url, 'window.__submits = 0; document.querySelector("form").addEventListener("submit", e => { e.preventDefault(); window.__submits++; }); 0');
+		assert.equal(submits, 0);
+		const button = await b.fails('type_value', { ref: s.ref('button', 'Send'), text: ' ' });
+		assert.equal(button.code, 'NOT_EDITABLE');
+		assert.match(button.message, /^Cannot type into e\d+ \(button "Send"\): it is a button, which takes no text: use click_element\.$/);
+		assert.equal(await b.evaluate(url, 'window.__submits'), 0, 'the form was not submitted');
 		const ro = await b.fails('type_value', { ref: s.ref('textbox', 'Readonly'), text: 'x' });
 		assert.match(ro.message, /read-only/);
 	});
