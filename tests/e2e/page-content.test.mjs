@@ -28,6 +28,17 @@ describe('get_page_content', () => {
 		assert.ok(text.includes('[lighthouse archive](https://example.com/archive)'), 'the link as Markdown');
 		const whole = await b.ok('get_page_content', {});
 		assert.ok(whole.text.includes('World navlink'), 'without main_content the navigation is kept');
+		assert.match(text, /^# The lighthouse keeper's long winter$/m, 'the article keeps its h1');
+	});
+
+	test('text the page hides is never read, in any format or mode', async () => {
+		await b.open('article.html');
+		for (const args of [{}, { main_content: true }, { format: 'text' }, { format: 'text', main_content: true },
+			{ format: 'html' }, { format: 'html', main_content: true }, { selector: 'article' }]) {
+			const { text } = await b.ok('get_page_content', args);
+			assert.ok(text.includes('second paragraph describes'), `${JSON.stringify(args)} reads the article`);
+			assert.doesNotMatch(text, /secret (paragraph|text)/, `${JSON.stringify(args)} leaves hidden text out:\n${text}`);
+		}
 	});
 
 	test('text format, html of an element by selector, and max_chars with an honest note', async () => {

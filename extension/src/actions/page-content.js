@@ -14,7 +14,9 @@ import { truncateText, truncationNote } from '../content-math.js';
 const NEEDS = [IN_PAGE_SCRIPT, READABILITY, TURNDOWN];
 
 /**
- * Reads the content; runs in the page, so it must be self-contained.
+ * Reads the content; runs in the page, so it must be self-contained. What
+ * the page hides (display: none, visibility: hidden, the hidden attribute)
+ * is left out in every format, and the main content keeps its title.
  * @param {number|null} localId the element to read, or null for the page
  * @param {{format: string, selector?: string, mainContent: boolean}} options
  */
@@ -36,13 +38,32 @@ function readContent(localId, options) {
 		if (root === null)
 			return { noMatch: true };
 	}
+	/* Removes from copy what is hidden in live, which it was cloned from. */
+	const pruneHidden = (live, copy) => {
+		for (let i = live.children.length - 1; i >= 0; i--) {
+			const element = live.children[i];
+			const style = getComputedStyle(element);
+			if (element.hidden || style.display === 'none' || style.visibility === 'hidden')
+				copy.children[i]?.remove();
+			else if (copy.children[i] !== undefined)
+				pruneHidden(element, copy.children[i]);
+		}
+	};
+	const visibleCopy = live => {
+		const copy = live.cloneNode(true);
+		pruneHidden(live, copy);
+		return copy;
+	};
+	const body = root ?? document.body;
+	const shown = visibleCopy(body);
+	const inert = document.implementation.createHTMLDocument('');
 	let html = null;
 	if (mainContent) {
-		const clone = root === null ? document.cloneNode(true) : (() => {
-			const d = document.implementation.createHTMLDocument(document.title);
-			d.body.appendChild(d.importNode(root, true));
-			return d;
-		})();
+		const clone = document.implementation.createHTMLDocument(document.title);
+		clone.body.replaceWith(clone.importNode(shown, true));
+		/* Readability turns every h1 into an h2: mark them to turn back. */
+		for (const heading of clone.querySelectorAll('h1'))
+			heading.setAttribute('data-bb-h1', '');
 		let article = null;
 		try {
 			article = new Readability(clone).parse();
@@ -50,7 +71,15 @@ function readContent(localId, options) {
 			article = null;
 		}
 		if (article && article.content) {
-			html = article.content;
+			/* An inert document: markup parsed there loads nothing, runs nothing. */
+			const content = inert.createElement('div');
+			content.innerHTML = article.content;
+			for (const demoted of content.querySelectorAll('[data-bb-h1]')) {
+				const heading = inert.createElement('h1');
+				heading.append(...demoted.childNodes);
+				demoted.replaceWith(heading);
+			}
+			html = content.innerHTML;
 			if (article.title)
 				title = article.title;
 		} else {
@@ -58,16 +87,15 @@ function readContent(localId, options) {
 		}
 	}
 	if (html === null)
-		html = root === null ? (format === 'html' ? document.documentElement.outerHTML : document.body.outerHTML) : root.outerHTML;
+		html = root === null && format === 'html' ? `<html>${document.head.outerHTML}${shown.outerHTML}</html>` : shown.outerHTML;
 	let text;
 	if (format === 'html') {
 		text = html;
 	} else if (format === 'text') {
 		if (!mainContent || note !== '') {
-			const element = root ?? document.body;
-			text = element.innerText ?? element.textContent;
+			text = body.innerText ?? shown.textContent;
 		} else {
-			const div = document.createElement('div');
+			const div = inert.createElement('div');
 			div.innerHTML = html;
 			for (const block of div.querySelectorAll('p, h1, h2, h3, h4, h5, h6, li, pre, blockquote, tr, br, div'))
 				block.append('\n');
