@@ -34,7 +34,7 @@ set -- --no-first-run --no-default-browser-check --disable-background-networking
 	--disable-component-update --disable-sync --disable-quic \
 	--user-data-dir="$profile" --load-extension="$top/extension" about:blank
 if [ "${HEADLESS:-0}" = 1 ] || [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-	set -- --headless=new --disable-gpu "$@"
+	set -- --headless=new --disable-gpu --window-size=1280,800 "$@"
 fi
 [ "$(id -u)" -ne 0 ] || set -- --no-sandbox "$@"
 log="$profile/chromium.log"

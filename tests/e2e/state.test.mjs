@@ -58,6 +58,20 @@ describe('page state', () => {
 		assert.ok(!s.data.elements.some(e => e.type === 'hidden'), 'a hidden input is listed');
 	});
 
+	test('set_viewport sizes the page, the state reports it, and reset gives the window back', async () => {
+		const { url, tabId } = await b.open('long.html');
+		const before = await b.state();
+		const windowSize = /Viewport (\d+)x(\d+)/.exec(before.text).slice(1).map(Number);
+		const set = await b.ok('set_viewport', { width: 900, height: 600, device_scale_factor: 2 });
+		assert.equal(set.text, `The viewport of tab ${tabId} is now 900x600 (device scale factor 2).`);
+		assert.deepEqual(await b.evaluate(url, '[innerWidth, innerHeight, devicePixelRatio]'), [900, 600, 2]);
+		assert.match((await b.state()).text, /^Viewport 900x600,/m);
+		const reset = await b.ok('set_viewport', { reset: true });
+		assert.match(reset.text, new RegExp(`is the window's own again: ${windowSize[0]}x${windowSize[1]} `));
+		const missing = await b.fails('set_viewport', { width: 900 });
+		assert.equal(missing.code, 'INVALID_ARGUMENT');
+	});
+
 	test('the password value is masked', async () => {
 		const { url } = await b.open('form.html');
 		const s = await b.state();

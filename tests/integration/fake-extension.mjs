@@ -29,13 +29,13 @@ export function scaled(ms) {
 	return ms * SLOW;
 }
 
-// The 20 tools the host lists, in no particular order.
+// The tools the host lists, in no particular order.
 export const TOOL_NAMES = [
 	'navigate_to', 'navigate_history', 'get_browser_state',
 	'get_dom_extra_elements', 'click_element', 'type_value',
 	'select_option', 'hover_element', 'press_keys', 'scroll_page',
 	'manage_tabs', 'take_screenshot', 'get_page_content',
-	'evaluate_script', 'get_console_logs', 'wait_for', 'handle_dialog',
+	'evaluate_script', 'get_console_logs', 'wait_for', 'handle_dialog', 'set_viewport',
 	'run_task', 'get_task', 'stop_task', 'list_tasks', 'host_status',
 ];
 

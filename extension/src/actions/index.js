@@ -14,6 +14,7 @@ import { pageContentActions } from './page-content.js';
 import { interactActions } from './interact.js';
 import { waitActions } from './wait-for.js';
 import { dialogActions } from './dialogs.js';
+import { viewportActions } from './viewport.js';
 import { taskActions } from '../agents/tasks.js';
 
 /**
@@ -34,5 +35,6 @@ export function registerActions(navigator, { consoleStore, tasks }) {
 	navigator.register(interactActions);
 	navigator.register(waitActions);
 	navigator.register(dialogActions);
+	navigator.register(viewportActions);
 	navigator.register(taskActions(tasks));
 }

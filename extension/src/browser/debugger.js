@@ -76,6 +76,8 @@ export class DebuggerPool {
 		this.lostReason = new Map();
 		/** @type {Map<number, number>} when the user closed the debugging bar, per tab */
 		this.refusedAt = new Map();
+		/** @type {Map<number, {width: number, height: number, deviceScaleFactor: number}>} set_viewport's size, per tab */
+		this.viewports = new Map();
 		chrome.debugger.onDetach.addListener((source, reason) => {
 			if (source.tabId === undefined)
 				return;
@@ -85,6 +87,7 @@ export class DebuggerPool {
 				this.tabs.delete(source.tabId);
 			}
 			this.dialogs.delete(source.tabId);
+			this.viewports.delete(source.tabId);	/* the override went with it */
 			this.lostReason.set(source.tabId, reason);
 			if (reason === 'canceled_by_user')
 				this.refusedAt.set(source.tabId, Date.now());
@@ -98,6 +101,7 @@ export class DebuggerPool {
 			this.dialogs.delete(tabId);
 			this.lostReason.delete(tabId);
 			this.refusedAt.delete(tabId);
+			this.viewports.delete(tabId);
 		});
 	}
 
@@ -184,6 +188,24 @@ export class DebuggerPool {
 	}
 
 	/**
+	 * Gives a tab's page a viewport of its own size (CSS pixels) and device
+	 * scale factor (0: the screen's), or with null the window's own again.
+	 * The size holds while the debugger stays attached, which it then does.
+	 * @param {number} tabId
+	 * @param {{width: number, height: number, deviceScaleFactor: number}|null} size
+	 * @throws {DebuggerUnavailable}
+	 */
+	async setViewport(tabId, size) {
+		if (size === null) {
+			this.viewports.delete(tabId);
+			await this.send(tabId, 'Emulation.clearDeviceMetricsOverride');
+			return;
+		}
+		await this.send(tabId, 'Emulation.setDeviceMetricsOverride', { ...size, mobile: false });
+		this.viewports.set(tabId, size);
+	}
+
+	/**
 	 * Restarts a tab's idle timer.
 	 * @param {number} tabId
 	 */
@@ -192,8 +214,12 @@ export class DebuggerPool {
 		if (entry === undefined)
 			return;
 		clearTimeout(entry.timer);
-		/* An open dialog keeps the tab attached, so handle_dialog can answer it. */
-		entry.timer = setTimeout(() => this.dialogs.has(tabId) ? this.touch(tabId) : this.detach(tabId), IDLE_DETACH_MS);
+		/*
+		 * An open dialog keeps the tab attached, so handle_dialog can answer
+		 * it; so does a viewport size, which ends with the debugger.
+		 */
+		entry.timer = setTimeout(() => this.dialogs.has(tabId) || this.viewports.has(tabId) ?
+		    this.touch(tabId) : this.detach(tabId), IDLE_DETACH_MS);
 	}
 
 	/**
