@@ -350,6 +350,24 @@ describe('typing and scrolling', () => {
 		assert.match(ro.message, /read-only/);
 	});
 
+	test('typed text reaches React and Vue controlled inputs at once; per_key sends one key event per character', async () => {
+		const { url } = await b.open('frameworks.html');
+		await until(async () => (await b.evaluate(url, 'document.getElementById("react-echo") !== null && window.__vue !== undefined')),
+		    { what: 'React and Vue to render' });
+		const s = await b.state();
+		await b.ok('type_value', { ref: s.ref('textbox', 'React name'), text: 'Ada Lovelace' });
+		await b.ok('type_value', { ref: s.ref('textbox', 'Vue name'), text: 'Grace Hopper' });
+		assert.equal(await b.evaluate(url, 'document.getElementById("react-echo").textContent'), 'React says: Ada Lovelace');
+		assert.equal(await b.evaluate(url, 'document.getElementById("vue-echo").textContent'), 'Vue says: Grace Hopper');
+		assert.equal(await b.evaluate(url, 'window.__reactKeys'), 0, 'inserted at once: no key events');
+		const again = await b.state();
+		await b.ok('type_value', { ref: again.ref('textbox', 'React name'), text: 'xyz', clear: true, per_key: true });
+		assert.equal(await b.evaluate(url, 'document.getElementById("react-echo").textContent'), 'React says: xyz');
+		assert.ok(await b.evaluate(url, 'window.__reactKeys') >= 3, 'one keydown per character');
+		await b.ok('type_value', { ref: again.ref('textbox', 'Vue name'), text: '{Control+A}{Backspace}Vue{Enter}' });
+		assert.equal(await b.evaluate(url, 'window.__vue.name'), 'Vue', 'keys in braces are still keys');
+	});
+
 	test('typing reaches inputs in same- and cross-origin iframes', async () => {
 		const { url } = await b.open('frames.html');
 		const s = await b.state();

@@ -7,13 +7,29 @@
 //   /hang               never answers (until the server closes)
 //   /status/404         a 404 page
 //   /resource?ms=N      a small script answered after N ms
+//   /vendor/NAME.js     a front-end framework's browser build from npm
+//                       (pinned in tests/package.json): react, react-dom, vue
 
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join, normalize, extname, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SITE = join(dirname(fileURLToPath(import.meta.url)), 'site');
+const require = createRequire(import.meta.url);
+
+/* The framework builds a fixture page may load: package, file in it. */
+const VENDOR = {
+	'/vendor/react.js': ['react', 'umd/react.production.min.js'],
+	'/vendor/react-dom.js': ['react-dom', 'umd/react-dom.production.min.js'],
+	'/vendor/vue.js': ['vue', 'dist/vue.global.prod.js'],
+};
+
+/* A vendored file's path (packages may not export it, so from their root). */
+function vendorPath([name, file]) {
+	return join(dirname(require.resolve(`${name}/package.json`)), file);
+}
 const TYPES = {
 	'.html': 'text/html; charset=utf-8',
 	'.js': 'text/javascript; charset=utf-8',
@@ -64,6 +80,10 @@ export async function startFixtureSite() {
 			const ms = Number(url.searchParams.get('ms') ?? 500);
 			const timer = setTimeout(() => send(200, TYPES['.js'], 'window.__resourceLoaded = true;'), ms);
 			res.on('close', () => clearTimeout(timer));
+			return;
+		}
+		if (VENDOR[url.pathname] !== undefined) {
+			send(200, TYPES['.js'], await readFile(vendorPath(VENDOR[url.pathname])));
 			return;
 		}
 		let path = normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, '');

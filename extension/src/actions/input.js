@@ -16,7 +16,7 @@ import {
 	parseKeyName, parseKeySequence, summarizeTokens,
 } from '../keys.js';
 
-/** Text runs longer than this are inserted at once rather than key by key. */
+/** Text runs longer than this are inserted at once even with per_key. */
 const KEY_BY_KEY_MAX = 200;
 
 /**
@@ -162,13 +162,18 @@ export async function cdpClick(debuggers, tabId, x, y, { button = 'left', clickC
 }
 
 /**
- * Types parsed tokens with trusted key events.
+ * Types parsed tokens with trusted input: each run of text inserted at once
+ * (one beforeinput and input event, as a paste or an input method gives
+ * them, which React, Vue and Angular bindings all see), or with perKey one
+ * key event per character, for fields that react to single keys; keys in
+ * braces are always key events.
  * @param {import('../browser/debugger.js').DebuggerPool} debuggers
  * @param {number} tabId
  * @param {ReturnType<typeof parseKeySequence>} tokens
  * @param {AbortSignal} signal
+ * @param {{perKey?: boolean}} [options]
  */
-export async function cdpType(debuggers, tabId, tokens, signal) {
+export async function cdpType(debuggers, tabId, tokens, signal, { perKey = false } = {}) {
 	const send = params => debuggers.send(tabId, 'Input.dispatchKeyEvent', params);
 	for (const token of tokens) {
 		signal.throwIfAborted();
@@ -178,7 +183,7 @@ export async function cdpType(debuggers, tabId, tokens, signal) {
 			continue;
 		}
 		const chars = [...token.text];
-		if (chars.length > KEY_BY_KEY_MAX) {
+		if (!perKey || chars.length > KEY_BY_KEY_MAX) {
 			await debuggers.send(tabId, 'Input.insertText', { text: token.text });
 			continue;
 		}
@@ -375,7 +380,9 @@ export const inputActions = {
 					}
 					if (clear && !prepared.empty)
 						await cdpType(services.debuggers, tab.id, [parseKeyName('Backspace')], signal);
-					await cdpType(services.debuggers, tab.id, typed, signal);
+					/* A key-driven widget (no native text field) hears only keys. */
+					await cdpType(services.debuggers, tab.id, typed, signal,
+					    { perKey: params.per_key === true || prepared.kind === 'keys' });
 				} catch (error) {
 					if (!(error instanceof DebuggerUnavailable))
 						throw error;

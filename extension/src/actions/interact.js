@@ -263,7 +263,7 @@ export const interactActions = {
 				}
 				let note;
 				try {
-					await cdpType(services.debuggers, tab.id, tokens, signal);
+					await cdpType(services.debuggers, tab.id, tokens, signal, { perKey: true });
 				} catch (error) {
 					if (!(error instanceof DebuggerUnavailable))
 						throw error;
