@@ -28,6 +28,7 @@
 		readValue,
 		scroll: parts.scrolling.scroll,
 		watchStart: parts.mutations.watchStart,
+		watchQuiet: parts.mutations.watchQuiet,
 		watchStop: parts.mutations.watchStop,
 		frameIndex: ownFrameIndex,
 		/* The live element of a localId (or null), for the page functions of the tools. */

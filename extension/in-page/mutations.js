@@ -13,15 +13,16 @@
 
 	/** The last token watchStart gave out. */
 	let watchers = 0;
-	/** token -> {observer, state: {count}} */
+	/** token -> {observer, state: {count, last}} (last: performance.now() of the latest change) */
 	const observers = new Map();
 
 	/** Starts counting DOM mutations; returns a token for watchStop. */
 	function watchStart() {
 		const token = ++watchers;
-		const state = { count: 0 };
+		const state = { count: 0, last: performance.now() };
 		const observer = new MutationObserver(records => {
 			state.count += records.length;
+			state.last = performance.now();
 		});
 		const options = { subtree: true, childList: true, attributes: true, characterData: true };
 		observer.observe(document, options);
@@ -50,5 +51,33 @@
 		return entry.state.count;
 	}
 
-	parts.mutations = { watchStart, watchStop };
+	/**
+	 * Resolves once the watched document has not changed for quietMs
+	 * ({quiet: true}), or after capMs of changes ({quiet: false}).
+	 */
+	function watchQuiet(token, quietMs, capMs) {
+		const entry = observers.get(token);
+		if (entry === undefined)
+			return Promise.resolve({ quiet: true });
+		const begun = performance.now();
+		return new Promise(resolve => {
+			const check = () => {
+				const now = performance.now();
+				const pending = entry.observer.takeRecords().length;
+				if (pending > 0) {
+					entry.state.count += pending;
+					entry.state.last = now;
+				}
+				if (now - entry.state.last >= quietMs)
+					resolve({ quiet: true });
+				else if (now - begun >= capMs)
+					resolve({ quiet: false });
+				else
+					setTimeout(check, Math.min(quietMs, capMs - (now - begun)) / 2);
+			};
+			check();
+		});
+	}
+
+	parts.mutations = { watchStart, watchStop, watchQuiet };
 })(globalThis.__browserBridgePageParts ??= {});

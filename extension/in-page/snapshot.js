@@ -1,7 +1,8 @@
 /*
  * In-page script: element collection. Lists a frame's interactive
  * elements and child frames in document order (composed tree: open and
- * closed shadow roots, slots), leaving out hidden and covered ones and
+ * closed shadow roots, slots), leaving out hidden ones (covered ones are
+ * listed with what covers them) and
  * marking those a scroll container hides. See text.js for how the files fit together.
  */
 (parts => {
@@ -30,7 +31,7 @@
 	 */
 	function snapshot() {
 		const items = [];
-		let hiddenCount = 0, coveredCount = 0;
+		let hiddenCount = 0;
 		const tracked = trackerRuns();
 
 		/*
@@ -89,6 +90,7 @@
 				const rect = element.getBoundingClientRect();
 				const clipped = clip === null ? null : clippedSide(rect, clip);
 				let keep = true;
+				let coveredBy;
 				if (rect.width < 1 || rect.height < 1 || !isRendered(element) || isInert(element)) {
 					keep = false;
 					if (!byListener)
@@ -100,15 +102,15 @@
 						top: Math.max(rect.top, clip.top), bottom: Math.min(rect.bottom, clip.bottom),
 					};
 					const hit = hitTest(element, shown);
-					if (hit.inView && hit.coveredBy !== undefined) {
-						keep = false;
-						coveredCount++;
-					}
+					if (hit.inView && hit.coveredBy !== undefined)
+						coveredBy = coverLabel(hit.coveredBy);
 				}
 				if (keep) {
 					const item = { id: localIdOf(element), role, name: nameOf(element, role), rect: box(rect) };
 					if (clipped !== null)
 						item.clipped = clipped;
+					if (coveredBy !== undefined)
+						item.covered_by = coveredBy;
 					detailsOf(element, role, item);
 					itemIndex = items.length;
 					items.push(item);
@@ -157,8 +159,23 @@
 			},
 			items,
 			hidden: hiddenCount,
-			covered: coveredCount,
 		};
+	}
+
+	/**
+	 * What covers an element, as the state names it: the dialog (or the
+	 * element) in front, by its label or heading, e.g. 'dialog "Cookies"'.
+	 */
+	function coverLabel(hit) {
+		if (hit === null || hit === undefined)
+			return 'another element';
+		const cover = hit.closest('dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]') ?? hit;
+		const heading = cover.querySelector('h1, h2, h3, [role="heading"]');
+		const name = (cover.getAttribute('aria-label') ?? heading?.textContent ?? cover.textContent ?? '')
+		    .trim().replace(/\s+/g, ' ');
+		const kind = cover !== hit || cover.tagName === 'DIALOG' ? 'dialog' :
+		    `${cover.tagName.toLowerCase()}${cover.id ? `#${cover.id}` : ''}`;
+		return name !== '' ? `${kind} ${JSON.stringify(name.length > 40 ? `${name.slice(0, 39)}…` : name)}` : kind;
 	}
 
 	parts.snapshot = { snapshot };

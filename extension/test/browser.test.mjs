@@ -239,3 +239,17 @@ test('a dialog cuts short the commands the blocked page leaves hanging, and late
 	for (const entry of pool.tabs.values())
 		clearTimeout(entry.timer);
 });
+
+test('waitRequestsSince waits for the requests an action started, not older ones, up to its deadline', async () => {
+	const net = new NetworkTracker();
+	const req = (requestId, type = 'xmlhttprequest') => ({ tabId: 3, requestId, type, url: `http://a/${requestId}` });
+	chrome.webRequest.onBeforeRequest.emit(req('old'));	/* a long poll from before the action */
+	await later(5);
+	const since = Date.now();
+	chrome.webRequest.onBeforeRequest.emit(req('mine'));
+	const waiting = net.waitRequestsSince(3, since, { deadline: Date.now() + 5000 });
+	setTimeout(() => chrome.webRequest.onCompleted.emit(req('mine')), 30);
+	assert.equal(await waiting, 0, 'done once the action\'s own request ended; the old one is not waited for');
+	chrome.webRequest.onBeforeRequest.emit(req('slow'));
+	assert.equal(await net.waitRequestsSince(3, since, { deadline: Date.now() + 50 }), 1, 'the deadline ends the wait, saying one is open');
+});

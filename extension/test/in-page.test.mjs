@@ -1,7 +1,7 @@
 // The in-page script (extension/in-page/*.js) in a jsdom document: the
 // files load in the page channel's order and install one API; elements
 // get numbers that last; the snapshot lists what a person could use and
-// counts what is hidden or covered; names come from labels; typing and
+// counts what is hidden and names what covers a covered one; names come from labels; typing and
 // clicking check the element first. jsdom has no layout, so each element's
 // box comes from its data-box attribute ("x y width height") and
 // elementFromPoint answers the last element in document order whose box
@@ -76,22 +76,23 @@ test('the files install one API, and installing them again keeps it and its numb
 	assert.equal(api.snapshot().items[0].id, first);
 });
 
-test('the snapshot lists controls with role, name and box, and counts the hidden and the covered', () => {
+test('the snapshot lists controls with role, name and box, counts the hidden, and names what covers a covered one', () => {
 	const { api } = pageWith(`
 		<a href="/checkout" data-box="0 0 100 20">Checkout</a>
 		<label for="q">Search the shop</label><input id="q" data-box="0 30 200 20">
 		<button aria-label="Close dialog" data-box="0 60 20 20">×</button>
 		<button style="display:none" data-box="0 90 80 20">Gone</button>
 		<button data-box="0 0 0 0">No size</button>
-		<button data-box="300 0 80 20">Under</button><div data-box="290 0 200 40">overlay</div>`);
+		<button data-box="300 0 80 20">Under</button><div id="banner" data-box="290 0 200 40">We use cookies</div>`);
 	const state = api.snapshot();
 	assert.equal(state.url, 'https://shop.test/cart');
 	assert.equal(state.title, 'Shop');
 	const listed = state.items.map(item => [item.role, item.name]);
-	assert.deepEqual(listed, [['link', 'Checkout'], ['textbox', 'Search the shop'], ['button', 'Close dialog']]);
+	assert.deepEqual(listed, [['link', 'Checkout'], ['textbox', 'Search the shop'], ['button', 'Close dialog'], ['button', 'Under']]);
 	assert.deepEqual(state.items[0].rect, [0, 0, 100, 20]);
 	assert.equal(state.hidden, 1, 'the 0-by-0 button is hidden (display:none ones are skipped whole)');
-	assert.equal(state.covered, 1, 'the button under the overlay is covered');
+	assert.equal(state.items[3].covered_by, 'div#banner "We use cookies"', 'the button under the overlay is listed, with its cover');
+	assert.equal(state.items[2].covered_by, undefined);
 });
 
 test('an element keeps its number while it lives; a removed one is stale', () => {
@@ -149,4 +150,23 @@ test('a synthetic click reaches the element\'s listeners', () => {
 	const [{ id }] = api.snapshot().items;
 	assert.equal(api.syntheticClick(id).ok, true);
 	assert.equal(clicks, 1);
+});
+
+test('watchQuiet resolves once the DOM has been still, and at the cap while it keeps changing', async () => {
+	const { window, document, page } = pageWith('<p id="clock" data-box="0 0 80 20">0</p>');
+	const clock = document.getElementById('clock');
+	const still = page.watchStart();
+	clock.textContent = '1';	/* one change, then nothing */
+	assert.equal((await page.watchQuiet(still, 30, 2000)).quiet, true);
+	assert.equal(page.watchStop(still), 1);
+
+	const busy = page.watchStart();
+	const ticker = window.setInterval(() => { clock.textContent = String(Number(clock.textContent) + 1); }, 5);
+	try {
+		assert.equal((await page.watchQuiet(busy, 60, 300)).quiet, false, 'the cap ends a wait on a page that never stops');
+	} finally {
+		window.clearInterval(ticker);
+	}
+	assert.ok(page.watchStop(busy) > 3);
+	assert.equal((await page.watchQuiet(12345, 30, 100)).quiet, true, 'an unknown watch does not hold anyone up');
 });

@@ -230,7 +230,7 @@ describe('clicking', () => {
 		assert.match(error.message, /Close or dismiss/);
 		assert.equal(await b.evaluate(url, 'document.getElementById("counter").textContent'), 'Count 0');
 		const after = await b.state();
-		assert.equal(after.find('button', 'Count 0'), undefined, 'covered elements leave the state');
+		assert.equal(after.find('button', 'Count 0').covered_by, 'div#overlay', 'the state says what covers it');
 	});
 
 	test('a button hidden after the state was read is NOT_INTERACTABLE naming why', async () => {

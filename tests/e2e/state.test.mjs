@@ -49,13 +49,20 @@ describe('page state', () => {
 		assert.equal(s.find('textbox', 'Password').type, 'password');
 	});
 
-	test('hidden, zero-size, transparent, inert and covered elements are left out', async () => {
+	test('hidden, zero-size, transparent and inert elements are left out; a covered one is listed with its cover', async () => {
 		await b.open('form.html');
 		const s = await b.state({ full_page: true });
 		for (const name of ['Display none button', 'Visibility hidden button', 'Zero size button',
-		    'Opacity zero button', 'Inert button', 'Covered button'])
+		    'Opacity zero button', 'Inert button'])
 			assert.equal(s.find(undefined, name), undefined, `${name} should not be listed:\n${s.text}`);
 		assert.ok(!s.data.elements.some(e => e.type === 'hidden'), 'a hidden input is listed');
+		const covered = s.find('button', 'Covered button');
+		assert.ok(covered, s.text);
+		assert.equal(covered.covered_by, 'span#cover');
+		assert.match(s.text, /button "Covered button" covered by span#cover$/m);
+		const click = await b.fails('click_element', { ref: covered.ref });
+		assert.equal(click.code, 'NOT_INTERACTABLE');
+		assert.match(click.message, /covered by/);
 	});
 
 	test('set_viewport sizes the page, the state reports it, and reset gives the window back', async () => {

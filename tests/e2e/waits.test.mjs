@@ -100,3 +100,37 @@ describe('wait_for', () => {
 		assert.match(delay.message, /raise timeout_ms/);
 	});
 });
+
+describe('an action settles on events, not on a fixed wait', () => {
+	let b;
+	before(async () => {
+		b = await startBridge();
+	});
+	after(async () => {
+		await b?.close();
+	});
+
+	test('a click whose effect needs a request returns once the request is done and the DOM is still', async () => {
+		await b.open('settle.html');
+		const s = await b.state();
+		const r = await b.ok('click_element', { ref: s.ref('button', 'Load more'), include_state: true });
+		assert.match(r.text, /button "Fresh item"/, `the new item is in the state the click returned:\n${r.text}`);
+		assert.doesNotMatch(r.text, /still/);
+	});
+
+	test('a click on a page that never stops changing returns at the cap and says so', async () => {
+		await b.open('settle.html');
+		const s = await b.state();
+		const r = await b.ok('click_element', { ref: s.ref('button', 'Start ticker') });
+		assert.match(r.text, /After 1 s the page was still changing: call get_browser_state again to see where it settled\./);
+		assert.deepEqual(r.data.still, ['dom']);
+	});
+
+	test('a click that changes nothing says so', async () => {
+		await b.open('settle.html');
+		const s = await b.state();
+		const r = await b.ok('click_element', { ref: s.ref('button', 'Do nothing') });
+		assert.match(r.text, /Nothing on the page changed\./);
+		assert.equal(r.data.still, undefined);
+	});
+});

@@ -272,7 +272,7 @@ export const inputActions = {
 			if (element === undefined && params.coordinates === undefined)
 				throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
 				    'click_element needs ref (from get_browser_state), or coordinates {x, y} to click a point.');
-			const observer = new OutcomeObserver(tab);
+			const observer = new OutcomeObserver(tab, services.network);
 			try {
 				await observer.start(element?.documentId);
 				if (element === undefined) {
@@ -346,7 +346,7 @@ export const inputActions = {
 			if (params.submit === true)
 				typed.push(parseKeyName('Enter'));
 			const clear = params.clear === true;
-			const observer = new OutcomeObserver(tab);
+			const observer = new OutcomeObserver(tab, services.network);
 			try {
 				await observer.start(element.documentId);
 				await services.debuggers.attach(tab.id).catch(() => {});

@@ -170,7 +170,7 @@ export const interactActions = {
 		stateable: true,
 		refRequired: true,
 		async run(params, context) {
-			const { tab, element, signal, deadline } = context;
+			const { tab, element, signal, deadline, services } = context;
 			const read = await runOnElement(context, readSelect);
 			const label = elementLabel(element.ref, undefined);
 			if (read.error !== undefined) {
@@ -189,7 +189,7 @@ export const interactActions = {
 			if (!read.multiple && match.indexes.length > 1)
 				throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
 				    `${label} takes one option, not ${match.indexes.length}: pass one value (it is not a multiple select).`);
-			const observer = new OutcomeObserver(tab);
+			const observer = new OutcomeObserver(tab, services.network);
 			try {
 				await observer.start(element.documentId);
 				const applied = await runOnElement(context, applySelect, [match.indexes]);
@@ -212,7 +212,7 @@ export const interactActions = {
 		refRequired: true,
 		async run(params, context) {
 			const { tab, element, signal, deadline, services } = context;
-			const observer = new OutcomeObserver(tab);
+			const observer = new OutcomeObserver(tab, services.network);
 			try {
 				await observer.start(element.documentId);
 				const { x, y, prepared } = await pointerTarget(context, 'hover over');
@@ -240,7 +240,7 @@ export const interactActions = {
 		async run(params, context) {
 			const { tab, element, signal, deadline, services } = context;
 			const tokens = parsePressKeys(params.keys);
-			const observer = new OutcomeObserver(tab);
+			const observer = new OutcomeObserver(tab, services.network);
 			let label;
 			try {
 				await observer.start(element?.documentId);

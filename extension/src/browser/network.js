@@ -13,7 +13,7 @@ export const NETWORK_IDLE_MS = 500;
 /** Requests in flight per tab. */
 export class NetworkTracker {
 	constructor() {
-		/** @type {Map<number, {inflight: Set<string>, last: number}>} */
+		/** @type {Map<number, {inflight: Map<string, number>, last: number}>} requests in flight (id -> when it started) */
 		this.tabs = new Map();
 		/** @type {Map<number, {url: string, status: number}>} */
 		this.mainFrame = new Map();
@@ -29,12 +29,12 @@ export class NetworkTracker {
 
 	/**
 	 * @param {number} tabId
-	 * @returns {{inflight: Set<string>, last: number}}
+	 * @returns {{inflight: Map<string, number>, last: number}}
 	 */
 	entry(tabId) {
 		let entry = this.tabs.get(tabId);
 		if (entry === undefined) {
-			entry = { inflight: new Set(), last: 0 };
+			entry = { inflight: new Map(), last: 0 };
 			this.tabs.set(tabId, entry);
 		}
 		return entry;
@@ -48,7 +48,7 @@ export class NetworkTracker {
 		/* A new page: what the old one still loads does not count. */
 		if (details.type === 'main_frame')
 			entry.inflight.clear();
-		entry.inflight.add(details.requestId);
+		entry.inflight.set(details.requestId, Date.now());
 		entry.last = Date.now();
 	}
 
@@ -72,6 +72,38 @@ export class NetworkTracker {
 	statusFor(tabId, url) {
 		const m = this.mainFrame.get(tabId);
 		return m !== undefined && m.url === url ? m.status : undefined;
+	}
+
+	/**
+	 * How many of the tab's requests in flight started at or after since.
+	 * @param {number} tabId
+	 * @param {number} since Date.now() value
+	 */
+	openSince(tabId, since) {
+		let open = 0;
+		for (const started of this.entry(tabId).inflight.values()) {
+			if (started >= since)
+				open++;
+		}
+		return open;
+	}
+
+	/**
+	 * Waits until the requests the tab started since a moment (an action's
+	 * start) have finished, or until deadline.
+	 * @param {number} tabId
+	 * @param {number} since Date.now() value
+	 * @param {{signal?: AbortSignal, deadline: number}} options
+	 * @returns {Promise<number>} how many are still open (0: all done)
+	 */
+	async waitRequestsSince(tabId, since, { signal, deadline }) {
+		for (;;) {
+			signal?.throwIfAborted();
+			const open = this.openSince(tabId, since);
+			if (open === 0 || Date.now() >= deadline)
+				return open;
+			await sleep(Math.min(20, Math.max(deadline - Date.now(), 1)), signal);
+		}
 	}
 
 	/**

@@ -9,8 +9,12 @@ import { callInPage } from './page-channel.js';
 import { NavigationWatcher, readyStateReader } from './navigation.js';
 import { sleep } from './wait.js';
 
-/** Wait this long after an action for its effects to begin. */
-export const SETTLE_MS = 150;
+/** A navigation an action causes begins within this long. */
+export const NAVIGATION_START_MS = 30;
+/** The page counts as settled when its DOM has been still this long... */
+export const DOM_QUIET_MS = 50;
+/** ...and the requests the action started have finished; at most this long. */
+export const SETTLE_CAP_MS = 1000;
 /** Longest wait for a navigation an action started. */
 export const NAVIGATION_SETTLE_MS = 10000;
 
@@ -24,15 +28,19 @@ export const NAVIGATION_SETTLE_MS = 10000;
  * @property {Array<{id: number, url: string}>} new_tabs tabs opened meanwhile
  * @property {boolean} dom_changed
  * @property {number} [mutations] DOM mutations seen in the top document
+ * @property {string[]} [still] what had not settled when the wait's cap came: "dom", "network"
  */
 
 /** Watches one tab during one action. */
 export class OutcomeObserver {
 	/**
 	 * @param {chrome.tabs.Tab} tab
+	 * @param {import('./network.js').NetworkTracker} [network] to wait for the requests the action starts
 	 */
-	constructor(tab) {
+	constructor(tab, network) {
 		this.tab = tab;
+		this.network = network;
+		this.startedAt = Date.now();
 		this.urlBefore = tab.url ?? '';
 		this.navigation = new NavigationWatcher(tab.id);
 		this.newTabs = [];
@@ -46,6 +54,7 @@ export class OutcomeObserver {
 	 * @param {string} [documentId] the document the action touches
 	 */
 	async start(documentId) {
+		this.startedAt = Date.now();
 		try {
 			const where = documentId === undefined ? { frameIds: [0] } : { documentIds: [documentId] };
 			const [r] = await callInPage(this.tab, where, 'watchStart');
@@ -63,16 +72,19 @@ export class OutcomeObserver {
 	 */
 	async finish({ signal, deadline }) {
 		try {
-			await sleep(Math.min(SETTLE_MS, Math.max(deadline - Date.now(), 0)), signal);
+			const until = ms => Math.min(deadline, Date.now() + ms);
+			await sleep(Math.max(until(NAVIGATION_START_MS) - Date.now(), 0), signal);
+			let still = [];
+			if (!this.navigating())
+				still = await this.settle(signal, until(SETTLE_CAP_MS));
 			let loading = false;
-			let navigated = false;
-			const status = this.navigation.status();
-			if (status.pending || (status.stage > 0 && !status.same)) {
-				navigated = true;
+			const navigated = this.navigating();
+			if (navigated) {
+				still = [];
 				try {
 					await this.navigation.waitFor('domcontentloaded', {
 						signal,
-						deadline: Math.min(deadline, Date.now() + NAVIGATION_SETTLE_MS),
+						deadline: until(NAVIGATION_SETTLE_MS),
 						readyState: readyStateReader(this.tab.id),
 					});
 				} catch (error) {
@@ -121,12 +133,39 @@ export class OutcomeObserver {
 				outcome.mutations = mutations;
 			if (loading)
 				outcome.loading = true;
+			if (still.length > 0)
+				outcome.still = still;
 			if (tab.closed)
 				outcome.tab_closed = true;
 			return outcome;
 		} finally {
 			this.dispose();
 		}
+	}
+
+	/** Whether a new document started loading in the tab. */
+	navigating() {
+		const status = this.navigation.status();
+		return status.pending || (status.stage > 0 && !status.same);
+	}
+
+	/**
+	 * Waits, at most until cap, for the page to settle after the action:
+	 * its DOM still for DOM_QUIET_MS and the requests the action started
+	 * done. Returns what had not settled by the cap.
+	 * @param {AbortSignal|undefined} signal
+	 * @param {number} cap Date.now() value
+	 * @returns {Promise<string[]>}
+	 */
+	async settle(signal, cap) {
+		const dom = this.watch === null ? Promise.resolve(true) :
+		    callInPage(this.tab, { documentIds: [this.watch.documentId] }, 'watchQuiet',
+		        [this.watch.token, DOM_QUIET_MS, Math.max(cap - Date.now(), 0)], { timeoutMs: SETTLE_CAP_MS + 1000 })
+		        .then(results => results[0]?.result?.quiet !== false, () => true);
+		const network = this.network === undefined ? Promise.resolve(0) :
+		    this.network.waitRequestsSince(this.tab.id, this.startedAt, { signal, deadline: cap });
+		const [quiet, open] = await Promise.all([dom, network]);
+		return [...(quiet ? [] : ['dom']), ...(open === 0 ? [] : ['network'])];
 	}
 
 	/** Removes the listeners. */
@@ -156,5 +195,9 @@ export function describeOutcome(outcome, { quiet = false } = {}) {
 		parts.push('Nothing on the page changed.');
 	for (const t of outcome.new_tabs)
 		parts.push(`It opened tab ${t.id}${t.url ? ` (${t.url})` : ''}.`);
+	if (outcome.still !== undefined) {
+		const what = outcome.still.map(s => (s === 'dom' ? 'the page was still changing' : 'requests it started were still open'));
+		parts.push(`After ${SETTLE_CAP_MS / 1000} s ${what.join(' and ')}: call get_browser_state again to see where it settled.`);
+	}
 	return parts.join(' ');
 }

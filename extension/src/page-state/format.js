@@ -78,6 +78,8 @@ export function formatElement(e, pageUrl) {
 	}
 	if (e.href !== undefined && !/^javascript:/i.test(e.href))
 		line += ` href=${shortHref(e.href, pageUrl)}`;
+	if (e.covered_by !== undefined)
+		line += ` covered by ${e.covered_by}`;
 	return line;
 }
 
