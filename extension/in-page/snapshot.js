@@ -38,21 +38,23 @@
 		 * clip: the box that ancestors with overflow other than visible
 		 * leave showing ({top, bottom, left, right}), or null.
 		 */
-		const visit = (element, parentCursor, insideInteractive, clip) => {
+		const visit = (element, parentCursor, insideInteractive, clip, container) => {
 			if (SKIP_TAGS.has(element.tagName))
 				return;
 			if (element.tagName === 'SLOT') {
 				/* A slot renders its assigned elements, or its own children. */
 				const assigned = element.assignedElements({ flatten: true });
 				for (const child of assigned.length > 0 ? assigned : [...element.children])
-					visit(child, parentCursor, insideInteractive, clip);
+					visit(child, parentCursor, insideInteractive, clip, container);
 				return;
 			}
 			const style = getComputedStyle(element);
 			if (style.display === 'none' || style.contentVisibility === 'hidden')
 				return;
-			if (style.position === 'fixed')
+			if (style.position === 'fixed') {
 				clip = null;
+				container = null;
+			}
 			if (isFrame(element)) {
 				const frameIndex = frameIndexOf(element);
 				if (frameIndex < 0)
@@ -107,8 +109,11 @@
 				}
 				if (keep) {
 					const item = { id: localIdOf(element), role, name: nameOf(element, role), rect: box(rect) };
-					if (clipped !== null)
+					if (clipped !== null) {
 						item.clipped = clipped;
+						if (container !== null)
+							container.hiding++;
+					}
 					if (coveredBy !== undefined)
 						item.covered_by = coveredBy;
 					detailsOf(element, role, item);
@@ -116,6 +121,7 @@
 					items.push(item);
 				}
 			}
+			let scroller = null;
 			if (element !== document.documentElement && element !== document.body &&
 			    (style.overflowX !== 'visible' || style.overflowY !== 'visible')) {
 				const r = element.getBoundingClientRect();
@@ -124,6 +130,13 @@
 					bottom: r.top + element.clientTop + element.clientHeight,
 					right: r.left + element.clientLeft + element.clientWidth,
 				};
+				/* A box the user can scroll is listed when it hides controls. */
+				if (isScrollable(element, style) && r.width >= 1 && r.height >= 1 && isRendered(element)) {
+					scroller = { id: localIdOf(element), role: 'scrollable', name: scrollerName(element), rect: box(r), hiding: 0 };
+					if (clip !== null && clippedSide(r, clip) !== null)
+						scroller.clipped = clippedSide(r, clip);
+					items.push(scroller);
+				}
 				clip = clip === null ? own : {
 					top: Math.max(clip.top, own.top), bottom: Math.min(clip.bottom, own.bottom),
 					left: Math.max(clip.left, own.left), right: Math.min(clip.right, own.right),
@@ -139,13 +152,17 @@
 				return;	/* their insides are content, not controls */
 			const shadow = shadowRootOf(element);
 			for (const child of shadow !== null ? shadow.children : element.children)
-				visit(child, style.cursor, inside, clip);
+				visit(child, style.cursor, inside, clip, scroller ?? container);
+			if (scroller !== null) {
+				if (scroller.hiding === 0)
+					items.splice(items.indexOf(scroller), 1);	/* it hides nothing */
+			}
 			if (byListener && itemIndex >= 0 && items.length > itemIndex + 1)
 				items.splice(itemIndex, 1);
 		};
 
 		if (document.documentElement)
-			visit(document.documentElement, 'auto', false, null);
+			visit(document.documentElement, 'auto', false, null, null);
 		const scroller = document.scrollingElement ?? document.documentElement;
 		return {
 			url: location.href,
@@ -160,6 +177,20 @@
 			items,
 			hidden: hiddenCount,
 		};
+	}
+
+	/** Whether a box with overflow set has content the user can scroll to. */
+	function isScrollable(element, style) {
+		const vertical = /auto|scroll/.test(style.overflowY) && element.scrollHeight > element.clientHeight + 1;
+		const horizontal = /auto|scroll/.test(style.overflowX) && element.scrollWidth > element.clientWidth + 1;
+		return vertical || horizontal;
+	}
+
+	/** A scroll box's name: its label, its first heading, or its id. */
+	function scrollerName(element) {
+		const label = element.getAttribute('aria-label') ?? element.title ?? '';
+		const heading = element.querySelector('h1, h2, h3, h4, h5, h6, [role="heading"]')?.textContent ?? '';
+		return clean(label || heading || (element.id ? `#${element.id}` : ''), NAME_MAX);
 	}
 
 	/**

@@ -65,6 +65,20 @@ describe('page state', () => {
 		assert.match(click.message, /covered by/);
 	});
 
+	test('a scroll box that hides controls is listed with how many, and scroll_page with its ref shows them', async () => {
+		await b.open('scrollbox.html');
+		const s = await b.state();
+		const box = s.find('scrollable', 'Messages');
+		assert.ok(box, s.text);
+		assert.ok(box.hiding >= 4, `it hides the messages below its fold:\n${s.text}`);
+		assert.match(s.text, new RegExp(`^${box.ref} scrollable "Messages" hiding ${box.hiding} more \\(scroll_page with this ref\\)$`, 'm'));
+		assert.equal(s.find('button', 'Message 8'), undefined, 'what it hides is not listed');
+		assert.equal(s.find('scrollable', '#short'), undefined, 'a box that hides nothing is not listed');
+		await b.ok('scroll_page', { ref: box.ref, direction: 'to_bottom' });
+		const after = await b.state();
+		assert.ok(after.find('button', 'Message 8'), after.text);
+	});
+
 	test('set_viewport sizes the page, the state reports it, and reset gives the window back', async () => {
 		const { url, tabId } = await b.open('long.html');
 		const before = await b.state();

@@ -80,6 +80,8 @@ export function formatElement(e, pageUrl) {
 		line += ` href=${shortHref(e.href, pageUrl)}`;
 	if (e.covered_by !== undefined)
 		line += ` covered by ${e.covered_by}`;
+	if (e.hiding !== undefined)
+		line += ` hiding ${e.hiding} more (scroll_page with this ref)`;
 	return line;
 }
 
