@@ -11,8 +11,11 @@
 #include "tools.h"
 
 /* What the whole tools/list may weigh: ~3,000 tokens for 22 tools. */
-/* What tools/list may cost, on average per tool, so the list stays cheap. */
-#define TOOLS_LIST_PER_TOOL	560
+/*
+ * What tools/list may cost, on average per tool (600 bytes, about 150
+ * tokens), so the list a client sends the model with every turn stays cheap.
+ */
+#define TOOLS_LIST_PER_TOOL	600
 
 static const char *tool_names[] = {
 	"navigate_to", "navigate_history", "get_browser_state",

@@ -38,6 +38,7 @@
 		 * clip: the box that ancestors with overflow other than visible
 		 * leave showing ({top, bottom, left, right}), or null.
 		 */
+		const hoverTriggers = hoverTriggerSelectors();
 		const visit = (element, parentCursor, insideInteractive, clip, container) => {
 			if (SKIP_TAGS.has(element.tagName))
 				return;
@@ -73,6 +74,9 @@
 				return;
 			}
 			let role = roleOf(element, style, parentCursor, insideInteractive);
+			/* Hovering it shows something (a CSS menu): the agent needs a ref to hover. */
+			if (role === null && !insideInteractive && hoverTriggers.some(selector => matchesSafely(element, selector)))
+				role = 'hoverable';
 			/*
 			 * Clickable only through a listener: asked only for visible
 			 * elements nothing else made interactive, never the root and
@@ -177,6 +181,51 @@
 			items,
 			hidden: hiddenCount,
 		};
+	}
+
+	/**
+	 * The selectors of elements whose :hover shows or changes another
+	 * element (".menu:hover > .submenu { display: block }" gives ".menu"),
+	 * from the page's readable style sheets. Rules that only restyle the
+	 * hovered element itself (".card:hover { ... }") make nothing appear.
+	 */
+	function hoverTriggerSelectors() {
+		const found = new Set();
+		const read = rules => {
+			for (const rule of rules) {
+				if (rule.selectorText === undefined && rule.cssRules !== undefined) {
+					read(rule.cssRules);	/* @media, @supports, @layer */
+					continue;
+				}
+				const text = rule.selectorText;
+				if (typeof text !== 'string' || !text.includes(':hover'))
+					continue;
+				for (const selector of text.split(',')) {
+					const at = selector.indexOf(':hover');
+					const before = selector.slice(0, at).trim();
+					if (at < 0 || before === '' || !/^\s*[>+~]|^\s+\S/.test(selector.slice(at + 6)))
+						continue;
+					found.add(before);
+				}
+			}
+		};
+		for (const sheet of document.styleSheets) {
+			try {
+				read(sheet.cssRules);
+			} catch {
+				/* a cross-origin sheet: its rules cannot be read */
+			}
+		}
+		return [...found];
+	}
+
+	/** element.matches, false for a selector this browser does not parse. */
+	function matchesSafely(element, selector) {
+		try {
+			return element.matches(selector);
+		} catch {
+			return false;
+		}
 	}
 
 	/** Whether a box with overflow set has content the user can scroll to. */

@@ -108,4 +108,23 @@ describe('select, hover and keys', () => {
 		assert.match(error.message, /^No key was pressed/);
 		void until;
 	});
+
+	test('a CSS :hover menu trigger gets a ref; hovering it, by ref or by point, shows the menu', async () => {
+		await b.open('hovermenu.html');
+		const s = await b.state();
+		const trigger = s.find('hoverable', 'Products');
+		assert.ok(trigger, s.text);
+		assert.equal(s.find(undefined, 'A card that only glows'), undefined, 'a hover that only restyles gives no ref');
+		assert.equal(s.find('link', 'Laptops'), undefined, 'the menu is closed');
+		const hovered = await b.ok('hover_element', { ref: trigger.ref, include_state: true });
+		assert.match(hovered.text, /link "Laptops"/);
+		await b.ok('hover_element', { coordinates: { x: 600, y: 400 } });	/* away: the menu closes */
+		assert.equal((await b.state()).find('link', 'Laptops'), undefined);
+		const [x, y, w, h] = trigger.rect;
+		const byPoint = await b.ok('hover_element', { coordinates: { x: x + 10, y: y + h / 2 }, include_state: true });
+		assert.match(byPoint.text, /^Hovered over \(\d+(\.\d+)?, \d+(\.\d+)?\)\./);
+		assert.match(byPoint.text, /link "Laptops"/);
+		const neither = await b.fails('hover_element', {});
+		assert.equal(neither.code, 'INVALID_ARGUMENT');
+	});
 });

@@ -209,12 +209,32 @@ export const interactActions = {
 
 	hover_element: {
 		stateable: true,
-		refRequired: true,
 		async run(params, context) {
 			const { tab, element, signal, deadline, services } = context;
+			if (element === undefined && params.coordinates === undefined)
+				throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
+				    'hover_element needs ref (from get_browser_state), or coordinates {x, y} to hover over a point.');
 			const observer = new OutcomeObserver(tab, services.network);
 			try {
-				await observer.start(element.documentId);
+				await observer.start(element?.documentId);
+				if (element === undefined) {
+					const { x, y } = params.coordinates;
+					if (!tab.active)
+						throw new BridgeError(ErrorCode.NOT_INTERACTABLE,
+						    `Cannot hover over (${x}, ${y}) in tab ${tab.id}: it is in the background. ` +
+						    'Switch to it with manage_tabs, or hover by ref.');
+					try {
+						await services.debuggers.send(tab.id, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers: 0 });
+					} catch (error) {
+						if (error instanceof DebuggerUnavailable)
+							throw new BridgeError(ErrorCode.NOT_INTERACTABLE,
+							    `Cannot hover over (${x}, ${y}): moving the mouse to a point needs the debugger, and ${error.message}. ` +
+							    'Hover by ref instead, or close DevTools on that tab.');
+						throw error;
+					}
+					const outcome = await observer.finish({ signal, deadline });
+					return actionResult(`Hovered over (${x}, ${y}).`, outcome, { x, y });
+				}
 				const { x, y, prepared } = await pointerTarget(context, 'hover over');
 				let note;
 				try {
