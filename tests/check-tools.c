@@ -21,7 +21,8 @@ static const char *tool_names[] = {
 	"navigate_to", "navigate_history", "get_browser_state",
 	"get_dom_extra_elements", "click_element", "type_value",
 	"select_option", "hover_element", "press_keys", "scroll_page",
-	"manage_tabs", "take_screenshot", "set_viewport", "get_page_content",
+	"manage_tabs", "take_screenshot", "set_viewport", "save_pdf",
+	"get_page_content",
 	"evaluate_script",
 	"get_console_logs", "wait_for", "handle_dialog", "run_task", "get_task",
 	"stop_task", "list_tasks", "host_status", NULL
@@ -29,7 +30,7 @@ static const char *tool_names[] = {
 
 static const char *read_only_names[] = {
 	"get_browser_state", "get_dom_extra_elements", "take_screenshot",
-	"get_page_content", "get_console_logs", "wait_for", "get_task",
+	"save_pdf", "get_page_content", "get_console_logs", "wait_for", "get_task",
 	"list_tasks", "host_status", NULL
 };
 

@@ -30,6 +30,20 @@ describe('content tools', () => {
 		await b?.close();
 	});
 
+	test('save_pdf prints the tab to a PDF returned as an embedded resource', async () => {
+		const { tabId } = await b.open('tall.html');
+		const r = await b.call('save_pdf', { print_background: true });
+		assert.equal(r.isError, undefined, JSON.stringify(r).slice(0, 300));
+		const [text, pdf] = r.content;
+		assert.match(text.text, new RegExp(`^Printed tab ${tabId} ".*" to a (\\d+)-page PDF \\(\\d+ KB\\)\\.$`));
+		assert.equal(pdf.type, 'resource');
+		assert.equal(pdf.resource.mimeType, 'application/pdf');
+		const bytes = Buffer.from(pdf.resource.blob, 'base64');
+		assert.equal(bytes.subarray(0, 5).toString('latin1'), '%PDF-');
+		assert.ok(r.structuredContent.pages >= 2, 'the tall page takes several pages');
+		assert.equal(Number(/(\d+)-page/.exec(text.text)[1]), r.structuredContent.pages);
+	});
+
 	test('take_screenshot captures the viewport, the whole tall page and max_width', async () => {
 		const { url } = await b.open('tall.html');
 		const page = await b.evaluate(url, '({ h: document.documentElement.scrollHeight, w: document.documentElement.scrollWidth, ' +

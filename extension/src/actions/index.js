@@ -15,6 +15,7 @@ import { interactActions } from './interact.js';
 import { waitActions } from './wait-for.js';
 import { dialogActions } from './dialogs.js';
 import { viewportActions } from './viewport.js';
+import { pdfActions } from './pdf.js';
 import { taskActions } from '../agents/tasks.js';
 
 /**
@@ -36,5 +37,6 @@ export function registerActions(navigator, { consoleStore, tasks }) {
 	navigator.register(waitActions);
 	navigator.register(dialogActions);
 	navigator.register(viewportActions);
+	navigator.register(pdfActions);
 	navigator.register(taskActions(tasks));
 }
