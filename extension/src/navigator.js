@@ -24,6 +24,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {Owner} [owner] who issued the action (absent: an MCP client through the host)
  * @property {chrome.tabs.Tab} [tab] the tab, for actions that act on one
  * @property {import('./page-state/refs.js').RefEntry} [element] the element named by params.ref
+ * @property {(ref: string) => import('./page-state/refs.js').RefEntry} [resolveRef] finds another element of the tab
  * @property {Services} services
  */
 
@@ -43,6 +44,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @typedef {object} ActionDefinition
  * @property {'tab'|'browser'} [scope] 'tab' (default): acts on params.tab_id, the ref's tab or the active tab; 'browser': no tab resolved, queued with other browser-wide calls
  * @property {boolean} [refRequired] params.ref must name an element
+ * @property {(params: object) => string|undefined} [innerRef] a ref inside params that names the tab to act in
  * @property {boolean} [stateable] honours include_state
  * @property {boolean} [unqueued] runs at once, not behind the tab's queue (handle_dialog: the queued action waits on the dialog)
  * @property {(params: object, context: ActionContext) => Promise<object>} run
@@ -234,7 +236,12 @@ export class Navigator {
 			} else if (definition.refRequired) {
 				throw new BridgeError(ErrorCode.INVALID_ARGUMENT, `${method} needs ref: an element ref from get_browser_state.`);
 			}
+			/* An action with refs inside its params (fill_form) acts in their tab. */
+			const innerRef = definition.innerRef?.(params);
+			if (tabId === undefined && typeof innerRef === 'string')
+				tabId = this.resolveRef(innerRef, undefined).tabId;
 			context.tab = tabId !== undefined ? await getTab(tabId) : await resolveTab(params);
+			context.resolveRef = ref => this.resolveRef(ref, context.tab.id);
 			key = context.tab.id;
 			const holder = this.holds.get(key);
 			if (holder !== undefined && holder !== call.owner && !this.readOnly(method))

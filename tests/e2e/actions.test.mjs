@@ -219,6 +219,30 @@ describe('clicking', () => {
 		assert.match(error.message, /"Disabled button"\): it is disabled\./);
 	});
 
+	test('fill_form fills text, email, a date, a select, a checkbox and a radio in one call, with one settle', async () => {
+		const { url } = await b.open('form.html');
+		await b.evaluate(url, 'document.getElementById("text").value = "old text"; 0');
+		const s = await b.state();
+		const r = await b.ok('fill_form', { fields: [
+			{ ref: s.ref('textbox', 'Text'), value: 'Ada Lovelace' },
+			{ ref: s.ref('textbox', 'Email'), value: 'ada@example.com' },
+			{ ref: s.ref('input', 'Date'), value: '2024-05-31' },
+			{ ref: s.ref('select', 'Country'), value: 'Canada' },
+			{ ref: s.ref('checkbox', 'I agree'), value: true },
+			{ ref: s.ref('radio', 'Small'), value: true },
+		] });
+		assert.match(r.text, /^Filled 6 fields: e\d+ \(textbox "Text"\) = "Ada Lovelace"; /);
+		assert.match(r.text, /\(checkbox "I agree"\) checked; e\d+ \(radio "Small"\) checked\./);
+		assert.deepEqual(await b.evaluate(url, '[text.value, email.value, date.value, country.value, agree.checked, r1.checked, r2.checked]'),
+		    ['Ada Lovelace', 'ada@example.com', '2024-05-31', 'ca', true, true, false]);
+		const again = await b.ok('fill_form', { fields: [{ ref: s.ref('checkbox', 'I agree'), value: 'false' }] });
+		assert.match(again.text, /unchecked/);
+		assert.equal(await b.evaluate(url, 'agree.checked'), false);
+		const bad = await b.fails('fill_form', { fields: [{ ref: s.ref('textbox', 'Text'), value: 'kept' }, { ref: s.ref('select', 'Country'), value: 'Atlantis' }] });
+		assert.equal(bad.code, 'INVALID_ARGUMENT');
+		assert.match(bad.message, /no option "Atlantis".*The fields before it were filled: e\d+ \(textbox "Text"\) = "kept"\./);
+	});
+
 	test('a covered button is NOT_INTERACTABLE naming what covers it', async () => {
 		const { url } = await b.open('form.html');
 		const s = await b.state();

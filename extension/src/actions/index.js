@@ -16,6 +16,7 @@ import { waitActions } from './wait-for.js';
 import { dialogActions } from './dialogs.js';
 import { viewportActions } from './viewport.js';
 import { pdfActions } from './pdf.js';
+import { formActions } from './form.js';
 import { taskActions } from '../agents/tasks.js';
 
 /**
@@ -38,5 +39,6 @@ export function registerActions(navigator, { consoleStore, tasks }) {
 	navigator.register(dialogActions);
 	navigator.register(viewportActions);
 	navigator.register(pdfActions);
+	navigator.register(formActions);
 	navigator.register(taskActions(tasks));
 }
