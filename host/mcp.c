@@ -705,61 +705,50 @@ mcp_task_id(struct session *session, const json_t *request,
 	return id;
 }
 
-/* tasks/get: the task's status (and in 2026-07-28 its result). */
-static json_t *
-mcp_task_get(struct mcp *mcp, struct session *session, const json_t *request,
-    const json_t *params, mcp_emit_cb emit, void *arg, struct mcp_call **call,
-    json_t **error)
-{
-	const char	*id = mcp_task_id(session, request, params, error);
+/*
+ * The task methods that name one task, and what each asks of the
+ * extension: tasks/get its status (in 2026-07-28 with the result),
+ * tasks/result (2025-11-25) waits for the end, tasks/cancel stops it,
+ * tasks/update (2026-07-28) is acknowledged (no browser task waits for
+ * input) once the task is found.
+ */
+static const struct {
+	const char		*method;
+	enum mcp_task_op	 op;
+	const char		*tool;
+} mcp_task_methods[] = {
+	{ "tasks/get", MCP_TASK_GET, "get_task" },
+	{ "tasks/result", MCP_TASK_RESULT, "get_task" },
+	{ "tasks/cancel", MCP_TASK_CANCEL, "stop_task" },
+	{ "tasks/update", MCP_TASK_UPDATE, "get_task" },
+};
 
-	if (id == NULL)
-		return NULL;
-	return mcp_task_forward(mcp, session, request, MCP_TASK_GET,
-	    "get_task", json_pack("{s:s}", "task_id", id), emit, arg, call);
-}
-
-/* tasks/result (2025-11-25): waits for the end, then the tool result. */
+/* tasks/get, tasks/result, tasks/cancel, tasks/update: see above. */
 static json_t *
-mcp_task_result(struct mcp *mcp, struct session *session,
+mcp_task_by_id(struct mcp *mcp, struct session *session,
     const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
     struct mcp_call **call, json_t **error)
 {
+	const char	*method = jsonrpc_string(json_object_get(request,
+			    "method"));
 	const char	*id = mcp_task_id(session, request, params, error);
+	json_t		*args;
+	size_t		 i;
 
 	if (id == NULL)
 		return NULL;
-	return mcp_task_forward(mcp, session, request, MCP_TASK_RESULT,
-	    "get_task", json_pack("{s:s,s:i}", "task_id", id, "wait_ms",
-	    MCP_TASK_RESULT_WAIT_MS), emit, arg, call);
-}
-
-/* tasks/cancel: stops the task (stop_task). */
-static json_t *
-mcp_task_cancel(struct mcp *mcp, struct session *session,
-    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
-    struct mcp_call **call, json_t **error)
-{
-	const char	*id = mcp_task_id(session, request, params, error);
-
-	if (id == NULL)
-		return NULL;
-	return mcp_task_forward(mcp, session, request, MCP_TASK_CANCEL,
-	    "stop_task", json_pack("{s:s}", "task_id", id), emit, arg, call);
-}
-
-/* tasks/update (2026-07-28): no task ever waits for input; acknowledged. */
-static json_t *
-mcp_task_update(struct mcp *mcp, struct session *session,
-    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
-    struct mcp_call **call, json_t **error)
-{
-	const char	*id = mcp_task_id(session, request, params, error);
-
-	if (id == NULL)
-		return NULL;
-	return mcp_task_forward(mcp, session, request, MCP_TASK_UPDATE,
-	    "get_task", json_pack("{s:s}", "task_id", id), emit, arg, call);
+	for (i = 0; i < sizeof mcp_task_methods / sizeof *mcp_task_methods; i++) {
+		if (strcmp(method, mcp_task_methods[i].method) == 0)
+			break;
+	}
+	if (i == sizeof mcp_task_methods / sizeof *mcp_task_methods)
+		return NULL;	/* not reached: mcp_methods routes only these */
+	args = json_pack("{s:s}", "task_id", id);
+	if (mcp_task_methods[i].op == MCP_TASK_RESULT)
+		json_object_set_new(args, "wait_ms",
+		    json_integer(MCP_TASK_RESULT_WAIT_MS));
+	return mcp_task_forward(mcp, session, request, mcp_task_methods[i].op,
+	    mcp_task_methods[i].tool, args, emit, arg, call);
 }
 
 /* tasks/list (2025-11-25): the caller's tasks, all in one page. */
@@ -798,11 +787,11 @@ static const struct {
 	{ "resources/read", mcp_resources_read, MCP_LEGACY|MCP_MODERN },
 	{ "resources/subscribe", mcp_resources_subscribe, MCP_LEGACY },
 	{ "resources/unsubscribe", mcp_resources_unsubscribe, MCP_LEGACY },
-	{ "tasks/get", mcp_task_get, MCP_LEGACY|MCP_MODERN },
-	{ "tasks/result", mcp_task_result, MCP_LEGACY },
-	{ "tasks/cancel", mcp_task_cancel, MCP_LEGACY|MCP_MODERN },
+	{ "tasks/get", mcp_task_by_id, MCP_LEGACY|MCP_MODERN },
+	{ "tasks/result", mcp_task_by_id, MCP_LEGACY },
+	{ "tasks/cancel", mcp_task_by_id, MCP_LEGACY|MCP_MODERN },
 	{ "tasks/list", mcp_task_list, MCP_LEGACY },
-	{ "tasks/update", mcp_task_update, MCP_MODERN },
+	{ "tasks/update", mcp_task_by_id, MCP_MODERN },
 };
 
 /* notifications/cancelled: stop the call; it gets no response. */
