@@ -146,6 +146,9 @@
 			return 'editable';
 		if (insideInteractive)
 			return null;
+		/* drag_and_drop needs a ref for what can be dragged. */
+		if (element.getAttribute('draggable') === 'true')
+			return 'draggable';
 		if (element.hasAttribute('onclick'))
 			return 'clickable';
 		if (style.cursor === 'pointer' && parentCursor !== 'pointer')

@@ -7,7 +7,7 @@
  *
  * - EventTarget.prototype.addEventListener and removeEventListener are
  *   wrapped to remember which objects have listeners for click-like events
- *   (click, mousedown, mouseup, pointerdown, pointerup), per type, callback
+ *   (click, mousedown, mouseup, pointerdown, pointerup, drop), per type, callback
  *   and capture flag, as the browser identifies them; listeners removed by
  *   an AbortSignal are forgotten when it aborts.
  * - The agent asks about an element by dispatching a cancelable CustomEvent
@@ -41,7 +41,8 @@
 	'use strict';
 
 	const QUERY_EVENT = '__browser_bridge_has_click__';
-	const CLICK_TYPES = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup']);
+	/* Click-like, and drop: a drop zone is something to act on too (drag_and_drop's target). */
+	const CLICK_TYPES = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'drop']);
 	const HANDLER_PROPERTIES = ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup'];
 
 	const apply = Reflect.apply;

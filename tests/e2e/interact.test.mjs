@@ -127,4 +127,19 @@ describe('select, hover and keys', () => {
 		const neither = await b.fails('hover_element', {});
 		assert.equal(neither.code, 'INVALID_ARGUMENT');
 	});
+
+	test('drag_and_drop finishes an HTML5 drag and drives a pointer-based sortable list', async () => {
+		const { url } = await b.open('dragdrop.html');
+		const s = await b.state();
+		const card = s.find('draggable', 'Card A');
+		const zone = s.data.elements.find(e => e.role === 'clickable' && e.name.startsWith('Done'));
+		assert.ok(card && zone, `a draggable and its drop zone (it has a drop listener) have refs:\n${s.text}`);
+		const html5 = await b.ok('drag_and_drop', { from_ref: card.ref, to_ref: zone.ref });
+		assert.match(html5.text, /\(HTML5 drag\)/);
+		assert.equal(await b.evaluate(url, 'document.getElementById("done").textContent'), 'Done: card-a');
+		const sorted = await b.ok('drag_and_drop', { from_ref: s.ref('button', 'First'), to_ref: s.ref('button', 'Third') });
+		assert.match(sorted.text, /\(pointer drag\)/);
+		assert.deepEqual(await b.evaluate(url, '[...document.querySelectorAll("#sortable li")].map(li => li.textContent)'),
+		    ['Second', 'Third', 'First']);
+	});
 });

@@ -17,6 +17,7 @@ import { dialogActions } from './dialogs.js';
 import { viewportActions } from './viewport.js';
 import { pdfActions } from './pdf.js';
 import { formActions } from './form.js';
+import { dragActions } from './drag.js';
 import { taskActions } from '../agents/tasks.js';
 
 /**
@@ -40,5 +41,6 @@ export function registerActions(navigator, { consoleStore, tasks }) {
 	navigator.register(viewportActions);
 	navigator.register(pdfActions);
 	navigator.register(formActions);
+	navigator.register(dragActions);
 	navigator.register(taskActions(tasks));
 }

@@ -64,6 +64,8 @@ export class DebuggerPool {
 		this.pending = new Map();
 		/** @type {Set<{tabId: number, callback: Function}>} who waits for a dialog */
 		this.dialogWaiters = new Set();
+		/** @type {Set<{tabId: number, method: string, callback: Function}>} who waits for another CDP event */
+		this.eventWaiters = new Set();
 		chrome.debugger.onEvent.addListener((source, method, params) => {
 			if (source.tabId === undefined)
 				return;
@@ -71,6 +73,10 @@ export class DebuggerPool {
 				this.dialogOpened(source.tabId, params);
 			else if (method === 'Page.javascriptDialogClosed')
 				this.dialogs.delete(source.tabId);
+			for (const waiter of [...this.eventWaiters]) {
+				if (waiter.tabId === source.tabId && waiter.method === method)
+					waiter.callback(params);
+			}
 		});
 		/** @type {Map<number, string>} why the debugger went away, per tab */
 		this.lostReason = new Map();
@@ -164,6 +170,19 @@ export class DebuggerPool {
 		const waiter = { tabId, callback };
 		this.dialogWaiters.add(waiter);
 		return () => this.dialogWaiters.delete(waiter);
+	}
+
+	/**
+	 * Calls back on each CDP event of a kind from a tab.
+	 * @param {number} tabId
+	 * @param {string} method such as Input.dragIntercepted
+	 * @param {(params: object) => void} callback
+	 * @returns {() => void} stops listening
+	 */
+	onEvent(tabId, method, callback) {
+		const waiter = { tabId, method, callback };
+		this.eventWaiters.add(waiter);
+		return () => this.eventWaiters.delete(waiter);
 	}
 
 	/**
