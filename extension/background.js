@@ -9,6 +9,7 @@ import { Navigator } from './src/navigator.js';
 import { RefTable } from './src/page-state/refs.js';
 import { DebuggerPool } from './src/browser/debugger.js';
 import { NetworkTracker } from './src/browser/network.js';
+import { NetworkLog } from './src/browser/network-log.js';
 import { HOST_NAME } from './src/status.js';
 import { registerActions } from './src/actions/index.js';
 import { ConsoleStore } from './src/actions/console.js';
@@ -37,10 +38,12 @@ const savedCounter = chrome.storage.session.get(REF_COUNTER_KEY)
     .then(saved => refs.skipTo(saved?.[REF_COUNTER_KEY]))
     .catch(() => {});
 
+const debuggers = new DebuggerPool(log);
 const navigator = new Navigator({
 	refs,
-	debuggers: new DebuggerPool(log),
+	debuggers,
 	network: new NetworkTracker(),
+	networkLog: new NetworkLog(debuggers),
 	version,
 	log,
 });

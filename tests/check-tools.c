@@ -25,13 +25,15 @@ static const char *tool_names[] = {
 	"manage_tabs", "take_screenshot", "set_viewport", "save_pdf",
 	"get_page_content",
 	"evaluate_script",
-	"get_console_logs", "wait_for", "handle_dialog", "run_task", "get_task",
+	"get_console_logs", "list_network_requests", "get_network_request",
+	"wait_for", "handle_dialog", "run_task", "get_task",
 	"stop_task", "list_tasks", "host_status", NULL
 };
 
 static const char *read_only_names[] = {
 	"get_browser_state", "get_dom_extra_elements", "take_screenshot",
-	"save_pdf", "get_page_content", "get_console_logs", "wait_for", "get_task",
+	"save_pdf", "get_page_content", "get_console_logs", "list_network_requests",
+	"get_network_request", "wait_for", "get_task",
 	"list_tasks", "host_status", NULL
 };
 

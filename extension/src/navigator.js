@@ -34,6 +34,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {import('./page-state/refs.js').RefTable} refs
  * @property {import('./browser/debugger.js').DebuggerPool} debuggers
  * @property {import('./browser/network.js').NetworkTracker} network
+ * @property {import('./browser/network-log.js').NetworkLog} [networkLog] the requests of the tabs the tools used
  * @property {string} version the extension's version
  * @property {(text: string) => void} log
  * @property {object} [welcome] the host's welcome (evaluate_script: whether the host config allows it)
@@ -242,6 +243,7 @@ export class Navigator {
 				tabId = this.resolveRef(innerRef, undefined).tabId;
 			context.tab = tabId !== undefined ? await getTab(tabId) : await resolveTab(params);
 			context.resolveRef = ref => this.resolveRef(ref, context.tab.id);
+			this.services.networkLog?.watch(context.tab.id);
 			key = context.tab.id;
 			const holder = this.holds.get(key);
 			if (holder !== undefined && holder !== call.owner && !this.readOnly(method))

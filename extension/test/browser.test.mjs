@@ -222,7 +222,7 @@ test('a dialog cuts short the commands the blocked page leaves hanging, and late
 	pool.onDialog(10, () => assert.fail('a dialog of another tab was reported'));
 	await pool.watchDialogs(9);
 	await pool.watchDialogs(9);
-	assert.deepEqual(sent, ['Page.enable']);
+	assert.deepEqual(sent, ['Network.enable', 'Page.enable'], 'attaching keeps response bodies; dialogs need Page events, once');
 	const click = pool.send(9, 'Input.dispatchMouseEvent', { type: 'mouseReleased' });
 	await later(10);
 	chrome.debugger.onEvent.emit({ tabId: 9 }, 'Page.javascriptDialogOpening',

@@ -134,3 +134,32 @@ describe('an action settles on events, not on a fixed wait', () => {
 		assert.equal(r.data.still, undefined);
 	});
 });
+
+describe('network requests of the tabs the tools use', () => {
+	let b;
+	before(async () => {
+		b = await startBridge();
+	});
+	after(async () => {
+		await b?.close();
+	});
+
+	test('list_network_requests lists what a click loaded; get_network_request has its headers and body', async () => {
+		const { tabId } = await b.open('settle.html');
+		const s = await b.state();
+		await b.ok('click_element', { ref: s.ref('button', 'Load more') });
+		const listed = await b.ok('list_network_requests', { filter: '/slow' });
+		assert.match(listed.text, new RegExp(`^1 request of tab ${tabId}:\\nn\\d+ GET 200 xmlhttprequest .* ms http://127\\.0\\.0\\.1:\\d+/slow\\?ms=300$`));
+		const [request] = listed.data.requests;
+		const page = await b.ok('list_network_requests', { type: 'main_frame' });
+		assert.ok(page.data.requests.some(r => /settle\.html/.test(r.url)), 'the page load is recorded too');
+		assert.equal((await b.ok('list_network_requests', { since: request.id, filter: '/slow' })).data.total, 0);
+		const got = await b.ok('get_network_request', { id: request.id });
+		assert.match(got.text, /^Request headers:$/m);
+		assert.match(got.text, /^ {2}content-type: text\/html/mi);
+		assert.match(got.data.body, /<!doctype html>|<html|<title>/i, `the body:\n${got.text}`);
+		const missing = await b.fails('get_network_request', { id: 'n999999' });
+		assert.equal(missing.code, 'INVALID_ARGUMENT');
+	});
+});
+

@@ -18,6 +18,7 @@ import { viewportActions } from './viewport.js';
 import { pdfActions } from './pdf.js';
 import { formActions } from './form.js';
 import { dragActions } from './drag.js';
+import { networkActions } from './network.js';
 import { taskActions } from '../agents/tasks.js';
 
 /**
@@ -42,5 +43,6 @@ export function registerActions(navigator, { consoleStore, tasks }) {
 	navigator.register(pdfActions);
 	navigator.register(formActions);
 	navigator.register(dragActions);
+	navigator.register(networkActions);
 	navigator.register(taskActions(tasks));
 }

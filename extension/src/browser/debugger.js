@@ -9,6 +9,9 @@
 
 /** Detach after this long without a command. */
 export const IDLE_DETACH_MS = 15000;
+/** What the browser keeps of response bodies while attached: in all, and of one. */
+const NETWORK_BUFFER_BYTES = 8 * 1024 * 1024;
+const NETWORK_BODY_BYTES = 1024 * 1024;
 /** A CDP command that takes longer than this is given up. */
 export const COMMAND_TIMEOUT_MS = 10000;
 /** After the user closes the debugging bar, leave the tab alone this long. */
@@ -66,6 +69,8 @@ export class DebuggerPool {
 		this.dialogWaiters = new Set();
 		/** @type {Set<{tabId: number, method: string, callback: Function}>} who waits for another CDP event */
 		this.eventWaiters = new Set();
+		/** @type {Set<(tabId: number, method: string, params: object) => void>} who hears every CDP event */
+		this.eventListeners = new Set();
 		chrome.debugger.onEvent.addListener((source, method, params) => {
 			if (source.tabId === undefined)
 				return;
@@ -77,6 +82,8 @@ export class DebuggerPool {
 				if (waiter.tabId === source.tabId && waiter.method === method)
 					waiter.callback(params);
 			}
+			for (const listener of this.eventListeners)
+				listener(source.tabId, method, params);
 		});
 		/** @type {Map<number, string>} why the debugger went away, per tab */
 		this.lostReason = new Map();
@@ -129,8 +136,13 @@ export class DebuggerPool {
 			});
 			entry = { ready, timer: null };
 			this.tabs.set(tabId, entry);
+			/* While attached, the browser keeps response bodies for get_network_request (bounded). */
+			entry.network = ready.then(() => chrome.debugger.sendCommand({ tabId }, 'Network.enable',
+			    { maxTotalBufferSize: NETWORK_BUFFER_BYTES, maxResourceBufferSize: NETWORK_BODY_BYTES }))
+			    .catch(() => {});
 		}
 		await entry.ready;
+		await entry.network;
 		this.touch(tabId);
 	}
 
@@ -183,6 +195,14 @@ export class DebuggerPool {
 		const waiter = { tabId, method, callback };
 		this.eventWaiters.add(waiter);
 		return () => this.eventWaiters.delete(waiter);
+	}
+
+	/**
+	 * Calls back on every CDP event of every tab.
+	 * @param {(tabId: number, method: string, params: object) => void} listener
+	 */
+	onAnyEvent(listener) {
+		this.eventListeners.add(listener);
 	}
 
 	/**
