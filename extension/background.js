@@ -83,6 +83,8 @@ const connection = new HostConnection({
 	onConnected: welcome => {
 		/* What the host allows (evaluate_script) and its tool catalogue (the agents' tools). */
 		navigator.services.welcome = welcome;
+		/* The host's own answers: which files upload_file may send. */
+		navigator.services.host = { call: (method, params) => runner.call(method, params) };
 		runner = new RequestRunner({
 			send: message => connection.send(message),
 			dispatch: async (method, params, context) => {

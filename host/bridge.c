@@ -20,16 +20,17 @@
 #include "errors.h"
 #include "files.h"
 #include "http-server.h"
+#include "instance.h"
 #include "log.h"
 #include "mcp.h"
 #include "probe.h"
 #include "rpc.h"
-#include "instance.h"
 #include "runtime-file.h"
 #include "session.h"
 #include "sse.h"
 #include "token.h"
 #include "tools.h"
+#include "upload.h"
 #include "xmalloc.h"
 
 /* How long replies may flush after the extension leaves, before exit. */
@@ -247,8 +248,23 @@ bridge_host_request(const char *method, const json_t *params, void *arg,
 {
 	struct bridge	*bridge = arg;
 
+	json_t		*dirs, *resolved;
+	char		*why = NULL;
+
 	if (strcmp(method, "status") == 0)
 		return bridge_status(bridge, NULL);
+	if (strcmp(method, "check_upload") == 0) {
+		dirs = bridge_protected_dirs(bridge);
+		resolved = upload_check(json_object_get(params, "paths"),
+		    bridge->config.upload_roots, bridge->config.upload_root_count,
+		    dirs, &why);
+		json_decref(dirs);
+		if (resolved != NULL)
+			return json_pack("{s:o}", "paths", resolved);
+		*error_code = ERR_INVALID_ARGUMENT;
+		*error_message = why;
+		return NULL;
+	}
 	*error_code = ERR_UNKNOWN_METHOD;
 	*error_message = xasprintf("The host has no method \"%s\"; update the "
 	    "host and the extension to the same release.", method);

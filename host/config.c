@@ -96,6 +96,7 @@ config_clear(struct config *config)
 	xfree_strings(config->browsers, config->browser_count);
 	xfree_strings(config->extension_ids, config->extension_id_count);
 	xfree_strings(config->allowed_origins, config->allowed_origin_count);
+	xfree_strings(config->upload_roots, config->upload_root_count);
 	free(config->user_data_dir);
 	free(config->instance);
 	memset(config, 0, sizeof *config);
@@ -249,9 +250,51 @@ bad:
 }
 
 /*
+ * Reads "upload_roots": the directories upload_file may take files from,
+ * absolute or under "~/". -1 with *cause set when it is not an array of
+ * such paths. An empty array turns uploads off.
+ */
+static int
+config_read_upload_roots(struct config *config, const json_t *value,
+    const char *path, char **cause)
+{
+	const json_t	*root;
+	const char	*text, *home = getenv("HOME");
+	char		*expanded;
+	size_t		 i;
+
+	if (!json_is_array(value))
+		goto bad;
+	xfree_strings(config->upload_roots, config->upload_root_count);
+	config->upload_roots = NULL;
+	config->upload_root_count = 0;
+	json_array_foreach(value, i, root) {
+		text = json_string_value(root);
+		if (text == NULL || strlen(text) != json_string_length(root))
+			goto bad;
+		if (strncmp(text, "~/", 2) == 0 && home != NULL && *home == '/')
+			expanded = xasprintf("%s/%s", home, text + 2);
+		else if (*text == '/')
+			expanded = xstrdup(text);
+		else
+			goto bad;
+		config_append(&config->upload_roots, &config->upload_root_count,
+		    expanded);
+		free(expanded);
+	}
+	return 0;
+bad:
+	*cause = xasprintf("%s: \"upload_roots\" must be a list of "
+	    "directories, absolute or under \"~/\", e.g. [\"~/Downloads\"]",
+	    path);
+	return -1;
+}
+
+/*
  * Reads config.json in the config directory, if there is one. Keys are the
  * long option names with "_" or "-" ("log_level"), plus the booleans
- * "auth", "evaluate_script" and "allow_file_urls", and "allowed_origins".
+ * "auth", "evaluate_script" and "allow_file_urls", "allowed_origins" and
+ * "upload_roots".
  */
 static int
 config_read_file(struct config *config, char **cause)
@@ -295,6 +338,10 @@ config_read_file(struct config *config, char **cause)
 			rc = config_read_origins(config, value, path, cause);
 			continue;
 		}
+		if (strcmp(key, "upload_roots") == 0) {
+			rc = config_read_upload_roots(config, value, path, cause);
+			continue;
+		}
 		name = xstrdup(key);
 		for (p = name; *p != '\0'; p++) {
 			if (*p == '_')
@@ -321,13 +368,25 @@ config_read_file(struct config *config, char **cause)
 	return rc;
 }
 
-/* Sets the config directory and the token path under it. */
+/*
+ * Sets the config directory and the token path under it, and the default
+ * upload root, ~/Downloads (config.json's "upload_roots" replaces it).
+ */
 static int
 config_locate(struct config *config, char **cause)
 {
+	const char	*home = getenv("HOME");
+	char		*downloads;
+
 	if ((config->config_dir = config_dir_path(cause)) == NULL)
 		return -1;
 	config->token_file = xasprintf("%s/token", config->config_dir);
+	if (home != NULL && *home == '/') {
+		downloads = xasprintf("%s/Downloads", home);
+		config_append(&config->upload_roots,
+		    &config->upload_root_count, downloads);
+		free(downloads);
+	}
 	return 0;
 }
 

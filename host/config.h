@@ -64,6 +64,9 @@ struct config {
 	/* config.json "allowed_origins": web origins answered with CORS */
 	char			**allowed_origins;
 	size_t			 allowed_origin_count;
+	/* config.json "upload_roots": where upload_file may take files from */
+	char			**upload_roots;
+	size_t			 upload_root_count;
 	char			*config_dir;
 	char			*token_file;
 	char			*file_error;	/* config.json's problem, if kept */

@@ -21,6 +21,7 @@
 #include "proof.h"
 #include "random.h"
 #include "runtime-file.h"
+#include "upload.h"
 #include "token.h"
 #include "xmalloc.h"
 
@@ -770,6 +771,69 @@ test_setenv(const char *name, const char *value)
 		ck_assert_int_eq(setenv(name, value, 1), 0);
 }
 
+/* ------------------------------------------------------------ upload */
+
+START_TEST(test_upload_check_roots_links_and_protected)
+{
+	char	*root = test_path("uploads"), *private = test_path("private");
+	char	*state = test_path("uploads/state");
+	char	*ok = test_path("uploads/ok.txt"), *secret = test_path("private/s.txt");
+	char	*link = test_path("uploads/link.txt"), *own = test_path("uploads/state/t");
+	char	*roots[] = { root }, *why = NULL;
+	const char *const refused[] = { secret, link, own, root, "relative.txt" };
+	json_t	*paths, *resolved, *protected_dirs;
+	size_t	 i;
+
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	ck_assert_int_eq(mkdir(private, 0700), 0);
+	ck_assert_int_eq(mkdir(state, 0700), 0);
+	test_write_file(ok, "data", 4, 0600);
+	test_write_file(secret, "data", 4, 0600);
+	test_write_file(own, "data", 4, 0600);
+	ck_assert_int_eq(symlink(secret, link), 0);
+	protected_dirs = json_pack("[s]", state);
+
+	paths = json_pack("[s]", ok);
+	resolved = upload_check(paths, roots, 1, protected_dirs, &why);
+	ck_assert_ptr_nonnull(resolved);
+	ck_assert_uint_eq(json_array_size(resolved), 1);
+	json_decref(resolved);
+	json_decref(paths);
+
+	/* Outside, a link out, the host's own directory, a directory, relative. */
+	for (i = 0; i < sizeof refused / sizeof *refused; i++) {
+		paths = json_pack("[s]", refused[i]);
+		why = NULL;
+		ck_assert_ptr_null(upload_check(paths, roots, 1, protected_dirs, &why));
+		ck_assert_ptr_nonnull(why);
+		free(why);
+		json_decref(paths);
+	}
+	paths = json_pack("[s]", ok);
+	why = NULL;
+	ck_assert_ptr_null(upload_check(paths, roots, 0, protected_dirs, &why));
+	ck_assert_ptr_nonnull(strstr(why, "uploads are off"));
+	free(why);
+	json_decref(paths);
+
+	json_decref(protected_dirs);
+	unlink(link);
+	unlink(own);
+	unlink(ok);
+	unlink(secret);
+	rmdir(state);
+	rmdir(root);
+	rmdir(private);
+	free(root);
+	free(private);
+	free(state);
+	free(ok);
+	free(secret);
+	free(link);
+	free(own);
+}
+END_TEST
+
 START_TEST(test_runtime_file_path_choices)
 {
 	static const struct {
@@ -1241,6 +1305,11 @@ security_suite(void)
 	tcase_add_test(tc, test_guard_host_table);
 	tcase_add_test(tc, test_guard_origin_table);
 	tcase_add_test(tc, test_guard_bearer_table);
+	suite_add_tcase(suite, tc);
+
+	tc = tcase_create("upload");
+	tcase_add_checked_fixture(tc, test_dir_setup, test_dir_teardown);
+	tcase_add_test(tc, test_upload_check_roots_links_and_protected);
 	suite_add_tcase(suite, tc);
 
 	tc = tcase_create("runtime-file");

@@ -20,6 +20,7 @@
 static const char *tool_names[] = {
 	"navigate_to", "navigate_history", "get_browser_state",
 	"get_dom_extra_elements", "click_element", "type_value", "fill_form",
+	"upload_file",
 	"select_option", "hover_element", "drag_and_drop", "press_keys",
 	"scroll_page",
 	"manage_tabs", "take_screenshot", "set_viewport", "save_pdf",

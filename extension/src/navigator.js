@@ -38,6 +38,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {string} version the extension's version
  * @property {(text: string) => void} log
  * @property {object} [welcome] the host's welcome (evaluate_script: whether the host config allows it)
+ * @property {{call: (method: string, params: object) => Promise<object>}} [host] asks the host (check_upload)
  */
 
 /**

@@ -35,7 +35,7 @@ export const TOOL_NAMES = [
 	'get_dom_extra_elements', 'click_element', 'type_value',
 	'select_option', 'hover_element', 'press_keys', 'scroll_page',
 	'manage_tabs', 'take_screenshot', 'get_page_content',
-	'evaluate_script', 'get_console_logs', 'wait_for', 'handle_dialog', 'set_viewport', 'save_pdf', 'fill_form', 'drag_and_drop', 'list_network_requests', 'get_network_request',
+	'evaluate_script', 'get_console_logs', 'wait_for', 'handle_dialog', 'set_viewport', 'save_pdf', 'fill_form', 'drag_and_drop', 'list_network_requests', 'get_network_request', 'upload_file',
 	'run_task', 'get_task', 'stop_task', 'list_tasks', 'host_status',
 ];
 

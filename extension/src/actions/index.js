@@ -19,6 +19,7 @@ import { pdfActions } from './pdf.js';
 import { formActions } from './form.js';
 import { dragActions } from './drag.js';
 import { networkActions } from './network.js';
+import { uploadActions } from './upload.js';
 import { taskActions } from '../agents/tasks.js';
 
 /**
@@ -44,5 +45,6 @@ export function registerActions(navigator, { consoleStore, tasks }) {
 	navigator.register(formActions);
 	navigator.register(dragActions);
 	navigator.register(networkActions);
+	navigator.register(uploadActions);
 	navigator.register(taskActions(tasks));
 }
