@@ -22,6 +22,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const PEERS = process.env.BENCH_PEERS;	// the folder with the peers' node_modules
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
+/** The pages whose state size is compared (the last is the one of the main table). */
+const STATE_PAGES = ['form.html', 'frames.html', 'shadow.html', 'long.html', 'article.html', 'checkout.html'];
+
 /** Resident memory of a process, in MiB (VmRSS). */
 function rssMiB(pid) {
 	try {
@@ -116,11 +119,17 @@ async function measure(driver, system, b) {
 			await timed(peer.client, ...system.type(text, `round ${round}`, 'Text'), samples.type);
 			await timed(peer.client, ...system.click(box, 'I agree'), samples.click);
 		}
-		await timed(peer.client, ...system.navigate(b.page('checkout.html', { unique: false })), []);
+		const states = {};
+		for (const page of STATE_PAGES) {
+			await timed(peer.client, ...system.navigate(b.page(page, { unique: false })), []);
+			const state = await timed(peer.client, ...system.snapshot(), []);
+			states[page] = bytes(textOf(state)) + (state.structuredContent === undefined ? 0 : bytes(state.structuredContent));
+		}
 		const checkout = await timed(peer.client, ...system.snapshot(), []);
 		return {
 			label: driver,
 			actions: Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, stats(list)])),
+			states,
 			text: bytes(textOf(checkout)),
 			structured: checkout.structuredContent === undefined ? 0 : bytes(checkout.structuredContent),
 			tools: bytes(tools),
@@ -156,3 +165,11 @@ const a = ours.actions;
 console.log(`| ratio to the faster peer | ${['navigate', 'snapshot', 'type', 'click'].map(k => ratio(a[k].median, peers.map(p => p.actions[k].median))).join(' | ')} | ` +
     `${ratio(ours.text, peers.map(p => p.text))} | | ${ratio(ours.text + ours.structured, peers.map(p => p.text + p.structured))} | ` +
     `${ratio(ours.tools, peers.map(p => p.tools))} | ${ratio(ours.rss, peers.map(p => p.rss))} |`);
+
+console.log('\nState bytes (text and structured content together) by page:\n');
+console.log(`| page | ${results.map(r => r.label).join(' | ')} | ratio to the smaller peer |`);
+console.log(`| --- | ${results.map(() => '---:').join(' | ')} | ---: |`);
+for (const page of STATE_PAGES) {
+	const sizes = results.map(r => r.states[page]);
+	console.log(`| ${page} | ${sizes.join(' | ')} | ${ratio(sizes[0], sizes.slice(1))} |`);
+}
