@@ -53,7 +53,8 @@
 
 	/**
 	 * Resolves once the watched document has not changed for quietMs
-	 * ({quiet: true}), or after capMs of changes ({quiet: false}).
+	 * ({quiet: true}), or after capMs of changes ({quiet: false}); then
+	 * ends the watch and gives the changes it saw (count).
 	 */
 	function watchQuiet(token, quietMs, capMs) {
 		const entry = observers.get(token);
@@ -68,10 +69,8 @@
 					entry.state.count += pending;
 					entry.state.last = now;
 				}
-				if (now - entry.state.last >= quietMs)
-					resolve({ quiet: true });
-				else if (now - begun >= capMs)
-					resolve({ quiet: false });
+				if (now - entry.state.last >= quietMs || now - begun >= capMs)
+					resolve({ quiet: now - entry.state.last >= quietMs, count: watchStop(token) });
 				else
 					setTimeout(check, Math.min(quietMs, capMs - (now - begun)) / 2);
 			};

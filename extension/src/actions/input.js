@@ -348,8 +348,7 @@ export const inputActions = {
 			const clear = params.clear === true;
 			const observer = new OutcomeObserver(tab, services.network);
 			try {
-				await observer.start(element.documentId);
-				await services.debuggers.attach(tab.id).catch(() => {});
+				await Promise.all([observer.start(element.documentId), services.debuggers.attach(tab.id).catch(() => {})]);
 				if (element.frameId !== 0)
 					await frameOffset(tab, element.frameId, true);
 				let prepared = await callOnElement(context, 'prepareType', [{ clear }]);

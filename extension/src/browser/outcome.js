@@ -100,8 +100,8 @@ export class OutcomeObserver {
 				tab = { url: '', closed: true };
 			}
 			const url = tab.url || tab.pendingUrl || '';
-			let mutations;
-			if (this.watch !== null && !navigated) {
+			let mutations = navigated ? undefined : this.settledCount;
+			if (this.watch !== null && !navigated && mutations === undefined) {
 				try {
 					const results = await callInPage(this.tab, { documentIds: [this.watch.documentId] },
 					    'watchStop', [this.watch.token]);
@@ -161,7 +161,13 @@ export class OutcomeObserver {
 		const dom = this.watch === null ? Promise.resolve(true) :
 		    callInPage(this.tab, { documentIds: [this.watch.documentId] }, 'watchQuiet',
 		        [this.watch.token, DOM_QUIET_MS, Math.max(cap - Date.now(), 0)], { timeoutMs: SETTLE_CAP_MS + 1000 })
-		        .then(results => results[0]?.result?.quiet !== false, () => true);
+		        .then(results => {
+				const answer = results[0]?.result;
+				/* The changes seen up to now, so finishing need not ask again. */
+				if (typeof answer?.count === 'number')
+					this.settledCount = answer.count;
+				return answer?.quiet !== false;
+			}, () => true);
 		const network = this.network === undefined ? Promise.resolve(0) :
 		    this.network.waitRequestsSince(this.tab.id, this.startedAt, { signal, deadline: cap });
 		const [quiet, open] = await Promise.all([dom, network]);
