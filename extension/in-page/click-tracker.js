@@ -9,16 +9,17 @@
 	if (parts.clickTracker !== undefined)
 		return;
 
-	/* The question the click-listener tracker (page/click-listeners.js) answers. */
-	const CLICK_QUERY_EVENT = '__browser_bridge_has_click__';
+	/* The questions the click-listener tracker (page/click-listeners.js) answers. */
+	const CLICK_QUERY = '__browser_bridge_has_click__';
+	const HOVER_QUERY = '__browser_bridge_has_hover__';
 
 	/**
 	 * Asks the click-listener tracker, which runs in the page's own world,
-	 * about a target: true when it cancels the question.
+	 * a question about a target: true when it cancels the question.
 	 */
-	function askTracker(target, composed) {
+	function askTracker(query, target, composed) {
 		try {
-			return !target.dispatchEvent(new CustomEvent(CLICK_QUERY_EVENT,
+			return !target.dispatchEvent(new CustomEvent(query,
 			    { bubbles: false, cancelable: true, composed }));
 		} catch {
 			return false;
@@ -27,18 +28,16 @@
 
 	/** Whether the click-listener tracker runs in this document. */
 	function trackerRuns() {
-		return askTracker(window, false);
+		return askTracker(CLICK_QUERY, window, false);
 	}
 
 	/**
-	 * Whether the page gave the element itself a click, mousedown, mouseup,
-	 * pointerdown or pointerup listener, or an onclick-like handler property.
-	 * The question is composed (the tracker's window listener sees the
-	 * element in composedPath()) when every shadow root above the element is
-	 * open; otherwise it stays in the element's own shadow root, where the
-	 * tracker listens too.
+	 * Asks about an element. The question is composed (the tracker's window
+	 * listener sees the element in composedPath()) when every shadow root
+	 * above the element is open; otherwise it stays in the element's own
+	 * shadow root, where the tracker listens too.
 	 */
-	function hasClickListener(element) {
+	function askAbout(query, element) {
 		let composed = true;
 		for (let root = element.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) {
 			if (root.mode !== 'open') {
@@ -46,8 +45,26 @@
 				break;
 			}
 		}
-		return askTracker(element, composed);
+		return askTracker(query, element, composed);
 	}
 
-	parts.clickTracker = { trackerRuns, hasClickListener };
+	/**
+	 * Whether the page gave the element itself a click, mousedown, mouseup,
+	 * pointerdown, pointerup or drop listener, or an onclick-like handler
+	 * property.
+	 */
+	function hasClickListener(element) {
+		return askAbout(CLICK_QUERY, element);
+	}
+
+	/**
+	 * Whether the page gave the element itself a mouseenter, mouseover,
+	 * pointerenter or pointerover listener, or such a handler property:
+	 * something (a menu, a tooltip) appears when the pointer enters it.
+	 */
+	function hasHoverListener(element) {
+		return askAbout(HOVER_QUERY, element);
+	}
+
+	parts.clickTracker = { trackerRuns, hasClickListener, hasHoverListener };
 })(globalThis.__browserBridgePageParts ??= {});

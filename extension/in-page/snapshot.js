@@ -14,7 +14,7 @@
 	const { NAME_MAX, clean } = parts.text;
 	const { localIdOf } = parts.refs;
 	const { shadowRootOf } = parts.tree;
-	const { trackerRuns, hasClickListener } = parts.clickTracker;
+	const { trackerRuns, hasClickListener, hasHoverListener } = parts.clickTracker;
 	const { nameOf, roleOf, detailsOf } = parts.labels;
 	const { isInert, isRendered, hitTest, clippedSide, box } = parts.visibility;
 	const { isFrame, frameIndexOf, ownFrameIndex, contentBox } = parts.frames;
@@ -78,17 +78,21 @@
 			if (role === null && !insideInteractive && hoverTriggers.some(selector => matchesSafely(element, selector)))
 				role = 'hoverable';
 			/*
-			 * Clickable only through a listener: asked only for visible
-			 * elements nothing else made interactive, never the root and
-			 * body (where delegated listeners live).
+			 * Clickable, or showing something on pointer entry, only
+			 * through a listener: asked only for visible elements nothing
+			 * else made interactive, never the root and body (where
+			 * delegated listeners live).
 			 */
 			let byListener = false;
 			if (role === null && tracked && !insideInteractive && style.visibility === 'visible' &&
 			    element !== document.documentElement && element !== document.body) {
 				const r = element.getBoundingClientRect();
-				if (r.width >= 1 && r.height >= 1 && hasClickListener(element)) {
-					role = 'clickable';
-					byListener = true;
+				if (r.width >= 1 && r.height >= 1) {
+					if (hasClickListener(element))
+						role = 'clickable';
+					else if (hasHoverListener(element))
+						role = 'hoverable';
+					byListener = role !== null;
 				}
 			}
 			let itemIndex = -1;

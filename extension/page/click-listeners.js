@@ -2,20 +2,24 @@
  * The click-listener tracker: a content script that runs in the page's own
  * (MAIN) world at document_start in every frame (manifest.json
  * "content_scripts"), before any page script. It lets the page agent
- * (page/agent.js, in the extension's isolated world) list elements that are
- * clickable only through addEventListener, which no DOM property shows.
+ * (in-page/click-tracker.js, in the extension's isolated world) list
+ * elements that are clickable, or show something when the pointer enters
+ * them, only through addEventListener, which no DOM property shows.
  *
  * - EventTarget.prototype.addEventListener and removeEventListener are
  *   wrapped to remember which objects have listeners for click-like events
- *   (click, mousedown, mouseup, pointerdown, pointerup, drop), per type, callback
- *   and capture flag, as the browser identifies them; listeners removed by
- *   an AbortSignal are forgotten when it aborts.
+ *   (click, mousedown, mouseup, pointerdown, pointerup, drop) and for
+ *   pointer-entry events (mouseenter, mouseover, pointerenter,
+ *   pointerover), per type, callback and capture flag, as the browser
+ *   identifies them; listeners removed by an AbortSignal are forgotten
+ *   when it aborts.
  * - The agent asks about an element by dispatching a cancelable CustomEvent
- *   named QUERY_EVENT on it (bubbles: false). The tracker listens for it in
+ *   on it (bubbles: false): CLICK_QUERY for click-like listeners,
+ *   HOVER_QUERY for pointer-entry ones. The tracker listens for both in
  *   the capture phase on the window and on every shadow root the page
  *   attaches (Element.prototype.attachShadow is wrapped for that), and
- *   cancels it when the element has such a listener or an onclick-like
- *   handler property. defaultPrevented is DOM state both worlds see, so the
+ *   cancels the question when the element has such a listener or the
+ *   matching handler property (onclick-like, onmouseenter-like). defaultPrevented is DOM state both worlds see, so the
  *   agent reads the answer from dispatchEvent's return value. The agent
  *   sends the event composed when every shadow root above the element is
  *   open (the window's listener then sees the element first in
@@ -40,10 +44,24 @@
 ((global) => {
 	'use strict';
 
-	const QUERY_EVENT = '__browser_bridge_has_click__';
-	/* Click-like, and drop: a drop zone is something to act on too (drag_and_drop's target). */
-	const CLICK_TYPES = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'drop']);
-	const HANDLER_PROPERTIES = ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup'];
+	const CLICK_QUERY = '__browser_bridge_has_click__';
+	const HOVER_QUERY = '__browser_bridge_has_hover__';
+	/*
+	 * Per question, the listener types and handler properties that answer
+	 * yes. Click-like, and drop: a drop zone is something to act on too
+	 * (drag_and_drop's target).
+	 */
+	const KINDS = new Map([
+		[CLICK_QUERY, {
+			types: ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'drop'],
+			properties: ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup'],
+		}],
+		[HOVER_QUERY, {
+			types: ['mouseenter', 'mouseover', 'pointerenter', 'pointerover'],
+			properties: ['onmouseenter', 'onmouseover', 'onpointerenter', 'onpointerover'],
+		}],
+	]);
+	const TRACKED_TYPES = new Set([...KINDS.values()].flatMap(kind => kind.types));
 
 	const apply = Reflect.apply;
 	const EventTargetClass = global.EventTarget;
@@ -66,7 +84,7 @@
 	/* Installed already in this realm (a second injection): leave it. */
 	try {
 		if (typeof global.CustomEvent === 'function' &&
-		    !apply(originalDispatch, global, [new global.CustomEvent(QUERY_EVENT, { cancelable: true })]))
+		    !apply(originalDispatch, global, [new global.CustomEvent(CLICK_QUERY, { cancelable: true })]))
 			return;
 	} catch {
 		/* no way to ask: install */
@@ -75,20 +93,22 @@
 	/** target -> Map(type -> Array<{listener, capture}>) */
 	const records = new WeakMap();
 
-	/** The getters of the onclick-like handler properties, per prototype. */
-	const handlerGetters = [];
-	for (const name of ['HTMLElement', 'SVGElement', 'MathMLElement']) {
-		const proto = typeof global[name] === 'function' ? global[name].prototype : undefined;
-		if (proto === undefined)
-			continue;
-		const getters = [];
-		for (const property of HANDLER_PROPERTIES) {
-			const descriptor = Object.getOwnPropertyDescriptor(proto, property);
-			if (descriptor !== undefined && typeof descriptor.get === 'function')
-				getters.push(descriptor.get);
+	/* Per kind, the getters of its handler properties, per prototype. */
+	for (const kind of KINDS.values()) {
+		kind.getters = [];
+		for (const name of ['HTMLElement', 'SVGElement', 'MathMLElement']) {
+			const proto = typeof global[name] === 'function' ? global[name].prototype : undefined;
+			if (proto === undefined)
+				continue;
+			const getters = [];
+			for (const property of kind.properties) {
+				const descriptor = Object.getOwnPropertyDescriptor(proto, property);
+				if (descriptor !== undefined && typeof descriptor.get === 'function')
+					getters.push(descriptor.get);
+			}
+			if (getters.length > 0)
+				kind.getters.push(getters);
 		}
-		if (getters.length > 0)
-			handlerGetters.push(getters);
 	}
 
 	/** The capture flag the browser derives from addEventListener's third argument. */
@@ -130,7 +150,7 @@
 
 	/** Remembers a listener the browser has just added, unless it is not click-like. */
 	function remember(target, type, listener, options) {
-		if (typeof type !== 'string' || !CLICK_TYPES.has(type))
+		if (typeof type !== 'string' || !TRACKED_TYPES.has(type))
 			return;
 		if (target === null || (typeof target !== 'object' && typeof target !== 'function'))
 			return;
@@ -171,9 +191,9 @@
 		}
 	}
 
-	/** Whether an object has an onclick-like handler property set. */
-	function hasHandlerProperty(target) {
-		for (const getters of handlerGetters) {
+	/** Whether an object has one of a kind's handler properties set. */
+	function hasHandlerProperty(target, kind) {
+		for (const getters of kind.getters) {
 			try {
 				for (const getter of getters) {
 					const handler = apply(getter, target, []);
@@ -188,21 +208,25 @@
 		return false;
 	}
 
-	/** Whether an object has a click-like listener or handler. */
-	function hasClickListener(target) {
-		return records.has(target) || hasHandlerProperty(target);
+	/** Whether an object has a listener or handler of a kind. */
+	function hasListener(target, kind) {
+		const byType = records.get(target);
+		if (byType !== undefined && kind.types.some(type => byType.has(type)))
+			return true;
+		return hasHandlerProperty(target, kind);
 	}
 
-	/** Answers the agent's question: cancels the event if its target has a listener. */
+	/** Answers the agent's question: cancels the event if its target has a listener of the kind asked. */
 	function answer(event) {
 		try {
+			const kind = KINDS.get(event.type);
 			let target = event.target;
 			if (typeof composedPath === 'function') {
 				const path = apply(composedPath, event, []);
 				if (path.length > 0)
 					target = path[0];
 			}
-			if (target === global || hasClickListener(target))
+			if (target === global || hasListener(target, kind))
 				apply(preventDefault, event, []);
 		} catch {
 			/* never disturb the page */
@@ -243,7 +267,7 @@
 		removeEventListener(type, listener) {
 			const result = apply(originalRemove, this, arguments);
 			try {
-				if (typeof type === 'string' && CLICK_TYPES.has(type) && this !== null &&
+				if (typeof type === 'string' && TRACKED_TYPES.has(type) && this !== null &&
 				    (typeof this === 'object' || typeof this === 'function'))
 					forget(this, type, listener, captureOf(arguments[2]));
 			} catch {
@@ -254,7 +278,8 @@
 		attachShadow(init) {
 			const root = apply(originalAttachShadow, this, arguments);
 			try {
-				apply(originalAdd, root, [QUERY_EVENT, answer, true]);
+				for (const query of KINDS.keys())
+					apply(originalAdd, root, [query, answer, true]);
 			} catch {
 				/* never disturb the page */
 			}
@@ -269,7 +294,8 @@
 	try {
 		install(targetProto, 'removeEventListener', wrappers.removeEventListener);
 		install(targetProto, 'addEventListener', wrappers.addEventListener);
-		apply(originalAdd, global, [QUERY_EVENT, answer, true]);
+		for (const query of KINDS.keys())
+			apply(originalAdd, global, [query, answer, true]);
 	} catch {
 		return;
 	}

@@ -128,6 +128,18 @@ describe('select, hover and keys', () => {
 		assert.equal(neither.code, 'INVALID_ARGUMENT');
 	});
 
+	test('an element that opens a menu from a mouseenter listener gets a ref; hovering it opens the menu', async () => {
+		await b.open('hovermenu.html');
+		const s = await b.state();
+		const account = s.find('hoverable', 'Account');
+		assert.ok(account, `the mouseenter trigger is missing:\n${s.text}`);
+		assert.equal(s.find('link', 'Sign out'), undefined, 'the menu is closed');
+		assert.equal(s.data.elements.filter(e => e.role === 'hoverable').length, 2,
+		    `only the two triggers are hoverable (the body's delegated listener adds none):\n${s.text}`);
+		const hovered = await b.ok('hover_element', { ref: account.ref, include_state: true });
+		assert.match(hovered.text, /link "Sign out"/);
+	});
+
 	test('drag_and_drop finishes an HTML5 drag and drives a pointer-based sortable list', async () => {
 		const { url } = await b.open('dragdrop.html');
 		const s = await b.state();
