@@ -366,6 +366,8 @@ export const inputActions = {
 					return actionResult(`Set ${label} to ${quote(set.value)}.`, outcome,
 					    { ref: element.ref, value: set.value }, undefined, true);
 				}
+				/* A key-driven widget (no native text field) hears only keys. */
+				const perKey = params.per_key === true || prepared.kind === 'keys';
 				let note;
 				try {
 					if (prepared.visible !== false && (!prepared.active || !prepared.hasFocus)) {
@@ -379,9 +381,7 @@ export const inputActions = {
 					}
 					if (clear && !prepared.empty)
 						await cdpType(services.debuggers, tab.id, [parseKeyName('Backspace')], signal);
-					/* A key-driven widget (no native text field) hears only keys. */
-					await cdpType(services.debuggers, tab.id, typed, signal,
-					    { perKey: params.per_key === true || prepared.kind === 'keys' });
+					await cdpType(services.debuggers, tab.id, typed, signal, { perKey });
 				} catch (error) {
 					if (!(error instanceof DebuggerUnavailable))
 						throw error;
@@ -397,8 +397,10 @@ export const inputActions = {
 				} catch {
 					value = undefined;
 				}
-				const outcome = await observer.finish({ signal, deadline });
 				const { characters, keys } = summarizeTokens(typed);
+				/* Only a key (Enter in a form, say) can start a navigation; inserted text cannot. */
+				const mayNavigate = keys.length > 0 || (perKey && /[\r\n]/.test(params.text));
+				const outcome = await observer.finish({ signal, deadline, mayNavigate });
 				let sentence = `Typed ${characters} character${characters === 1 ? '' : 's'}`;
 				if (keys.length > 0)
 					sentence += ` and ${keys.map(k => `{${k}}`).join(' ')}`;

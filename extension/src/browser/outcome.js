@@ -12,7 +12,7 @@ import { sleep } from './wait.js';
 /** A navigation an action causes begins within this long. */
 export const NAVIGATION_START_MS = 30;
 /** The page counts as settled when its DOM has been still this long... */
-export const DOM_QUIET_MS = 50;
+export const DOM_QUIET_MS = 25;
 /** ...and the requests the action started have finished; at most this long. */
 export const SETTLE_CAP_MS = 1000;
 /** Longest wait for a navigation an action started. */
@@ -66,14 +66,18 @@ export class OutcomeObserver {
 	}
 
 	/**
-	 * Waits for the action's effects to settle and reports them.
-	 * @param {{signal?: AbortSignal, deadline: number}} options
+	 * Waits for the action's effects to settle and reports them. An action
+	 * that cannot start a navigation by itself (typing text without a key
+	 * such as Enter) passes mayNavigate: false and skips the wait for one
+	 * to begin; a navigation that begins anyway is still seen and waited for.
+	 * @param {{signal?: AbortSignal, deadline: number, mayNavigate?: boolean}} options
 	 * @returns {Promise<Outcome>}
 	 */
-	async finish({ signal, deadline }) {
+	async finish({ signal, deadline, mayNavigate = true }) {
 		try {
 			const until = ms => Math.min(deadline, Date.now() + ms);
-			await sleep(Math.max(until(NAVIGATION_START_MS) - Date.now(), 0), signal);
+			if (mayNavigate)
+				await sleep(Math.max(until(NAVIGATION_START_MS) - Date.now(), 0), signal);
 			let still = [];
 			if (!this.navigating())
 				still = await this.settle(signal, until(SETTLE_CAP_MS));
@@ -151,26 +155,30 @@ export class OutcomeObserver {
 
 	/**
 	 * Waits, at most until cap, for the page to settle after the action:
-	 * its DOM still for DOM_QUIET_MS and the requests the action started
-	 * done. Returns what had not settled by the cap.
+	 * the requests the action started done, then its DOM still for
+	 * DOM_QUIET_MS. Returns what had not settled by the cap.
 	 * @param {AbortSignal|undefined} signal
 	 * @param {number} cap Date.now() value
 	 * @returns {Promise<string[]>}
 	 */
 	async settle(signal, cap) {
-		const dom = this.watch === null ? Promise.resolve(true) :
-		    callInPage(this.tab, { documentIds: [this.watch.documentId] }, 'watchQuiet',
-		        [this.watch.token, DOM_QUIET_MS, Math.max(cap - Date.now(), 0)], { timeoutMs: SETTLE_CAP_MS + 1000 })
-		        .then(results => {
+		/* Requests first: what they bring back changes the DOM after they end. */
+		const open = this.network === undefined ? 0 :
+		    await this.network.waitRequestsSince(this.tab.id, this.startedAt, { signal, deadline: cap });
+		let quiet = true;
+		if (this.watch !== null) {
+			try {
+				const results = await callInPage(this.tab, { documentIds: [this.watch.documentId] }, 'watchQuiet',
+				    [this.watch.token, DOM_QUIET_MS, Math.max(cap - Date.now(), 0)], { timeoutMs: SETTLE_CAP_MS + 1000 });
 				const answer = results[0]?.result;
 				/* The changes seen up to now, so finishing need not ask again. */
 				if (typeof answer?.count === 'number')
 					this.settledCount = answer.count;
-				return answer?.quiet !== false;
-			}, () => true);
-		const network = this.network === undefined ? Promise.resolve(0) :
-		    this.network.waitRequestsSince(this.tab.id, this.startedAt, { signal, deadline: cap });
-		const [quiet, open] = await Promise.all([dom, network]);
+				quiet = answer?.quiet !== false;
+			} catch {
+				quiet = true;
+			}
+		}
 		return [...(quiet ? [] : ['dom']), ...(open === 0 ? [] : ['network'])];
 	}
 
