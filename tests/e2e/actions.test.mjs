@@ -392,6 +392,21 @@ describe('typing and scrolling', () => {
 		assert.equal(await b.evaluate(url, 'window.__vue.name'), 'Vue', 'keys in braces are still keys');
 	});
 
+	test('typed text reaches an Angular ngModel input at once; per_key types key by key', async () => {
+		const { url } = await b.open('angular.html');
+		await until(async () => (await b.evaluate(url, 'window.__angular !== undefined || window.__angularError !== undefined')),
+		    { what: 'Angular to compile and render' });
+		assert.equal(await b.evaluate(url, 'window.__angularError ?? null'), null);
+		const s = await b.state();
+		await b.ok('type_value', { ref: s.ref('textbox', 'Angular name'), text: 'Katherine Johnson' });
+		assert.equal(await b.evaluate(url, 'document.getElementById("angular-echo").textContent'), 'Angular says: Katherine Johnson');
+		assert.equal(await b.evaluate(url, 'window.__angular.name'), 'Katherine Johnson', 'the model has the text');
+		assert.equal(await b.evaluate(url, 'window.__angularKeys'), 0, 'inserted at once: no key events');
+		await b.ok('type_value', { ref: s.ref('textbox', 'Angular name'), text: 'Ada', clear: true, per_key: true });
+		assert.equal(await b.evaluate(url, 'window.__angular.name'), 'Ada');
+		assert.ok(await b.evaluate(url, 'window.__angularKeys') >= 3, 'one keydown per character');
+	});
+
 	test('typing reaches inputs in same- and cross-origin iframes', async () => {
 		const { url } = await b.open('frames.html');
 		const s = await b.state();

@@ -9,6 +9,11 @@
 //   /resource?ms=N      a small script answered after N ms
 //   /vendor/NAME.js     a front-end framework's browser build from npm
 //                       (pinned in tests/package.json): react, react-dom, vue
+//   /npm/PACKAGE/PATH   a file of an ES-module package from npm (pinned in
+//                       tests/package.json): Angular, rxjs and tslib, which the
+//                       page loads through an import map; a path without
+//                       its .js, as rxjs's modules import each other, is
+//                       served with it
 
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -26,13 +31,39 @@ const VENDOR = {
 	'/vendor/vue.js': ['vue', 'dist/vue.global.prod.js'],
 };
 
+/* The ES-module packages /npm/ serves. */
+const NPM_PACKAGES = new Set([
+	'@angular/core', '@angular/common', '@angular/compiler', '@angular/platform-browser', '@angular/forms', 'rxjs', 'tslib',
+]);
+
 /* A vendored file's path (packages may not export it, so from their root). */
 function vendorPath([name, file]) {
 	return join(dirname(require.resolve(`${name}/package.json`)), file);
 }
+
+/* The file an /npm/ path names, or undefined when it is outside the packages served. */
+async function npmFile(pathname) {
+	const parts = decodeURIComponent(pathname).split('/').slice(2);
+	const nameLength = parts[0]?.startsWith('@') ? 2 : 1;
+	const name = parts.slice(0, nameLength).join('/');
+	const rest = normalize(parts.slice(nameLength).join('/'));
+	if (!NPM_PACKAGES.has(name) || rest.startsWith('..'))
+		return undefined;
+	const file = vendorPath([name, rest]);
+	for (const candidate of [file, `${file}.js`]) {
+		try {
+			return { path: candidate, body: await readFile(candidate) };
+		} catch {
+			/* try the next */
+		}
+	}
+	return undefined;
+}
+
 const TYPES = {
 	'.html': 'text/html; charset=utf-8',
 	'.js': 'text/javascript; charset=utf-8',
+	'.mjs': 'text/javascript; charset=utf-8',
 	'.css': 'text/css; charset=utf-8',
 	'.json': 'application/json',
 };
@@ -84,6 +115,14 @@ export async function startFixtureSite() {
 		}
 		if (VENDOR[url.pathname] !== undefined) {
 			send(200, TYPES['.js'], await readFile(vendorPath(VENDOR[url.pathname])));
+			return;
+		}
+		if (url.pathname.startsWith('/npm/')) {
+			const found = await npmFile(url.pathname);
+			if (found === undefined)
+				send(404, TYPES['.html'], '<!doctype html><title>Not found</title><h1>Not found</h1>');
+			else
+				send(200, TYPES[extname(found.path)] ?? TYPES['.js'], found.body);
 			return;
 		}
 		let path = normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, '');
