@@ -38,7 +38,7 @@
 		 * clip: the box that ancestors with overflow other than visible
 		 * leave showing ({top, bottom, left, right}), or null.
 		 */
-		const hoverTriggers = hoverTriggerSelectors();
+		const hoverTriggers = hoverTriggerSelector();
 		const visit = (element, parentCursor, insideInteractive, clip, container) => {
 			if (SKIP_TAGS.has(element.tagName))
 				return;
@@ -75,7 +75,7 @@
 			}
 			let role = roleOf(element, style, parentCursor, insideInteractive);
 			/* Hovering it shows something (a CSS menu): the agent needs a ref to hover. */
-			if (role === null && !insideInteractive && hoverTriggers.some(selector => matchesSafely(element, selector)))
+			if (role === null && !insideInteractive && hoverTriggers !== null && matchesSafely(element, hoverTriggers))
 				role = 'hoverable';
 			/*
 			 * Clickable, or showing something on pointer entry, only
@@ -188,12 +188,15 @@
 	}
 
 	/**
-	 * The selectors of elements whose :hover shows or changes another
-	 * element (".menu:hover > .submenu { display: block }" gives ".menu"),
-	 * from the page's readable style sheets. Rules that only restyle the
-	 * hovered element itself (".card:hover { ... }") make nothing appear.
+	 * One selector list matching the elements whose :hover shows or changes
+	 * another element (".menu:hover > .submenu { display: block }" gives
+	 * ".menu"), from the page's readable style sheets, or null when there
+	 * are none. Rules that only restyle the hovered element itself
+	 * (".card:hover { ... }") make nothing appear. Selectors this browser
+	 * does not parse are left out, so the list parses: one matches() call
+	 * per element, however many rules the page has.
 	 */
-	function hoverTriggerSelectors() {
+	function hoverTriggerSelector() {
 		const found = new Set();
 		const read = rules => {
 			for (const rule of rules) {
@@ -220,7 +223,16 @@
 				/* a cross-origin sheet: its rules cannot be read */
 			}
 		}
-		return [...found];
+		const probe = document.createDocumentFragment();
+		const valid = [...found].filter(selector => {
+			try {
+				probe.querySelector(selector);
+				return true;
+			} catch {
+				return false;
+			}
+		});
+		return valid.length === 0 ? null : valid.join(', ');
 	}
 
 	/** element.matches, false for a selector this browser does not parse. */
