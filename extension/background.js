@@ -19,6 +19,7 @@ import { createProvider } from './src/agents/providers/index.js';
 import { buildPrompt } from './src/agents/prompts.js';
 import { ResourceNotifier } from './src/resource-events.js';
 import { watchResources } from './src/browser/resource-watch.js';
+import { PersonControl } from './src/control.js';
 
 const version = chrome.runtime.getManifest().version;
 const log = text => console.log(`[browser-bridge] ${text}`);
@@ -38,10 +39,19 @@ const savedCounter = chrome.storage.session.get(REF_COUNTER_KEY)
     .then(saved => refs.skipTo(saved?.[REF_COUNTER_KEY]))
     .catch(() => {});
 
+/* The person's pause switch, the recent actions and the badge; an open popup hears of changes. */
+const control = new PersonControl({
+	local: chrome.storage.local,
+	session: chrome.storage.session,
+	action: chrome.action,
+	onChange: state => chrome.runtime.sendMessage({ type: 'control', control: state }).catch(() => {}),
+});
+
 const debuggers = new DebuggerPool(log);
 const navigator = new Navigator({
 	refs,
 	debuggers,
+	control,
 	network: new NetworkTracker(),
 	networkLog: new NetworkLog(debuggers),
 	version,
@@ -69,8 +79,9 @@ chrome.tabs.onRemoved.addListener(tabId => {
 
 let runner = null;
 
-/** Tells an open popup that the status changed. */
+/** Tells an open popup and the badge that the status changed. */
 function broadcast(status) {
+	control.setConnection(status.state);
 	chrome.runtime.sendMessage({ type: 'status', status }).catch(() => {});
 }
 
@@ -112,6 +123,14 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 	if (message?.type === 'getStatus') {
 		reply(connection.status);
 		return false;
+	}
+	if (message?.type === 'getControl') {
+		control.ready.then(() => reply(control.snapshot()));
+		return true;
+	}
+	if (message?.type === 'setPaused') {
+		control.setPaused(message.paused === true).then(() => reply(control.snapshot()), error => reply({ error: error.message }));
+		return true;
 	}
 	if (message?.type === 'reconnect') {
 		connection.reconnectNow();

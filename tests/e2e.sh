@@ -73,7 +73,10 @@ chmod -R u+w "$dest/e2e" "$dest/agents" "$dest/extension" "$dest/package.json" "
 npm_ci_once "$dest" e2e.sh || exit 99
 
 E2E_EXTENSION=$dest/extension
-export BRIDGE_BIN CHROMIUM E2E_EXTENSION
+# Screenshots the tests save for people to look at (not compared).
+E2E_ARTEFACTS=${E2E_ARTEFACTS:-$builddir/tests/e2e-artefacts}
+mkdir -p "$E2E_ARTEFACTS" || exit 99
+export BRIDGE_BIN CHROMIUM E2E_EXTENSION E2E_ARTEFACTS
 
 cd "$dest" || exit 99
 # One browser at a time (--test-concurrency is Node 20.10 and later).

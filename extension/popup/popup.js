@@ -1,6 +1,8 @@
 /*
  * The popup: whether the host is connected, the MCP URL, a button that
- * copies a client configuration, and the last error in words a user can act on.
+ * copies a client configuration, the last error in words a user can act
+ * on, the switch that pauses all agent control, and the last actions the
+ * tools took.
  */
 
 import { clientConfig } from '../src/status.js';
@@ -37,6 +39,35 @@ function render(status) {
 	}
 }
 
+/** One line of the recent actions: time, who, tool, tab, outcome. */
+function activityLine(entry) {
+	const li = document.createElement('li');
+	const time = document.createElement('span');
+	time.className = 'time';
+	time.textContent = new Date(entry.time).toLocaleTimeString();
+	const tab = entry.tab === undefined ? '' : ` in tab ${entry.tab}`;
+	const took = entry.ms === undefined ? '' : ` (${entry.ms} ms)`;
+	li.append(time, ` ${entry.who}: ${entry.tool}${tab}: ${entry.outcome}${took}`);
+	if (entry.outcome !== 'ok' && entry.outcome !== 'running')
+		li.className = 'failed';
+	return li;
+}
+
+/** Shows the pause switch and the recent actions. */
+function renderControl(control) {
+	if (control === undefined || control.error !== undefined)
+		return;
+	$('pause').disabled = false;
+	$('pause').checked = control.paused;
+	$('paused-note').hidden = !control.paused;
+	$('activity').replaceChildren(...control.activity.map(activityLine));
+	$('no-activity').hidden = control.activity.length > 0;
+}
+
+$('pause').addEventListener('change', async () => {
+	renderControl(await chrome.runtime.sendMessage({ type: 'setPaused', paused: $('pause').checked }));
+});
+
 $('copy').addEventListener('click', async () => {
 	if (current?.state !== 'connected')
 		return;
@@ -53,9 +84,12 @@ $('reconnect').addEventListener('click', async () => {
 chrome.runtime.onMessage.addListener(message => {
 	if (message?.type === 'status')
 		render(message.status);
+	else if (message?.type === 'control')
+		renderControl(message.control);
 });
 
 render(await chrome.runtime.sendMessage({ type: 'getStatus' }));
+renderControl(await chrome.runtime.sendMessage({ type: 'getControl' }));
 const host = await chrome.runtime.sendMessage({ type: 'hostStatus' });
 if (host?.result)
 	$('sessions').textContent = `${host.result.sessions} MCP session(s) open, ${host.result.pending_calls} call(s) in progress.`;

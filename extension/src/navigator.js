@@ -39,6 +39,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {(text: string) => void} log
  * @property {object} [welcome] the host's welcome (evaluate_script: whether the host config allows it)
  * @property {{call: (method: string, params: object) => Promise<object>}} [host] asks the host (check_upload)
+ * @property {import('./control.js').PersonControl} [control] the person's pause switch and the log of recent actions
  */
 
 /**
@@ -214,13 +215,57 @@ export class Navigator {
 	 * @param {object} params
 	 * @param {import('./rpc.js').CallContext & {owner?: Owner}} call
 	 * @returns {Promise<object>}
-	 * @throws {BridgeError} TAB_BUSY when the tab is held by another owner and the method is not read-only
+	 * @throws {BridgeError} TAB_BUSY when the tab is held by another owner and the method is not read-only;
+	 *   PAUSED_BY_USER when the person paused agent control and the method is not read-only
 	 */
 	async dispatch(method, params, call) {
 		const definition = this.registry.get(method);
 		if (definition === undefined)
 			throw new BridgeError(ErrorCode.UNKNOWN_METHOD,
 			    `The extension has no method "${method}". Update the host and the extension to the same release.`);
+		const control = this.services.control;
+		if (control === undefined)
+			return this.run(method, definition, params, call);
+		await control.ready;
+		const end = control.begin({ who: call.owner?.label ?? 'MCP client', tool: method, tab: this.tabNamed(params) });
+		const where = {};
+		try {
+			control.check(method, this.readOnly(method));
+			const result = await this.run(method, definition, params, call, where);
+			end('ok', where.tab);
+			return result;
+		} catch (error) {
+			end(error?.code ?? ErrorCode.INTERNAL, where.tab);
+			throw error;
+		}
+	}
+
+	/**
+	 * The tab a call names (tab_id, or its ref's tab) before anything is
+	 * resolved, for the record of recent actions; undefined when it names none.
+	 * @param {object} params
+	 * @returns {number|undefined}
+	 */
+	tabNamed(params) {
+		if (Number.isInteger(params.tab_id))
+			return params.tab_id;
+		if (typeof params.ref !== 'string')
+			return undefined;
+		const found = this.services.refs.resolve(params.ref);
+		return found.status === 'ok' ? found.entry.tabId : undefined;
+	}
+
+	/**
+	 * Runs a known method: resolves its tab and element, then runs it in
+	 * the tab's queue.
+	 * @param {string} method
+	 * @param {ActionDefinition} definition
+	 * @param {object} params
+	 * @param {import('./rpc.js').CallContext & {owner?: Owner}} call
+	 * @param {{tab?: number}} [where] gets the id of the tab it acts in
+	 * @returns {Promise<object>}
+	 */
+	async run(method, definition, params, call, where = {}) {
 		/** @type {ActionContext} */
 		const context = {
 			signal: call.signal,
@@ -244,6 +289,7 @@ export class Navigator {
 				tabId = this.resolveRef(innerRef, undefined).tabId;
 			context.tab = tabId !== undefined ? await getTab(tabId) : await resolveTab(params);
 			context.resolveRef = ref => this.resolveRef(ref, context.tab.id);
+			where.tab = context.tab.id;
 			this.services.networkLog?.watch(context.tab.id);
 			key = context.tab.id;
 			const holder = this.holds.get(key);

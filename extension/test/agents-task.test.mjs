@@ -155,6 +155,26 @@ test('a stale ref is recovered by reading the page again, not by failing', async
 	assert.equal(calls.filter(c => c.role === 'navigator').length, 3);
 });
 
+test('the person pausing agent control stops the task at its next action, without another model call', async () => {
+	const browser = fakeBrowser({
+		pages: { 'http://a/': { state: 'e5 button "Go"', labels: { e5: 'Go' } } },
+		actions: {
+			click_element: () => {
+				throw new BridgeError(ErrorCode.PAUSED_BY_USER, 'The person using this browser has paused all agent control');
+			},
+		},
+	});
+	const { task, calls } = makeTask({
+		browser,
+		scripts: { planner: [plan()], navigator: [act(['click_element', { ref: 'e5' }], ['click_element', { ref: 'e5' }])] },
+	});
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.PAUSED_BY_USER);
+	assert.match(result.message, /^Stopped: The person using this browser has paused all agent control/);
+	assert.equal(browser.acted.length, 1, 'the second action of the step never ran');
+	assert.equal(calls.length, 2, 'one planner and one navigator call, nothing after the refusal');
+});
+
 test('a multi-action step stops when the page changes under it', async () => {
 	const browser = fakeBrowser({
 		pages: {

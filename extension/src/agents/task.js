@@ -21,6 +21,7 @@ export const StopReason = Object.freeze({
 	CANCELLED: 'cancelled',
 	PROVIDER_ERROR: 'provider_error',
 	BUDGET: 'budget',
+	PAUSED_BY_USER: 'paused_by_user',
 });
 
 /** Action errors the navigator recovers from by reading the page again. */
@@ -364,6 +365,9 @@ export class AgentTask {
 		} catch (error) {
 			signal.throwIfAborted();
 			const code = error?.code ?? ErrorCode.INTERNAL;
+			/* The person took control back: stop, do not retry around it. */
+			if (code === ErrorCode.PAUSED_BY_USER)
+				throw new TaskStop(StopReason.PAUSED_BY_USER, `Stopped: ${error.message}`);
 			const hint = RECOVERABLE.has(code) ? ' The page was read again: pick the element from the new state.' : '';
 			return this.failed(step, 'error', `${code}: ${error?.message ?? error}${hint}`);
 		}

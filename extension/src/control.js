@@ -1,0 +1,179 @@
+/**
+ * The person's control over what drives their browser: the pause switch
+ * ("Pause all agent control" in the popup), the last actions the tools
+ * took, and the toolbar badge that shows how things stand.
+ *
+ * The switch is kept in chrome.storage.local, so it holds across service
+ * worker and browser restarts; the actions are kept in
+ * chrome.storage.session, so the popup shows them after a service worker
+ * restart and they go when the browser closes.
+ * @module control
+ */
+
+import { BridgeError, ErrorCode } from './errors.js';
+
+/** How many actions the popup shows. */
+export const ACTIVITY_MAX = 20;
+/** Where the switch and the actions are stored. */
+export const PAUSED_KEY = 'paused';
+export const ACTIVITY_KEY = 'activity';
+/** Methods that run while paused although they are not read-only: they stop work. */
+export const ALLOWED_WHILE_PAUSED = new Set(['stop_task']);
+
+/**
+ * The badge for each state: text (at most 4 characters) and colour.
+ * @type {Record<string, {text: string, color: string, title: string}>}
+ */
+export const BADGES = Object.freeze({
+	paused: { text: 'II', color: '#b45309', title: 'Browser Bridge: agent control paused' },
+	busy: { text: 'run', color: '#1d4ed8', title: 'Browser Bridge: an agent is acting' },
+	connected: { text: 'on', color: '#15803d', title: 'Browser Bridge: connected' },
+	disconnected: { text: 'off', color: '#6b7280', title: 'Browser Bridge: not connected to the host' },
+});
+
+/**
+ * One action the tools took.
+ * @typedef {object} ActivityEntry
+ * @property {number} time when it started (ms since the epoch)
+ * @property {string} who "MCP client", or the task that acted ("task t3")
+ * @property {string} tool the method
+ * @property {number} [tab] the tab it acted in
+ * @property {string} outcome "ok", "running", or the error code
+ * @property {number} [ms] how long it took
+ */
+
+/** The pause switch, the recent actions and the badge. */
+export class PersonControl {
+	/**
+	 * @param {object} options
+	 * @param {chrome.storage.StorageArea} options.local keeps the switch
+	 * @param {chrome.storage.StorageArea} options.session keeps the actions
+	 * @param {typeof chrome.action} [options.action] the toolbar button (absent in tests)
+	 * @param {(change: {paused: boolean, activity: ActivityEntry[]}) => void} [options.onChange] tells an open popup
+	 * @param {() => number} [options.now]
+	 */
+	constructor({ local, session, action, onChange = () => {}, now = Date.now }) {
+		this.local = local;
+		this.session = session;
+		this.action = action;
+		this.onChange = onChange;
+		this.now = now;
+		this.paused = false;
+		/** @type {ActivityEntry[]} newest first */
+		this.activity = [];
+		this.running = 0;
+		this.connection = 'disconnected';
+		this.saveTimer = null;
+		/** Resolves once the stored switch and actions are loaded. */
+		this.ready = Promise.all([
+			local.get(PAUSED_KEY).then(stored => {
+				this.paused = stored?.[PAUSED_KEY] === true;
+			}),
+			session.get(ACTIVITY_KEY).then(stored => {
+				if (Array.isArray(stored?.[ACTIVITY_KEY]))
+					this.activity = stored[ACTIVITY_KEY].slice(0, ACTIVITY_MAX);
+			}),
+		]).catch(() => {}).then(() => this.showBadge());
+	}
+
+	/**
+	 * Turns the switch; kept before it answers.
+	 * @param {boolean} paused
+	 */
+	async setPaused(paused) {
+		await this.ready;
+		this.paused = paused === true;
+		await this.local.set({ [PAUSED_KEY]: this.paused });
+		this.showBadge();
+		this.changed();
+	}
+
+	/**
+	 * Refuses a call while paused, unless it only reads or stops work.
+	 * @param {string} method
+	 * @param {boolean} readOnly the catalogue's readOnlyHint
+	 * @throws {BridgeError} PAUSED_BY_USER
+	 */
+	check(method, readOnly) {
+		if (!this.paused || readOnly || ALLOWED_WHILE_PAUSED.has(method))
+			return;
+		throw new BridgeError(ErrorCode.PAUSED_BY_USER,
+		    `The person using this browser has paused all agent control (Browser Bridge's toolbar popup), so ${method} did not run. ` +
+		    'Reading pages still works. Ask them to resume, then retry; do not try to work around the pause.');
+	}
+
+	/**
+	 * Records an action as it starts; call the returned function when it
+	 * ends, with its outcome and the tab it acted in once that is known.
+	 * @param {{who: string, tool: string, tab?: number}} action
+	 * @returns {(outcome: string, tab?: number) => void}
+	 */
+	begin({ who, tool, tab }) {
+		/** @type {ActivityEntry} */
+		const entry = { time: this.now(), who, tool, outcome: 'running' };
+		if (tab !== undefined)
+			entry.tab = tab;
+		this.activity.unshift(entry);
+		this.activity.length = Math.min(this.activity.length, ACTIVITY_MAX);
+		this.running++;
+		this.showBadge();
+		this.changed();
+		let ended = false;
+		return (outcome, tab) => {
+			if (ended)
+				return;
+			ended = true;
+			entry.outcome = outcome;
+			if (tab !== undefined)
+				entry.tab = tab;
+			entry.ms = this.now() - entry.time;
+			this.running--;
+			this.showBadge();
+			this.changed();
+		};
+	}
+
+	/**
+	 * Follows the connection to the host, for the badge.
+	 * @param {string} state connected, connecting, disconnected or incompatible
+	 */
+	setConnection(state) {
+		this.connection = state === 'connected' ? 'connected' : 'disconnected';
+		this.showBadge();
+	}
+
+	/** @returns {{paused: boolean, activity: ActivityEntry[]}} what the popup shows */
+	snapshot() {
+		return { paused: this.paused, activity: this.activity.map(entry => ({ ...entry })) };
+	}
+
+	/** The badge's state: paused first, then busy, then the connection. */
+	badgeState() {
+		if (this.paused)
+			return 'paused';
+		if (this.running > 0 && this.connection === 'connected')
+			return 'busy';
+		return this.connection;
+	}
+
+	/** Shows the badge; a browser without chrome.action is left alone. */
+	showBadge() {
+		if (this.action === undefined)
+			return;
+		const badge = BADGES[this.badgeState()];
+		this.action.setBadgeText({ text: badge.text }).catch(() => {});
+		this.action.setBadgeBackgroundColor({ color: badge.color }).catch(() => {});
+		this.action.setTitle({ title: badge.title }).catch(() => {});
+	}
+
+	/** Tells the popup, and keeps the actions (at most once a second). */
+	changed() {
+		this.onChange(this.snapshot());
+		if (this.saveTimer !== null)
+			return;
+		this.saveTimer = setTimeout(() => {
+			this.saveTimer = null;
+			this.session.set({ [ACTIVITY_KEY]: this.activity }).catch(() => {});
+		}, 1000);
+	}
+}

@@ -1,0 +1,127 @@
+// The person's control (src/control.js): the pause switch refuses actions
+// but not reads or stop_task, holds across a service-worker restart (a
+// new PersonControl over the same storage), the last 20 actions newest
+// first, and the badge for each state; and the navigator applies it to
+// every call, recording refused ones too.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { ACTIVITY_MAX, BADGES, PersonControl } from '../src/control.js';
+import { Navigator } from '../src/navigator.js';
+import { ErrorCode } from '../src/errors.js';
+
+// A chrome.storage area kept in a Map.
+function storageArea() {
+	const data = new Map();
+	return {
+		data,
+		get: async key => (data.has(key) ? { [key]: structuredClone(data.get(key)) } : {}),
+		set: async items => {
+			for (const [key, value] of Object.entries(items))
+				data.set(key, structuredClone(value));
+		},
+	};
+}
+
+// chrome.action, remembering the last badge.
+function actionButton() {
+	const shown = {};
+	return {
+		shown,
+		setBadgeText: async ({ text }) => { shown.text = text; },
+		setBadgeBackgroundColor: async ({ color }) => { shown.color = color; },
+		setTitle: async ({ title }) => { shown.title = title; },
+	};
+}
+
+test('paused: actions are refused with PAUSED_BY_USER, reads and stop_task are not; the switch survives a restart', async () => {
+	const local = storageArea(), session = storageArea();
+	const control = new PersonControl({ local, session });
+	await control.ready;
+	control.check('click_element', false);
+	await control.setPaused(true);
+	assert.throws(() => control.check('click_element', false), error => {
+		assert.equal(error.code, ErrorCode.PAUSED_BY_USER);
+		assert.match(error.message, /paused all agent control .* so click_element did not run\. Reading pages still works\./);
+		return true;
+	});
+	control.check('get_browser_state', true);
+	control.check('stop_task', false);
+	const restarted = new PersonControl({ local, session: storageArea() });
+	await restarted.ready;
+	assert.equal(restarted.paused, true, 'the switch is read back after a service-worker restart');
+	assert.throws(() => restarted.check('navigate_to', false), error => error.code === ErrorCode.PAUSED_BY_USER);
+	await restarted.setPaused(false);
+	restarted.check('navigate_to', false);
+	assert.equal((await local.get('paused')).paused, false);
+});
+
+test('the last 20 actions, newest first, with outcome, tab and time taken', async () => {
+	let now = 1000;
+	const changes = [];
+	const control = new PersonControl({ local: storageArea(), session: storageArea(), now: () => now, onChange: c => changes.push(c) });
+	await control.ready;
+	for (let i = 0; i < ACTIVITY_MAX + 5; i++) {
+		const end = control.begin({ who: 'MCP client', tool: `tool${i}` });
+		now += 7;
+		end(i % 2 === 0 ? 'ok' : 'STALE_REF', 40 + i);
+		end('ignored');
+	}
+	const { activity } = control.snapshot();
+	assert.equal(activity.length, ACTIVITY_MAX);
+	assert.deepEqual(activity[0], { time: 1000 + 24 * 7, who: 'MCP client', tool: 'tool24', outcome: 'ok', tab: 64, ms: 7 });
+	assert.equal(activity[1].outcome, 'STALE_REF');
+	assert.equal(activity.at(-1).tool, 'tool5');
+	assert.ok(changes.length >= 2 * (ACTIVITY_MAX + 5), 'the popup hears of each start and end');
+});
+
+test('the badge: off, on, run while something acts, II while paused', async () => {
+	const action = actionButton();
+	const control = new PersonControl({ local: storageArea(), session: storageArea(), action });
+	await control.ready;
+	assert.equal(action.shown.text, BADGES.disconnected.text);
+	control.setConnection('connected');
+	assert.deepEqual(action.shown, BADGES.connected);
+	const end = control.begin({ who: 'task t1', tool: 'click_element', tab: 3 });
+	assert.equal(action.shown.text, BADGES.busy.text);
+	end('ok');
+	assert.equal(action.shown.text, BADGES.connected.text);
+	await control.setPaused(true);
+	assert.deepEqual(action.shown, BADGES.paused);
+	control.setConnection('disconnected');
+	assert.equal(action.shown.text, BADGES.paused.text, 'paused shows over the connection');
+	await control.setPaused(false);
+	assert.equal(action.shown.text, BADGES.disconnected.text);
+});
+
+test('the navigator refuses actions while paused, runs reads, and records both with the tab', async () => {
+	globalThis.chrome = {
+		tabs: { get: async id => ({ id, url: 'http://x/', active: true }), query: async () => [{ id: 4 }], TAB_ID_NONE: -1 },
+	};
+	const control = new PersonControl({ local: storageArea(), session: storageArea() });
+	const navigator = new Navigator({
+		control,
+		debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} },
+		refs: { resolve: () => ({ status: 'unknown', ref: null }) },
+		welcome: { catalogue: [
+			{ name: 'poke', method: 'poke', annotations: {} },
+			{ name: 'peek', method: 'peek', annotations: { readOnlyHint: true } },
+		] },
+	});
+	const ran = [];
+	const action = name => ({ run: async () => { ran.push(name); return { content: [] }; } });
+	navigator.register({ poke: action('poke'), peek: action('peek') });
+	const call = { signal: new AbortController().signal, deadline: Date.now() + 5000, progress: () => {} };
+	await control.setPaused(true);
+	await assert.rejects(navigator.dispatch('poke', { tab_id: 4 }, call), error => error.code === ErrorCode.PAUSED_BY_USER);
+	await navigator.dispatch('peek', {}, call);
+	await control.setPaused(false);
+	await navigator.dispatch('poke', {}, { ...call, owner: { label: 'task t2' } });
+	assert.deepEqual(ran, ['peek', 'poke']);
+	assert.deepEqual(control.snapshot().activity.map(e => [e.who, e.tool, e.tab, e.outcome]), [
+		['task t2', 'poke', 4, 'ok'],
+		['MCP client', 'peek', 4, 'ok'],
+		['MCP client', 'poke', 4, 'PAUSED_BY_USER'],
+	]);
+});

@@ -1,0 +1,73 @@
+// End-to-end: the person stays in charge. "Pause all agent control" in the
+// real popup refuses an MCP client's click_element with PAUSED_BY_USER
+// while reads still work; turning it off lets the click through; the
+// popup lists the last actions (refused ones too) and the toolbar badge
+// says paused, then on. Screenshots of the popup in each state go to
+// E2E_ARTEFACTS (tests/e2e.sh: $builddir/tests/e2e-artefacts).
+
+import { describe, before, after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { EXTENSION_ID, startBridge, until } from './harness.mjs';
+import { inExtension } from './agents-harness.mjs';
+
+const POPUP = `chrome-extension://${EXTENSION_ID}/popup/popup.html`;
+
+describe('pause all agent control', () => {
+	let b;
+	before(async () => {
+		b = await startBridge();
+	});
+	after(async () => {
+		await b?.close();
+	});
+
+	// Saves a screenshot of the popup as a test artefact (not compared).
+	async function saveScreenshot(popup, name) {
+		const { sessionId } = await b.cdp.send('Target.attachToTarget', { targetId: popup.targetId, flatten: true });
+		const { data } = await b.cdp.send('Page.captureScreenshot', { format: 'png' }, sessionId);
+		writeFileSync(join(process.env.E2E_ARTEFACTS, `popup-${name}.png`), Buffer.from(data, 'base64'));
+	}
+
+	test('the popup switch refuses actions with PAUSED_BY_USER, keeps reads, and lists what happened', async () => {
+		const { tabId, url } = await b.open('form.html');
+		const s = await b.state({ tab_id: tabId });
+		const agree = s.ref('checkbox', 'I agree');
+		const popup = await b.openDirectly(POPUP);
+		try {
+			await until(() => b.evaluate(POPUP, '!document.getElementById("pause").disabled'), { what: 'the popup to show the switch' });
+			assert.equal(await b.evaluate(POPUP, 'document.getElementById("pause").checked'), false);
+			await b.evaluate(POPUP, 'document.getElementById("pause").click()');
+			await until(() => b.evaluate(POPUP, '!document.getElementById("paused-note").hidden'), { what: 'the popup to say it is paused' });
+			await saveScreenshot(popup, 'paused');
+
+			const refused = await b.fails('click_element', { ref: agree });
+			assert.equal(refused.code, 'PAUSED_BY_USER');
+			assert.match(refused.message, /paused all agent control/);
+			assert.equal(await b.evaluate(url, 'document.getElementById("agree").checked'), false, 'nothing was clicked');
+			const read = await b.state({ tab_id: tabId });
+			assert.ok(read.find('checkbox', 'I agree'), 'reading the page still works');
+			assert.equal(await inExtension(b, 'chrome.action.getBadgeText({})'), 'II');
+
+			const lines = await until(async () => {
+				const items = await b.evaluate(POPUP, '[...document.querySelectorAll("#activity li")].map(li => li.textContent)');
+				return items.some(t => /click_element/.test(t)) && items;
+			}, { what: 'the popup to list the refused click' });
+			assert.match(lines.find(t => /click_element/.test(t)), new RegExp(`MCP client: click_element in tab ${tabId}: PAUSED_BY_USER`));
+			assert.match(lines.find(t => /get_browser_state/.test(t)), new RegExp(`MCP client: get_browser_state in tab ${tabId}: ok \\(\\d+ ms\\)`));
+
+			await b.evaluate(POPUP, 'document.getElementById("pause").click()');
+			await until(() => b.evaluate(POPUP, 'document.getElementById("paused-note").hidden'), { what: 'the popup to say it runs again' });
+			await b.ok('click_element', { ref: agree });
+			assert.equal(await b.evaluate(url, 'document.getElementById("agree").checked'), true);
+			assert.equal(await inExtension(b, 'chrome.action.getBadgeText({})'), 'on');
+			await until(async () => /click_element in tab \d+: ok/.test(await b.evaluate(POPUP, 'document.querySelector("#activity li").textContent')),
+			    { what: 'the newest line to be the click that went through' });
+			await saveScreenshot(popup, 'running');
+		} finally {
+			await popup.close();
+		}
+	});
+});
