@@ -137,13 +137,15 @@ bridge_status(void *arg, char **cause)
 	struct bridge	*bridge = arg;
 	const json_t	*hello = rpc_extension_hello(bridge->rpc);
 	json_t		*status = bridge_describe(bridge);
+	uint64_t	 now_ms = clock_now_ms(bridge->clock);
 
-	json_object_update_new(status, json_pack("{s:b,s:I,s:I,s:I,s:i}",
+	json_object_update_new(status, json_pack("{s:b,s:I,s:I,s:I,s:i,s:o}",
 	    "extension_connected", rpc_is_connected(bridge->rpc),
 	    "sessions", (json_int_t)session_store_count(bridge->sessions),
 	    "pending_calls", (json_int_t)rpc_pending_count(bridge->rpc),
-	    "uptime_ms", (json_int_t)(clock_now_ms(bridge->clock) -
-	    bridge->started_ms), "pid", (int)getpid()));
+	    "uptime_ms", (json_int_t)(now_ms - bridge->started_ms),
+	    "pid", (int)getpid(),
+	    "clients", session_store_clients(bridge->sessions, now_ms)));
 	if (json_is_string(json_object_get(hello, "version")))
 		json_object_set(status, "extension_version",
 		    json_object_get(hello, "version"));

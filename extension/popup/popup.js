@@ -91,5 +91,12 @@ chrome.runtime.onMessage.addListener(message => {
 render(await chrome.runtime.sendMessage({ type: 'getStatus' }));
 renderControl(await chrome.runtime.sendMessage({ type: 'getControl' }));
 const host = await chrome.runtime.sendMessage({ type: 'hostStatus' });
-if (host?.result)
+if (host?.result) {
 	$('sessions').textContent = `${host.result.sessions} MCP session(s) open, ${host.result.pending_calls} call(s) in progress.`;
+	const clients = host.result.clients ?? [];
+	$('clients').replaceChildren(...clients.map(c => {
+		const li = document.createElement('li');
+		li.textContent = `${c.client} (${c.transport}, ${c.calls} call${c.calls === 1 ? '' : 's'})`;
+		return li;
+	}));
+}

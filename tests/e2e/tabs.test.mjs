@@ -125,6 +125,8 @@ describe('tabs and connection', () => {
 		assert.equal(await b.evaluate(popup, 'document.getElementById("token-hint").hidden'), true);
 		await until(async () => /MCP session/.test(await b.evaluate(popup, 'document.getElementById("sessions").textContent')),
 		    { what: 'the popup to show the host status' });
+		const clients = await b.evaluate(popup, '[...document.querySelectorAll("#clients li")].map(li => li.textContent)');
+		assert.ok(clients.some(c => /^e2e 1\.0\.0 \(Streamable HTTP, \d+ calls?\)$/.test(c)), `the test's own client by name: ${clients}`);
 		await opened.close();
 	});
 

@@ -97,8 +97,8 @@ describe('catalogue', () => {
 		}
 	});
 
-	it('host_status is answered by the host itself', async () => {
-		const client = await connect(host);
+	it('host_status is answered by the host itself and names the clients connected', async () => {
+		const client = await connect(host, { name: 'status-reader' });
 		try {
 			const before = host.requests.length;
 			const result = await client.callTool({ name: 'host_status', arguments: {} }, undefined, opts());
@@ -115,6 +115,9 @@ describe('catalogue', () => {
 			assert.ok(status.sessions >= 1, `sessions: ${status.sessions}`);
 			assert.equal(status.pending_calls, 0);
 			assert.ok(Number.isInteger(status.uptime_ms) && status.uptime_ms >= 0);
+			/* calls counts what went to the extension: host_status did not. */
+			assert.deepEqual(status.clients[0], { client: 'status-reader 1.0.0', transport: 'Streamable HTTP', idle_ms: 0, calls: 0 },
+			    'the caller itself, most recently active first');
 			assert.equal(host.requests.length, before, 'host_status must not reach the extension');
 		} finally {
 			await close(client);
