@@ -313,6 +313,76 @@ test('the wall-clock timeout stops the task with reason timeout', async () => {
 	assert.match(result.message, /5000 ms/);
 });
 
+test('pause holds the next action, the person changes the page, resume reads it again and plans anew; the clock stops meanwhile', async () => {
+	const timers = [];
+	let now = 0;
+	const browser = fakeBrowser({
+		pages: {
+			'http://shop/': { state: 'e1 link "Blue mug"', labels: { e1: 'Blue mug' } },
+			'http://shop/order': { state: 'e2 textbox "Full name"', labels: { e2: 'Full name' } },
+		},
+	});
+	let task;
+	const { task: made, calls } = makeTask({
+		browser, limits: { timeout_ms: 5000 },
+		now: () => now,
+		timer: (ms, onTime) => {
+			const timer = { ms, onTime, live: true };
+			timers.push(timer);
+			return () => { timer.live = false; };
+		},
+		scripts: {
+			planner: [plan(), input => {
+				assert.equal(input.url, 'http://shop/order', 'the planner sees the page the person left');
+				return plan();
+			}],
+			navigator: [() => {
+				now = 2000;	/* a second into the task */
+				task.pause();	/* the person presses Pause while the model thinks */
+				return act(['click_element', { ref: 'e1' }]);
+			}, done('ordered')],
+			validator: [accept],
+		},
+	});
+	task = made;
+	const events = [];
+	task.onEvent = event => events.push(event.type);
+	now = 1000;
+	const running = task.run(new AbortController().signal);
+	await new Promise(resolve => setTimeout(resolve, 20));
+	assert.equal(task.paused, true);
+	assert.deepEqual(browser.acted, [], 'nothing acts while paused');
+	assert.equal(timers.length, 1);
+	assert.equal(timers[0].live, false, 'the wall clock stopped');
+	now = 61000;	/* a minute by hand: it does not count against timeout_ms */
+	browser.url = 'http://shop/order';
+	task.resume();
+	const result = await running;
+	assert.equal(result.stop_reason, StopReason.DONE);
+	assert.deepEqual(browser.acted, [], 'the action chosen on the old page was dropped');
+	assert.equal(result.steps.find(step => step.outcome === 'skipped')?.tool, 'click_element');
+	assert.deepEqual(calls.map(c => c.role), ['planner', 'navigator', 'planner', 'navigator', 'validator']);
+	assert.equal(timers[1].ms, 4000, 'the clock goes on with what was left');
+	assert.deepEqual(events.filter(type => type === 'paused' || type === 'resumed'), ['paused', 'resumed']);
+});
+
+test('a stop while paused ends the task at once', async () => {
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 'e1 button "Go"', labels: { e1: 'Go' } } } });
+	let task;
+	const made = makeTask({
+		browser,
+		scripts: { planner: [plan()], navigator: [() => { task.pause(); return act(['click_element', { ref: 'e1' }]); }] },
+	});
+	task = made.task;
+	const controller = new AbortController();
+	const running = task.run(controller.signal);
+	await new Promise(resolve => setTimeout(resolve, 20));
+	controller.abort(new Error('stopped by the person'));
+	const result = await running;
+	assert.equal(result.stop_reason, StopReason.CANCELLED);
+	assert.deepEqual(browser.acted, []);
+});
+
 test('a provider error ends the task with provider_error and its message', async () => {
 	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });
 	const error = new Error('OpenAI answered 401: check the API key in the options page');

@@ -22,6 +22,7 @@ export const StopReason = Object.freeze({
 	PROVIDER_ERROR: 'provider_error',
 	BUDGET: 'budget',
 	PAUSED_BY_USER: 'paused_by_user',
+	STOPPED_BY_USER: 'stopped_by_user',
 });
 
 /** Action errors the navigator recovers from by reading the page again. */
@@ -136,6 +137,74 @@ export class AgentTask {
 		this.plan = '';
 		this.nextGoal = '';
 		this.verdict = null;
+		/** While the person has paused the task: resolves when they resume. */
+		this.gate = null;
+		this.resumeGate = () => {};
+		/** Set on resume: the planner runs again on the page as the person left it. */
+		this.replan = false;
+		/** The wall clock: what is left of timeout_ms, and the running timer's cancel. */
+		this.timeLeft = this.limits.timeout_ms;
+		this.clockStarted = 0;
+		this.stopClock = () => {};
+		this.onTime = () => {};
+	}
+
+	/** Whether the person has paused the task. */
+	get paused() {
+		return this.gate !== null;
+	}
+
+	/**
+	 * Pauses the task before its next action or model call, so the person
+	 * can act in the page by hand; its wall clock stops meanwhile.
+	 */
+	pause() {
+		if (this.gate !== null)
+			return;
+		this.gate = new Promise(resolve => {
+			this.resumeGate = resolve;
+		});
+		this.stopClock();
+		this.timeLeft -= this.now() - this.clockStarted;
+		this.onEvent({ type: 'paused' });
+	}
+
+	/** Resumes a paused task: it reads the page again and plans from what it sees. */
+	resume() {
+		if (this.gate === null)
+			return;
+		this.gate = null;
+		this.replan = true;
+		this.resumeGate();
+		this.startClock();
+		this.onEvent({ type: 'resumed' });
+	}
+
+	/** Starts (or restarts) the wall clock with what is left of the timeout. */
+	startClock() {
+		this.clockStarted = this.now();
+		this.stopClock = this.timer(Math.max(this.timeLeft, 0), this.onTime);
+	}
+
+	/**
+	 * Waits while the task is paused.
+	 * @param {AbortSignal} signal a stop ends the wait
+	 * @returns {Promise<boolean>} whether it waited (the page may have changed by hand)
+	 */
+	async waitWhilePaused(signal) {
+		if (this.gate === null)
+			return false;
+		await new Promise((resolve, reject) => {
+			const stop = () => reject(signal.reason);
+			if (signal.aborted)
+				stop();
+			signal.addEventListener('abort', stop, { once: true });
+			this.gate.then(() => {
+				signal.removeEventListener('abort', stop);
+				resolve();
+			});
+		});
+		return true;
 	}
 
 	/**
@@ -152,8 +221,8 @@ export class AgentTask {
 			forward();
 		else
 			signal.addEventListener('abort', forward, { once: true });
-		const stopTimer = this.timer(this.limits.timeout_ms,
-		    () => controller.abort(new TaskTimeout(this.limits.timeout_ms)));
+		this.onTime = () => controller.abort(new TaskTimeout(this.limits.timeout_ms));
+		this.startClock();
 		try {
 			const answer = await this.loop(controller.signal);
 			return this.finish(StopReason.DONE, answer, started);
@@ -170,7 +239,7 @@ export class AgentTask {
 				return this.finish(StopReason.PROVIDER_ERROR, error.message, started);
 			return this.finish(StopReason.PROVIDER_ERROR, `The agents failed unexpectedly: ${error?.message ?? error}`, started);
 		} finally {
-			stopTimer();
+			this.stopClock();
 			signal.removeEventListener('abort', forward);
 		}
 	}
@@ -186,7 +255,11 @@ export class AgentTask {
 		let rejection;
 		let sincePlan = 0;
 		for (;;) {
-			if (mustPlan) {
+			/* Paused: the person may change the page; resume reads it again and plans anew. */
+			if (await this.waitWhilePaused(signal))
+				view = await this.browser.read(signal);
+			if (mustPlan || this.replan) {
+				this.replan = false;
 				const planned = await this.runPlanner(view, rejection, signal);
 				mustPlan = false;
 				sincePlan = 0;
@@ -324,6 +397,12 @@ export class AgentTask {
 		const chosen = actions.slice(0, MAX_ACTIONS_PER_STEP);
 		for (let i = 0; i < chosen.length; i++) {
 			const { tool, args } = chosen[i];
+			/* Paused before this action: what was chosen on the old page is dropped. */
+			if (await this.waitWhilePaused(signal)) {
+				this.record({ tool, outcome: 'skipped',
+				    detail: 'The person paused the task here and may have changed the page; the rest of this step was not run.' });
+				return this.browser.read(signal);
+			}
 			const ok = await this.runAction(tool, args ?? {}, view, signal);
 			const last = i === chosen.length - 1;
 			const after = await this.browser.read(signal);
