@@ -68,6 +68,9 @@ const tasks = new TaskManager({
 	evaluateEnabled: () => evaluateEnabled(navigator.services),
 	credential: () => credentialOf(navigator.services.welcome?.token),
 	log,
+	onChange: () => {
+		tasks.panelTasks().then(list => chrome.runtime.sendMessage({ type: 'tasks', tasks: list })).catch(() => {});
+	},
 });
 registerActions(navigator, { consoleStore, tasks });
 
@@ -112,9 +115,31 @@ const connection = new HostConnection({
 	},
 });
 
+/*
+ * What the side panel asks for: each request answers with the task list
+ * as it stands after it ({tasks}), or {error} in words.
+ */
+const panelRequests = {
+	panelTasks: async () => {},
+	startTask: message => tasks.start({ task: String(message.task ?? '') }, () => {}, { byPerson: true }),
+	taskControl: message => tasks.control(message.id, message.what),
+	rerunTask: async message => {
+		const kept = (await tasks.panelTasks()).find(task => task.id === message.id);
+		if (kept === undefined)
+			throw new Error('That task is no longer kept.');
+		await tasks.start({ task: kept.task }, () => {}, { byPerson: true });
+	},
+	forgetTask: message => tasks.forget(message.id),
+};
+
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
 	if (sender.id !== chrome.runtime.id)
 		return false;
+	if (Object.hasOwn(panelRequests, message?.type)) {
+		panelRequests[message.type](message)
+		    .then(async () => reply({ tasks: await tasks.panelTasks() }), error => reply({ error: error?.message ?? String(error) }));
+		return true;
+	}
 	if (message?.type === 'console') {
 		if (sender.tab?.id !== undefined)
 			consoleStore.add(sender.tab.id, sender.frameId ?? 0, message.entry);

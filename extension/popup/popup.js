@@ -68,6 +68,11 @@ $('pause').addEventListener('change', async () => {
 	renderControl(await chrome.runtime.sendMessage({ type: 'setPaused', paused: $('pause').checked }));
 });
 
+$('side-panel').addEventListener('click', async () => {
+	const window = await chrome.windows.getCurrent();
+	await chrome.sidePanel.open({ windowId: window.id });
+});
+
 $('copy').addEventListener('click', async () => {
 	if (current?.state !== 'connected')
 		return;

@@ -8,7 +8,7 @@ import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Navigator } from '../src/navigator.js';
-import { TASK_KEEP_MS, TaskManager, credentialOf, taskActions } from '../src/agents/tasks.js';
+import { HISTORY_MAX, TASK_KEEP_MS, TaskManager, credentialOf, taskActions } from '../src/agents/tasks.js';
 import { ErrorCode } from '../src/errors.js';
 
 beforeEach(() => {
@@ -70,9 +70,13 @@ function setup(scripts, caller = { credential: 'alice' }) {
 		return { content: [{ type: 'text', text: name }], structuredContent: { tab: { url: context.tab.url, title: context.tab.title }, elements: [] } };
 	};
 	navigator.register({ get_browser_state: { run: record('read') }, get_page_content: { run: record('text') }, poke: { run: record('poke') } });
+	const stored = new Map([['agents', { provider: { kind: 'openai', model: 'scripted' } }]]);
 	const tasks = new TaskManager({
 		navigator,
-		storage: { get: async () => ({ agents: { provider: { kind: 'openai', model: 'scripted' } } }) },
+		storage: {
+			get: async key => (stored.has(key) ? { [key]: structuredClone(stored.get(key)) } : {}),
+			set: async items => Object.entries(items).forEach(([key, value]) => stored.set(key, structuredClone(value))),
+		},
 		createProvider: () => ({ complete: input => model.complete(input) }),
 		buildPrompt: () => ({ system: '', messages: [] }),
 		browser: { tabs: { group: async () => 7 }, tabGroups: { update: async () => {} } },
@@ -215,4 +219,31 @@ test('the credential is a digest of the token, never the token', async () => {
 	assert.match(digest, /^[0-9a-f]{32}$/);
 	assert.notEqual(digest, await credentialOf('another-token'));
 	assert.equal(await credentialOf(undefined), 'open');
+});
+
+test('the person\'s hand: a panel task is invisible to MCP clients; stop gives stopped_by_user; the last HISTORY_MAX are kept', async () => {
+	const { navigator, tasks, model } = setup();
+	const mine = await tasks.start({ task: 'Mine', tab_id: 1 }, () => {}, { byPerson: true });
+	await model.waiting(1);
+	await assert.rejects(navigator.dispatch('get_task', { task_id: mine.id }, call()), { code: ErrorCode.TASK_NOT_FOUND });
+	let shown = await tasks.panelTasks();
+	assert.deepEqual(shown.map(task => [task.id, task.started_by, task.status]), [[mine.id, 'you', 'running']]);
+	await tasks.control(mine.id, 'pause');
+	assert.equal((await tasks.panelTasks())[0].status, 'paused');
+	await tasks.control(mine.id, 'stop');
+	await assert.rejects(tasks.control(mine.id, 'resume'), { code: ErrorCode.TASK_NOT_FOUND });
+	await new Promise(resolve => setTimeout(resolve, 10));	/* keeping is asynchronous */
+	shown = await tasks.panelTasks();
+	assert.deepEqual(shown.map(task => [task.id, task.status, task.stop_reason]), [[mine.id, 'finished', 'stopped_by_user']]);
+
+	for (let i = 0; i < HISTORY_MAX + 3; i++) {
+		const record = await tasks.start({ task: `Task ${i}`, tab_id: 2 }, () => {}, { byPerson: true });
+		await tasks.control(record.id, 'stop');
+	}
+	await new Promise(resolve => setTimeout(resolve, 10));
+	shown = await tasks.panelTasks();
+	assert.equal(shown.length, HISTORY_MAX);
+	assert.equal(shown[0].task, `Task ${HISTORY_MAX + 2}`, 'newest first');
+	await tasks.forget(shown[0].id);
+	assert.equal((await tasks.panelTasks())[0].task, `Task ${HISTORY_MAX + 1}`);
 });

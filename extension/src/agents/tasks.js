@@ -36,6 +36,13 @@ const DEADLINE_MARGIN_MS = 1500;
 /** Longest task text shown in lists and tab group titles. */
 const TITLE_CHARS = 40;
 
+/** How many finished tasks the side panel keeps (chrome.storage.local), with their steps. */
+export const HISTORY_MAX = 20;
+/** Where they are kept. */
+export const HISTORY_KEY = 'taskHistory';
+/** The credential of tasks the person starts in the side panel: no MCP client holds it. */
+export const PERSON = 'person';
+
 /**
  * Shortens a task for titles.
  * @param {string} text
@@ -111,8 +118,10 @@ export function describeTask(record) {
  * @property {number} tabId
  * @property {number} started Date.now()
  * @property {number} updated Date.now() at the last step, plan or verdict
- * @property {string} credential who may see it (credentialOf)
- * @property {boolean} stopped stop_task (or tasks/cancel) ended it
+ * @property {string} credential who may see it (credentialOf, or PERSON)
+ * @property {string} startedBy "you" (the side panel) or "MCP client"
+ * @property {boolean} stopped stop_task, tasks/cancel or the person ended it
+ * @property {string} [stopReason] the stop reason a stop gives (cancelled, stopped_by_user)
  * @property {AgentTask} agent
  * @property {AbortController} controller
  * @property {Promise<object>} done resolves to the result
@@ -133,11 +142,17 @@ export class TaskManager {
 	 * @param {() => Promise<string>} [deps.credential] the current caller's credential (credentialOf)
 	 * @param {(text: string) => void} [deps.log]
 	 * @param {typeof fetch} [deps.fetch]
+	 * @param {() => void} [deps.onChange] a task started, moved, paused, resumed or ended (the side panel)
 	 */
 	constructor(deps) {
 		this.deps = deps;
 		/** @type {Map<string, TaskRecord>} */
 		this.tasks = new Map();
+	}
+
+	/** Tells the side panel that something changed. */
+	changed() {
+		this.deps.onChange?.();
 	}
 
 	/** @returns {Promise<string>} the credential of whoever calls now */
@@ -173,9 +188,10 @@ export class TaskManager {
 	 * Starts a task (run_task).
 	 * @param {object} params run_task's arguments
 	 * @param {(record: TaskRecord, event: object) => void} [onEvent] each plan, action and verdict
+	 * @param {{byPerson?: boolean}} [options] byPerson: started in the side panel, visible to no MCP client
 	 * @returns {Promise<TaskRecord>}
 	 */
-	async start(params, onEvent = () => {}) {
+	async start(params, onEvent = () => {}, { byPerson = false } = {}) {
 		const settings = await loadSettings(this.deps.storage);
 		const models = roleModels(settings, this.deps.optionsUrl);
 		const allowedDomains = params.allowed_domains !== undefined ? readDomains(params.allowed_domains) : settings.allowed_domains;
@@ -188,7 +204,7 @@ export class TaskManager {
 			    `Tab ${busy.tabId} is running task ${busy.id} ("${shortTask(busy.task)}"). ` +
 			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
 		const id = newTaskId();
-		const credential = await this.credential();
+		const credential = byPerson ? PERSON : await this.credential();
 		const tabId = tab !== null ? tab.id : (await this.deps.browser.tabs.create({ url: params.start_url, active: true })).id;
 		const providerDeps = { fetch: this.deps.fetch ?? fetch.bind(globalThis), sleep: this.deps.sleep, log: this.deps.log };
 		const owner = { kind: 'task', id, label: `task ${id} ("${shortTask(params.task)}")` };
@@ -204,12 +220,13 @@ export class TaskManager {
 			onEvent: event => {
 				record.updated = Date.now();
 				onEvent(record, event);
+				this.changed();
 			},
 		});
 		const started = Date.now();
 		const record = {
 			id, task: params.task, tabId, started, updated: started, credential, stopped: false,
-			agent, controller: new AbortController(), result: null,
+			startedBy: byPerson ? 'you' : 'MCP client', agent, controller: new AbortController(), result: null,
 		};
 		this.tasks.set(id, record);
 		await this.groupTab(record);
@@ -217,14 +234,75 @@ export class TaskManager {
 		record.done = agent.run(record.controller.signal).then(result => {
 			record.updated = Date.now();
 			/* Once stopped, a task stays stopped, even if its last step finished it. */
-			const stopReason = record.stopped ? 'cancelled' : result.stop_reason;
+			const stopReason = record.stopped ? record.stopReason : result.stop_reason;
 			record.result = { task_id: id, status: 'finished', tab_id: tabId, ...result, stop_reason: stopReason };
 			return record.result;
 		}).finally(() => {
 			release();
 			this.forgetOld();
+			/* The panel hears once the task is among the kept ones. */
+			this.keep(record)
+			    .catch(error => this.deps.log?.(`task ${id}: not kept (${error?.message ?? error})`))
+			    .finally(() => this.changed());
 		});
+		this.changed();
 		return record;
+	}
+
+	/**
+	 * Keeps a finished task, with its steps, among the last HISTORY_MAX
+	 * the side panel shows (chrome.storage.local: they outlive the
+	 * service worker and the browser).
+	 * @param {TaskRecord} record
+	 */
+	async keep(record) {
+		const stored = await this.deps.storage.get(HISTORY_KEY);
+		const history = Array.isArray(stored?.[HISTORY_KEY]) ? stored[HISTORY_KEY] : [];
+		const entry = panelTask(record);
+		await this.deps.storage.set({ [HISTORY_KEY]: [entry, ...history.filter(kept => kept.id !== record.id)].slice(0, HISTORY_MAX) });
+	}
+
+	/**
+	 * What the side panel shows: the tasks running now, then the kept
+	 * ones, newest first, whoever started them.
+	 * @returns {Promise<object[]>}
+	 */
+	async panelTasks() {
+		const stored = await this.deps.storage.get(HISTORY_KEY);
+		const kept = Array.isArray(stored?.[HISTORY_KEY]) ? stored[HISTORY_KEY] : [];
+		const running = [...this.tasks.values()].filter(record => record.result === null).reverse().map(panelTask);
+		return [...running, ...kept.filter(entry => !running.some(task => task.id === entry.id))];
+	}
+
+	/**
+	 * Drops a kept task from the side panel's list.
+	 * @param {string} id
+	 */
+	async forget(id) {
+		const stored = await this.deps.storage.get(HISTORY_KEY);
+		const history = Array.isArray(stored?.[HISTORY_KEY]) ? stored[HISTORY_KEY] : [];
+		await this.deps.storage.set({ [HISTORY_KEY]: history.filter(entry => entry.id !== id) });
+		this.changed();
+	}
+
+	/**
+	 * The person's hand on a running task, whoever started it: pause,
+	 * resume or stop (stop_reason stopped_by_user).
+	 * @param {string} id
+	 * @param {'pause'|'resume'|'stop'} what
+	 * @throws {BridgeError} TASK_NOT_FOUND when no such task is running
+	 */
+	async control(id, what) {
+		const record = this.tasks.get(id);
+		if (record === undefined || record.result !== null)
+			throw new BridgeError(ErrorCode.TASK_NOT_FOUND, `Task ${id} is not running.`);
+		if (what === 'pause')
+			record.agent.pause();
+		else if (what === 'resume')
+			record.agent.resume();
+		else
+			await this.end(record, 'the person stopped it in the side panel', 'stopped_by_user');
+		this.changed();
 	}
 
 	/**
@@ -341,10 +419,21 @@ export class TaskManager {
 	 * @returns {Promise<boolean>} whether this call stopped it (false: it had finished)
 	 */
 	async stop(id, why) {
-		const record = await this.get(id);
+		return this.end(await this.get(id), why, 'cancelled');
+	}
+
+	/**
+	 * Ends a task and waits for it.
+	 * @param {TaskRecord} record
+	 * @param {string} why the message the result gives
+	 * @param {string} reason its stop reason
+	 * @returns {Promise<boolean>} whether this call stopped it (false: it had finished)
+	 */
+	async end(record, why, reason) {
 		const running = record.result === null && !record.stopped;
 		if (running) {
 			record.stopped = true;
+			record.stopReason = reason;
 			record.controller.abort(new Error(why));
 		}
 		await record.done;
@@ -357,6 +446,25 @@ export class TaskManager {
 		const credential = await this.credential();
 		return [...this.tasks.values()].filter(record => record.credential === credential).reverse();
 	}
+}
+
+/**
+ * A task as the side panel shows it (and keeps it).
+ * @param {TaskRecord} record
+ * @returns {object}
+ */
+function panelTask(record) {
+	const agent = record.agent;
+	const result = record.result;
+	return {
+		id: record.id, task: record.task, tab_id: record.tabId, started_by: record.startedBy,
+		started: record.started, updated: record.updated,
+		status: result !== null ? 'finished' : agent.paused ? 'paused' : 'running',
+		plan: agent.plan, next_goal: agent.nextGoal,
+		steps: agent.history.map(step => ({ ...step })),
+		verdict: agent.verdict, usage: { ...agent.usage },
+		stop_reason: result?.stop_reason ?? null, answer: result?.answer ?? null, message: result?.message ?? null,
+	};
 }
 
 /**

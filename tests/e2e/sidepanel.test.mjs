@@ -1,0 +1,145 @@
+// End-to-end: the side panel (extension/sidepanel/), opened as a page in
+// real Chromium, with the scripted model server. The person types a task
+// and runs it; pauses it before its first action (the model's first
+// navigator answer is held back, so the pause lands there every time);
+// types into the page by hand; resumes, and the agents read the page again
+// and plan anew before they finish. A task an MCP client starts shows up
+// too and the person stops it: the client sees stopped_by_user. Finished
+// tasks can be deleted. Screenshots of each state go to E2E_ARTEFACTS.
+
+import { describe, before, after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { EXTENSION_ID, startBridge, until } from './harness.mjs';
+import { configureAgents, inExtension, startModelServer } from './agents-harness.mjs';
+
+const PANEL = `chrome-extension://${EXTENSION_ID}/sidepanel/sidepanel.html`;
+
+/* The order page's part of the shop order. */
+const ORDER_STEPS = [
+	{ do: 'type', label: 'Full name', text: 'Ada Lovelace' },
+	{ do: 'select', label: 'Country', option: 'Canada' },
+	{ do: 'click', label: 'Place order' },
+	{ do: 'answer', pattern: 'Order #[0-9]+' },
+];
+
+describe('side panel', () => {
+	let b;
+	let model = null;
+	let panel = null;
+	let shopTab;
+
+	before(async () => {
+		b = await startBridge();
+	});
+	after(async () => {
+		await model?.close();
+		await b?.close();
+	});
+
+	// Starts the model server on a scenario and points the extension at it.
+	async function useScenario(scenario) {
+		await model?.close();
+		model = await startModelServer(scenario);
+		await configureAgents(b, { baseUrl: `${model.url}/v1`, domains: '127.0.0.1' });
+	}
+
+	// Opens the side panel page in a background tab (the person's page stays the active one).
+	async function openPanel() {
+		const { targetId } = await b.cdp.send('Target.createTarget', { url: PANEL, background: true });
+		const { sessionId } = await b.cdp.send('Target.attachToTarget', { targetId, flatten: true });
+		const run = async expression => {
+			const r = await b.cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
+			if (r.exceptionDetails)
+				throw new Error(`in the side panel: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+			return r.result.value;
+		};
+		await until(() => run(`location.href === ${JSON.stringify(PANEL)} && document.readyState === 'complete'`), { what: 'the side panel to load' });
+		return {
+			run,
+			// The tasks as the panel shows them: [{id, task, status, text}].
+			tasks: () => run(`[...document.querySelectorAll('.task')].map(a => ({ id: a.dataset.taskId,
+			    task: a.querySelector('h3').textContent, status: a.querySelector('.status').textContent, text: a.textContent }))`),
+			// Presses a task's button by its text.
+			press: (id, name) => run(`[...document.querySelector('[data-task-id="${id}"]').querySelectorAll('button')]
+			    .find(button => button.textContent === ${JSON.stringify(name)}).click()`),
+			// The panel's tab comes to the front for it: later calls name their tab.
+			async screenshot(name) {
+				await b.cdp.send('Page.bringToFront', {}, sessionId);
+				const { data } = await b.cdp.send('Page.captureScreenshot', { format: 'png' }, sessionId);
+				writeFileSync(join(process.env.E2E_ARTEFACTS, `sidepanel-${name}.png`), Buffer.from(data, 'base64'));
+			},
+			close: () => b.cdp.send('Target.closeTarget', { targetId }),
+		};
+	}
+
+	// The task the panel shows whose status matches (the panel's tasks in the error if none comes).
+	async function taskWhere(status, what) {
+		try {
+			return await until(async () => (await panel.tasks()).find(t => status.test(t.status)), { ms: 20000, what });
+		} catch (error) {
+			error.message += `\nthe panel shows: ${JSON.stringify(await panel.tasks(), null, 1)}`;
+			throw error;
+		}
+	}
+
+	test('run a task from the panel, pause it before it acts, type by hand, resume: it reads the page again and finishes', async () => {
+		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, delay_ms: 2500 }] });
+		const { url, tabId } = await b.open('shop/order.html?item=blue');
+		shopTab = tabId;
+		panel = await openPanel();
+		assert.equal(await panel.run('document.getElementById("no-tasks").hidden'), false);
+		await panel.run(`document.getElementById('task-text').value = 'Order the blue mug for Ada Lovelace in Canada and report the order number.';
+		    document.getElementById('run').click()`);
+		const started = await taskWhere(/^Running in tab \d+$/, 'the task to show as running');
+		assert.match(started.text, /Started by you/);
+		await panel.press(started.id, 'Pause');
+		await taskWhere(/^Paused in tab \d+/, 'the task to show as paused');
+		await until(async () => (await model.log()).filter(e => e.done !== null).length >= 2,
+		    { what: 'the navigator to answer (held back 2.5 s)' });
+		await new Promise(resolve => setTimeout(resolve, 700));
+		assert.equal(await b.evaluate(url, 'document.querySelector("input[name=name]").value'), '', 'nothing acted while paused');
+		const asked = (await model.log()).length;
+		await panel.screenshot('paused');
+
+		// The person takes over: picks the country by hand.
+		await b.evaluate(url, `(() => { const s = document.querySelector('select[name=country]'); s.value = 'Canada';
+		    s.dispatchEvent(new Event('change', { bubbles: true })); })()`);
+		assert.equal((await model.log()).length, asked, 'no model call while paused');
+		const resumedAt = Date.now();
+		await panel.press(started.id, 'Resume');
+		const done = await taskWhere(/^Done$/, 'the task to finish');
+		assert.match(done.text, /Order #\d+/);
+		assert.match(done.text, /type_value: skipped \(The person paused the task here/);
+		const after = (await model.log()).filter(e => e.time >= resumedAt);
+		assert.equal(after[0]?.role, 'planner', `the planner runs first after resume: ${JSON.stringify(after)}`);
+		assert.match(await b.evaluate(/shop\/confirm\.html/, 'document.getElementById("summary").textContent'),
+		    /^Order #\d+ confirmed: one blue mug for Ada Lovelace, shipping to Canada\.$/);
+		await panel.screenshot('done');
+	});
+
+	test('a task an MCP client started shows up live and the person stops it: the client gets stopped_by_user', async () => {
+		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, delay_ms: 4000 }] });
+		await b.open('shop/order.html?item=red', { args: { tab_id: shopTab } });
+		const { structuredContent: started } = await b.client.callTool({ name: 'run_task',
+		    arguments: { task: 'Order the red mug for Grace Hopper.', wait: false, tab_id: shopTab } }, undefined, { timeout: 60000 });
+		const shown = await until(async () => (await panel.tasks()).find(t => t.id === started.task_id && /^Running/.test(t.status)),
+		    { what: 'the MCP task to show up in the panel' });
+		assert.match(shown.text, /Started by MCP client/);
+		await panel.press(shown.id, 'Stop');
+		const stopped = await taskWhere(/^Stopped: stopped_by_user$/, 'the task to show as stopped');
+		assert.equal(stopped.id, started.task_id);
+		const seen = await b.ok('get_task', { task_id: started.task_id });
+		assert.equal(seen.data.stop_reason, 'stopped_by_user');
+		await panel.screenshot('stopped');
+
+		const kept = await inExtension(b, `chrome.storage.local.get('taskHistory').then(s => s.taskHistory.map(t => t.id))`);
+		assert.deepEqual(kept.slice(0, 2), [started.task_id, (await panel.tasks())[1].id], 'finished tasks are kept, newest first');
+		await panel.press(started.task_id, 'Delete');
+		await until(async () => !(await panel.tasks()).some(t => t.id === started.task_id), { what: 'the deleted task to go' });
+		assert.ok(!(await inExtension(b, `chrome.storage.local.get('taskHistory').then(s => s.taskHistory.map(t => t.id))`)).includes(started.task_id));
+		await panel.close();
+	});
+});
