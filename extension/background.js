@@ -122,7 +122,7 @@ const connection = new HostConnection({
 const panelRequests = {
 	panelTasks: async () => {},
 	startTask: message => tasks.start({ task: String(message.task ?? '') }, () => {}, { byPerson: true }),
-	taskControl: message => tasks.control(message.id, message.what),
+	taskControl: message => tasks.control(message.id, message.what, String(message.text ?? '')),
 	rerunTask: async message => {
 		const kept = (await tasks.panelTasks()).find(task => task.id === message.id);
 		if (kept === undefined)

@@ -127,10 +127,13 @@ mcp_tasks_status(const json_t *task)
 	const char	*status, *stop_reason;
 
 	status = json_string_value(json_object_get(task, "status"));
+	if (status != NULL && strcmp(status, "input_required") == 0)
+		return "input_required";
 	if (status == NULL || strcmp(status, "finished") != 0)
 		return "working";
 	stop_reason = json_string_value(json_object_get(task, "stop_reason"));
-	if (stop_reason != NULL && strcmp(stop_reason, "cancelled") == 0)
+	if (stop_reason != NULL && (strcmp(stop_reason, "cancelled") == 0 ||
+	    strcmp(stop_reason, "stopped_by_user") == 0))
 		return "cancelled";
 	return "completed";
 }

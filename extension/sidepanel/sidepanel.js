@@ -3,8 +3,10 @@
  * watches it run (plan, steps, verdict, answer, tokens); tasks MCP clients
  * start with run_task show up too. A running task can be paused (the
  * person then acts in the page by hand), resumed (the agents read the page
- * again and plan from there) or stopped; a finished one can be run again
- * or deleted. The service worker (background.js) owns the tasks.
+ * again and plan from there) or stopped; a task that asks the person
+ * something (ask_user) waits for the answer typed here, or "done" after
+ * they acted in the page; a finished one can be run again or deleted. The
+ * service worker (background.js) owns the tasks.
  */
 
 const $ = id => document.getElementById(id);
@@ -45,7 +47,32 @@ function statusText(task) {
 		return `Running in tab ${task.tab_id}`;
 	if (task.status === 'paused')
 		return `Paused in tab ${task.tab_id}: act in the page, then Resume`;
+	if (task.status === 'waiting')
+		return `Waiting for you in tab ${task.tab_id}`;
 	return task.stop_reason === 'done' ? 'Done' : `Stopped: ${task.stop_reason}`;
+}
+
+/** The question a task waits on, with a field for the answer and its two buttons. */
+function questionForm(task) {
+	const form = document.createElement('form');
+	form.className = 'question';
+	const label = document.createElement('label');
+	label.textContent = task.question;
+	const field = document.createElement('input');
+	field.type = 'text';
+	field.placeholder = 'Your answer, or Done after doing it in the page';
+	label.append(field);
+	const answer = document.createElement('button');
+	answer.type = 'submit';
+	answer.textContent = 'Answer';
+	const done = taskButton('Done, continue', { type: 'taskControl', id: task.id, what: 'answer', text: 'done' });
+	form.addEventListener('submit', async event => {
+		event.preventDefault();
+		answer.disabled = true;
+		render(await ask({ type: 'taskControl', id: task.id, what: 'answer', text: field.value }));
+	});
+	form.append(label, answer, done);
+	return form;
 }
 
 /** One task, as an article with its controls. */
@@ -89,8 +116,10 @@ function taskView(task) {
 	tokens.className = 'note';
 	tokens.textContent = `Tokens: ${task.usage.input_tokens} in, ${task.usage.output_tokens} out (${task.usage.model_calls} model calls)`;
 	article.append(tokens);
+	if (task.question !== null && task.question !== undefined)
+		article.append(questionForm(task));
 	const controls = document.createElement('div');
-	if (task.status === 'running')
+	if (task.status === 'running' || task.status === 'waiting')
 		controls.append(taskButton('Pause', { type: 'taskControl', id: task.id, what: 'pause' }));
 	if (task.status === 'paused')
 		controls.append(taskButton('Resume', { type: 'taskControl', id: task.id, what: 'resume' }));
@@ -103,12 +132,26 @@ function taskView(task) {
 	return article;
 }
 
-/** Shows the tasks (an answer without a list leaves the view as it is). */
+/**
+ * Shows the tasks (an answer without a list leaves the view as it is).
+ * An answer being typed, and the focus on it, survive the redraw that
+ * another task's step causes.
+ */
 function render(answer) {
 	if (!Array.isArray(answer?.tasks))
 		return;
+	const typing = new Map([...document.querySelectorAll('.task form.question input')]
+	    .map(field => [field.closest('.task').dataset.taskId, { value: field.value, focused: field === document.activeElement }]));
 	$('tasks').replaceChildren(...answer.tasks.map(taskView));
 	$('no-tasks').hidden = answer.tasks.length > 0;
+	for (const [id, { value, focused }] of typing) {
+		const field = document.querySelector(`.task[data-task-id="${CSS.escape(id)}"] form.question input`);
+		if (field === null)
+			continue;
+		field.value = value;
+		if (focused)
+			field.focus();
+	}
 }
 
 $('new-task').addEventListener('submit', async event => {

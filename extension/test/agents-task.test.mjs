@@ -366,6 +366,52 @@ test('pause holds the next action, the person changes the page, resume reads it 
 	assert.deepEqual(events.filter(type => type === 'paused' || type === 'resumed'), ['paused', 'resumed']);
 });
 
+test('ask_user: the task waits for the person, their answer is the action\'s result, and the task goes on', async () => {
+	const browser = fakeBrowser({ pages: { 'http://shop/': { state: 'e1 button "Pay"', labels: { e1: 'Pay' } } } });
+	let task;
+	const events = [];
+	const made = makeTask({
+		browser,
+		onEvent: event => events.push(event),
+		scripts: {
+			planner: [plan()],
+			navigator: [act(['ask_user', { question: 'Which card should I use?' }]), input => {
+				assert.match(input.history.at(-1).detail, /The person answered: the blue one/);
+				return done('paid with the blue card');
+			}],
+			validator: [accept],
+		},
+	});
+	task = made.task;
+	assert.ok(task.tools.some(tool => tool.name === 'ask_user'), 'the navigator is offered ask_user');
+	const running = task.run(new AbortController().signal);
+	await new Promise(resolve => setTimeout(resolve, 20));
+	assert.equal(task.question.text, 'Which card should I use?');
+	assert.equal(events.at(-1).type, 'question');
+	assert.equal(task.answer('the blue one'), true);
+	const result = await running;
+	assert.equal(result.stop_reason, StopReason.DONE);
+	assert.equal(task.question, null);
+	assert.equal(task.answer('again'), false, 'nothing waits any more');
+	assert.deepEqual(browser.acted, [], 'asking never touches the page');
+});
+
+test('ask_user with nobody answering stops the task with waiting_for_user at its timeout', async () => {
+	let fire;
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });
+	const { task } = makeTask({
+		browser, limits: { timeout_ms: 5000 },
+		timer: (ms, onTime) => { fire = onTime; return () => {}; },
+		scripts: { planner: [plan()], navigator: [act(['ask_user', { question: 'Log in, please.' }])] },
+	});
+	const running = task.run(new AbortController().signal);
+	await new Promise(resolve => setTimeout(resolve, 20));
+	fire();
+	const result = await running;
+	assert.equal(result.stop_reason, StopReason.WAITING_FOR_USER);
+	assert.match(result.message, /nobody answered "Log in, please\." within the task's time \(5000 ms\)/);
+});
+
 test('a stop while paused ends the task at once', async () => {
 	const browser = fakeBrowser({ pages: { 'http://a/': { state: 'e1 button "Go"', labels: { e1: 'Go' } } } });
 	let task;

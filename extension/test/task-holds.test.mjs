@@ -247,3 +247,27 @@ test('the person\'s hand: a panel task is invisible to MCP clients; stop gives s
 	await tasks.forget(shown[0].id);
 	assert.equal((await tasks.panelTasks())[0].task, `Task ${HISTORY_MAX + 1}`);
 });
+
+test('a task that asks the person is input_required to MCP clients, with the question; the panel\'s answer lets it go on', async () => {
+	const { navigator, tasks, model } = setup({
+		planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }],
+		navigator: [{ thought: 't', actions: [{ tool: 'ask_user', args: { question: 'Which size?' } }] }],
+	});
+	const started = (await navigator.dispatch('run_task', { task: 'Buy a shirt', tab_id: 1, wait: false }, call())).structuredContent;
+	let seen;
+	for (let i = 0; i < 100; i++) {
+		seen = await navigator.dispatch('get_task', { task_id: started.task_id }, call());
+		if (seen.structuredContent.status === 'input_required')
+			break;
+		await new Promise(resolve => setTimeout(resolve, 10));
+	}
+	assert.equal(seen.structuredContent.question, 'Which size?');
+	assert.match(seen.content[0].text, /waits for the person at the browser, who was asked: "Which size\?"/);
+	assert.equal((await tasks.panelTasks())[0].status, 'waiting');
+	await tasks.control(started.task_id, 'answer', 'M');
+	await model.waiting(1);	/* the navigator is asked again, with the answer */
+	assert.equal((await tasks.panelTasks())[0].status, 'running');
+	await assert.rejects(tasks.control(started.task_id, 'answer', 'L'), { code: ErrorCode.INVALID_ARGUMENT },
+	    'a second answer finds nothing waiting');
+	await tasks.control(started.task_id, 'stop');
+});

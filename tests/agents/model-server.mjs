@@ -119,6 +119,8 @@ export class Player {
 			return this.act('press_keys', { keys: step.keys });
 		if (step.do === 'scroll')
 			return this.act('scroll_page', { direction: step.direction ?? 'down' });
+		if (step.do === 'ask')
+			return this.act('ask_user', { question: step.question });
 		const element = findByLabel(parseState(block?.state ?? ''), step.label);
 		if (element === undefined)
 			return { thought: `No element labelled "${step.label}" yet; waiting.`, actions: [{ tool: 'wait_for', args: { delay_ms: 300 } }] };

@@ -5,7 +5,9 @@
 // types into the page by hand; resumes, and the agents read the page again
 // and plan anew before they finish. A task an MCP client starts shows up
 // too and the person stops it: the client sees stopped_by_user. Finished
-// tasks can be deleted. Screenshots of each state go to E2E_ARTEFACTS.
+// tasks can be deleted. A task whose agents ask the person (ask_user)
+// waits as input_required until the answer typed in the panel. Screenshots
+// of each state go to E2E_ARTEFACTS.
 
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -140,6 +142,26 @@ describe('side panel', () => {
 		await panel.press(started.task_id, 'Delete');
 		await until(async () => !(await panel.tasks()).some(t => t.id === started.task_id), { what: 'the deleted task to go' });
 		assert.ok(!(await inExtension(b, `chrome.storage.local.get('taskHistory').then(s => s.taskHistory.map(t => t.id))`)).includes(started.task_id));
+	});
+
+	test('a task that asks the person waits as input_required; the answer typed in the panel lets it finish', async () => {
+		await useScenario({ steps: [{ do: 'ask', question: 'Which country should the mug go to?' }, ...ORDER_STEPS] });
+		await b.open('shop/order.html?item=blue', { args: { tab_id: shopTab } });
+		const { structuredContent: started } = await b.client.callTool({ name: 'run_task',
+		    arguments: { task: 'Order the blue mug for Ada Lovelace.', wait: false, tab_id: shopTab } }, undefined, { timeout: 60000 });
+		const waiting = await taskWhere(/^Waiting for you in tab \d+$/, 'the task to wait for the person');
+		assert.equal(waiting.id, started.task_id);
+		assert.match(waiting.text, /Which country should the mug go to\?/);
+		const seen = await b.ok('get_task', { task_id: started.task_id });
+		assert.equal(seen.data.status, 'input_required');
+		assert.equal(seen.data.question, 'Which country should the mug go to?');
+		await panel.screenshot('question');
+		await panel.run(`(() => { const form = document.querySelector('[data-task-id="${started.task_id}"] form.question');
+		    form.querySelector('input').value = 'Canada'; form.querySelector('button[type=submit]').click(); })()`);
+		const done = await b.ok('get_task', { task_id: started.task_id, wait_ms: 30000 });
+		assert.equal(done.data.stop_reason, 'done', done.text);
+		assert.ok(done.data.steps.some(step => step.tool === 'ask_user' && /The person answered: Canada/.test(step.detail)),
+		    JSON.stringify(done.data.steps));
 		await panel.close();
 	});
 });

@@ -23,8 +23,9 @@ function taskStore() {
 	const describe = record => ({
 		content: [{ type: 'text', text: record.finished ? `Task ${record.id} ${record.stop_reason}: ${record.answer}` : `Task ${record.id} is running.\nFollow it with get_task.` }],
 		structuredContent: {
-			task_id: record.id, status: record.finished ? 'finished' : 'running',
+			task_id: record.id, status: record.finished ? 'finished' : record.question ? 'input_required' : 'running',
 			...(record.finished ? { stop_reason: record.stop_reason, answer: record.answer } : {}),
+			...(!record.finished && record.question ? { question: record.question } : {}),
 			steps: [], created_at: record.created, updated_at: new Date().toISOString(), keep_ms: 3600000,
 		},
 	});
@@ -44,6 +45,11 @@ function taskStore() {
 	return {
 		tasks,
 		finish: (id, answer) => end(find(id), 'done', answer),
+		/* The agents ask the person (ask_user); the person stops a task in the side panel. */
+		ask: (id, question) => {
+			find(id).question = question;
+		},
+		stopByPerson: id => end(find(id), 'stopped_by_user', null),
 		handlers: {
 			run_task: params => {
 				const record = { id: randomBytes(16).toString('base64url'), task: params.task, wait: params.wait,
@@ -223,6 +229,16 @@ describe('MCP tasks', () => {
 		assert.deepEqual((await modern(host, 'tasks/update', { taskId: task.taskId, inputResponses: {} })).json.result.resultType, 'complete');
 		const cancelAck = (await modern(host, 'tasks/cancel', { taskId: task.taskId })).json.result;
 		assert.equal(cancelAck.resultType, 'complete');
+	});
+
+	it('a task waiting for the person is input_required; one the person stopped is cancelled', async () => {
+		const created = (await modern(host, 'tools/call', { name: 'run_task', arguments: { task: 'needs a login' } })).json.result;
+		store.ask(created.taskId, 'Please log in to the shop.');
+		const waiting = (await modern(host, 'tasks/get', { taskId: created.taskId })).json.result;
+		assert.equal(waiting.status, 'input_required');
+		store.stopByPerson(created.taskId);
+		const stopped = (await modern(host, 'tasks/get', { taskId: created.taskId })).json.result;
+		assert.equal(stopped.status, 'cancelled');
 	});
 
 	it('2026-07-28: without the extension, run_task runs to the end and the task methods answer -32021', async () => {

@@ -23,6 +23,27 @@ export const StopReason = Object.freeze({
 	BUDGET: 'budget',
 	PAUSED_BY_USER: 'paused_by_user',
 	STOPPED_BY_USER: 'stopped_by_user',
+	WAITING_FOR_USER: 'waiting_for_user',
+});
+
+/**
+ * The navigator's one action that is not a catalogue tool: it asks the
+ * person at the browser and never reaches the page. The task waits for the
+ * answer (its wall clock runs on: timeout_ms ends a wait with
+ * waiting_for_user).
+ */
+export const ASK_USER = Object.freeze({
+	name: 'ask_user',
+	description: 'Ask the person at the browser for what only they can do or decide: log in, solve a CAPTCHA, ' +
+	    'confirm a payment, choose where the task left a choice open. The task waits until they answer ' +
+	    '(they may do it in the page and say "done"); their answer comes back as this action\'s result. ' +
+	    'Ask one short, specific question; never ask for a password in words.',
+	input_schema: Object.freeze({
+		type: 'object',
+		properties: Object.freeze({ question: Object.freeze({ type: 'string', minLength: 1, maxLength: 500 }) }),
+		required: Object.freeze(['question']),
+		additionalProperties: false,
+	}),
 });
 
 /** Action errors the navigator recovers from by reading the page again. */
@@ -117,9 +138,9 @@ export class AgentTask {
 		this.models = options.models;
 		this.buildPrompt = options.buildPrompt;
 		this.browser = options.browser;
-		this.tools = options.tools;
+		this.tools = [...options.tools, ASK_USER];
 		/** @type {Map<string, object>} each tool's input schema */
-		this.toolSchemas = new Map(options.tools.map(tool => [tool.name, tool.input_schema ?? {}]));
+		this.toolSchemas = new Map(this.tools.map(tool => [tool.name, tool.input_schema ?? {}]));
 		this.limits = options.limits;
 		this.allowedDomains = options.allowedDomains ?? [];
 		this.vision = options.vision === true;
@@ -142,6 +163,9 @@ export class AgentTask {
 		this.resumeGate = () => {};
 		/** Set on resume: the planner runs again on the page as the person left it. */
 		this.replan = false;
+		/** The question the task waits on ({text, asked}), and what gives it its answer. */
+		this.question = null;
+		this.giveAnswer = () => {};
 		/** The wall clock: what is left of timeout_ms, and the running timer's cancel. */
 		this.timeLeft = this.limits.timeout_ms;
 		this.clockStarted = 0;
@@ -178,6 +202,48 @@ export class AgentTask {
 		this.resumeGate();
 		this.startClock();
 		this.onEvent({ type: 'resumed' });
+	}
+
+	/**
+	 * Answers the question the task waits on.
+	 * @param {string} text the person's answer ("done" after acting in the page)
+	 * @returns {boolean} whether a question was waiting
+	 */
+	answer(text) {
+		if (this.question === null)
+			return false;
+		this.giveAnswer(String(text));
+		return true;
+	}
+
+	/**
+	 * Asks the person and waits for the answer (ask_user).
+	 * @param {string} question
+	 * @param {AbortSignal} signal a stop or the timeout ends the wait
+	 * @returns {Promise<string>} the answer
+	 * @throws {TaskStop} waiting_for_user when the task's time runs out first
+	 */
+	async askUser(question, signal) {
+		this.question = { text: question, asked: this.now() };
+		this.onEvent({ type: 'question', question });
+		try {
+			return await new Promise((resolve, reject) => {
+				const stop = () => reject(signal.reason instanceof TaskTimeout ?
+				    new TaskStop(StopReason.WAITING_FOR_USER,
+				        `Stopped: nobody answered "${question}" within the task's time (${this.limits.timeout_ms} ms).`) :
+				    signal.reason);
+				if (signal.aborted)
+					stop();
+				signal.addEventListener('abort', stop, { once: true });
+				this.giveAnswer = text => {
+					signal.removeEventListener('abort', stop);
+					resolve(text);
+				};
+			});
+		} finally {
+			this.question = null;
+			this.giveAnswer = () => {};
+		}
 	}
 
 	/** Starts (or restarts) the wall clock with what is left of the timeout. */
@@ -438,6 +504,14 @@ export class AgentTask {
 		const target = typeof args.url === 'string' ? args.url : undefined;
 		if (target !== undefined && !domainAllowed(target, this.allowedDomains))
 			return this.failed(step, 'refused', domainRefusal(target, this.allowedDomains));
+		if (tool === ASK_USER.name) {
+			const answer = await this.askUser(args.question, signal);
+			this.failures = 0;
+			const detail = brief(`The person answered: ${answer}`);
+			this.record({ ...step, outcome: 'ok', detail });
+			this.onEvent({ type: 'action', step: this.stepsTaken, tool, args, outcome: 'ok', detail });
+			return true;
+		}
 		let reply;
 		try {
 			reply = await this.browser.act(tool, args, signal);

@@ -92,6 +92,10 @@ export function describeStep(step) {
  */
 export function describeTask(record) {
 	const result = record.result;
+	if (result === null && record.agent.question !== null)
+		return `Task ${record.id} in tab ${record.tabId} waits for the person at the browser, who was asked: ` +
+		    `"${record.agent.question.text}". They answer in the extension's side panel; the task goes on then. ` +
+		    `Follow it with get_task {"task_id": "${record.id}"}.`;
 	if (result === null) {
 		const last = record.agent.history.at(-1);
 		return `Task ${record.id} is running in tab ${record.tabId} (step ${record.agent.stepsTaken} of at most ${record.agent.limits.max_steps})` +
@@ -287,12 +291,13 @@ export class TaskManager {
 
 	/**
 	 * The person's hand on a running task, whoever started it: pause,
-	 * resume or stop (stop_reason stopped_by_user).
+	 * resume, answer its question, or stop (stop_reason stopped_by_user).
 	 * @param {string} id
-	 * @param {'pause'|'resume'|'stop'} what
-	 * @throws {BridgeError} TASK_NOT_FOUND when no such task is running
+	 * @param {'pause'|'resume'|'answer'|'stop'} what
+	 * @param {string} [text] the answer
+	 * @throws {BridgeError} TASK_NOT_FOUND when no such task is running; INVALID_ARGUMENT for an answer nobody asked for
 	 */
-	async control(id, what) {
+	async control(id, what, text = '') {
 		const record = this.tasks.get(id);
 		if (record === undefined || record.result !== null)
 			throw new BridgeError(ErrorCode.TASK_NOT_FOUND, `Task ${id} is not running.`);
@@ -300,7 +305,10 @@ export class TaskManager {
 			record.agent.pause();
 		else if (what === 'resume')
 			record.agent.resume();
-		else
+		else if (what === 'answer') {
+			if (!record.agent.answer(text.trim() === '' ? 'done' : text))
+				throw new BridgeError(ErrorCode.INVALID_ARGUMENT, `Task ${id} is not waiting for an answer.`);
+		} else
 			await this.end(record, 'the person stopped it in the side panel', 'stopped_by_user');
 		this.changed();
 	}
@@ -459,7 +467,8 @@ function panelTask(record) {
 	return {
 		id: record.id, task: record.task, tab_id: record.tabId, started_by: record.startedBy,
 		started: record.started, updated: record.updated,
-		status: result !== null ? 'finished' : agent.paused ? 'paused' : 'running',
+		status: result !== null ? 'finished' : agent.paused ? 'paused' : agent.question !== null ? 'waiting' : 'running',
+		question: result === null ? agent.question?.text ?? null : null,
 		plan: agent.plan, next_goal: agent.nextGoal,
 		steps: agent.history.map(step => ({ ...step })),
 		verdict: agent.verdict, usage: { ...agent.usage },
@@ -472,8 +481,10 @@ function panelTask(record) {
  * @param {TaskRecord} record
  */
 function taskReply(record, extra = {}) {
+	const waiting = record.result === null && record.agent.question !== null;
 	const structured = record.result ?? {
-		task_id: record.id, status: 'running', tab_id: record.tabId,
+		task_id: record.id, status: waiting ? 'input_required' : 'running', tab_id: record.tabId,
+		...(waiting ? { question: record.agent.question.text } : {}),
 		steps: record.agent.history.map(step => ({ ...step })), steps_taken: record.agent.stepsTaken,
 		usage: { ...record.agent.usage },
 	};
@@ -596,6 +607,12 @@ function describeEvent(record, event) {
 		return `Task ${record.id} plan: ${event.plan} Next: ${event.next_goal}`;
 	case 'verdict':
 		return `Task ${record.id} validator ${event.verdict === 'accept' ? 'accepted' : 'rejected'} "${event.answer}": ${event.reason}`;
+	case 'question':
+		return `Task ${record.id} waits for the person at the browser (input required): "${event.question}". They answer in the extension's side panel.`;
+	case 'paused':
+		return `Task ${record.id} was paused by the person at the browser.`;
+	case 'resumed':
+		return `Task ${record.id} was resumed by the person at the browser.`;
 	default:
 		return `Task ${record.id} step ${event.step}: ${describeStep(event)}`;
 	}
