@@ -299,12 +299,12 @@ bridge_event(const json_t *event, void *arg)
 
 /* Starts a forwarded MCP call at the extension; it never fails at once. */
 static uint64_t
-bridge_dispatch_call(void *arg, const char *method, json_t *params,
-    int timeout_ms, mcp_done_cb done, mcp_progress_cb progress,
+bridge_dispatch_call(void *arg, const char *method, const char *client,
+    json_t *params, int timeout_ms, mcp_done_cb done, mcp_progress_cb progress,
     void *call_arg, const char **error_code, char **error_message)
 {
-	return rpc_call(arg, method, params, timeout_ms, done, progress,
-	    call_arg);
+	return rpc_call(arg, method, client, params, timeout_ms, done,
+	    progress, call_arg);
 }
 
 /* Cancels a forwarded MCP call at the extension. */

@@ -263,8 +263,8 @@ static void
 http_mcp_post_modern(struct http_transport *transport,
     struct evhttp_request *req, json_t *body, const char *version)
 {
-	json_t	*messages;
-
+	json_t		*messages;
+	struct session	*session;
 	const char	*method = jsonrpc_string(json_object_get(body, "method"));
 
 	if (http_modern_check(req, body, version) != 0)
@@ -275,8 +275,11 @@ http_mcp_post_modern(struct http_transport *transport,
 		return;
 	}
 	messages = json_pack("[O]", body);
-	http_mcp_dispatch(transport, req, session_stateless_new(version),
-	    messages, false);
+	session = session_stateless_new(version);
+	/* Who asks, if it says (optional in this revision). */
+	session_set_client(session, json_object_get(json_object_get(
+	    json_object_get(body, "params"), "_meta"), MCP_META_CLIENT_INFO));
+	http_mcp_dispatch(transport, req, session, messages, false);
 	json_decref(messages);
 }
 

@@ -15,6 +15,7 @@
 #define MCP_MODERN_VERSION	"2026-07-28"
 #define MCP_META_VERSION	"io.modelcontextprotocol/protocolVersion"
 #define MCP_META_CAPABILITIES	"io.modelcontextprotocol/clientCapabilities"
+#define MCP_META_CLIENT_INFO	"io.modelcontextprotocol/clientInfo"
 #define MCP_META_SERVER_INFO	"io.modelcontextprotocol/serverInfo"
 
 /* Errors the revision defines (-32020 and on). */

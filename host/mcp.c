@@ -463,8 +463,8 @@ mcp_call_start(struct mcp_call *call, const char *method, json_t *args,
 	char		*error_message = NULL;
 
 	call->dispatch_id = mcp->dispatcher.call(mcp->dispatcher.arg, method,
-	    args, timeout_ms, mcp_call_done, mcp_call_progress, call,
-	    &error_code, &error_message);
+	    call->session->client, args, timeout_ms, mcp_call_done,
+	    mcp_call_progress, call, &error_code, &error_message);
 	if (call->dispatch_id != 0)
 		return call;
 	mcp_call_done(NULL, error_code, error_message, call);
@@ -520,7 +520,7 @@ mcp_call_again(struct mcp_call *call, const char **code, char **message)
 				    "get_task");
 
 	call->dispatch_id = mcp->dispatcher.call(mcp->dispatcher.arg,
-	    tool->method, json_incref(call->task_args),
+	    tool->method, call->session->client, json_incref(call->task_args),
 	    tool_timeout_ms(tool, call->task_args), mcp_call_done,
 	    mcp_call_progress, call, code, message);
 	return call->dispatch_id != 0;

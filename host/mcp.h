@@ -50,11 +50,13 @@ typedef void (*mcp_progress_cb)(const json_t *progress, void *arg);
 /* Who answers the calls MCP forwards (tools/call, resources/read). */
 struct mcp_dispatcher {
 	/*
-	 * Starts a call; steals params. Returns its id (for cancel), or 0
-	 * when it cannot start, with *error_code (static) and
-	 * *error_message (heap) set. done is never called from inside call.
+	 * Starts a call for a client ("name version", or "" when it gave
+	 * none); steals params. Returns its id (for cancel), or 0 when it
+	 * cannot start, with *error_code (static) and *error_message (heap)
+	 * set. done is never called from inside call.
 	 */
-	uint64_t	 (*call)(void *arg, const char *method, json_t *params,
+	uint64_t	 (*call)(void *arg, const char *method,
+			     const char *client, json_t *params,
 			     int timeout_ms, mcp_done_cb done,
 			     mcp_progress_cb progress, void *call_arg,
 			     const char **error_code, char **error_message);

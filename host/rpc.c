@@ -48,6 +48,7 @@ struct rpc_call {
 	struct rpc		*rpc;
 	uint64_t		 id;
 	char			*method;
+	char			*client;	/* who asked, or NULL */
 	json_t			*params;	/* until sent */
 	int			 timeout_ms;
 	uint64_t		 deadline_ms;	/* by the clock: timeout */
@@ -120,6 +121,7 @@ rpc_call_free(struct rpc_call *call)
 	event_free(call->timer);
 	json_decref(call->params);
 	free(call->method);
+	free(call->client);
 	free(call->fail_message);
 	free(call);
 }
@@ -199,6 +201,9 @@ rpc_call_send(struct rpc_call *call, int timeout_ms)
 	message = json_pack("{s:s, s:I, s:s, s:O, s:i}", "type", "request",
 	    "id", (json_int_t)call->id, "method", call->method,
 	    "params", call->params, "timeout_ms", timeout_ms);
+	if (call->client != NULL)
+		json_object_set_new(message, "client",
+		    json_string(call->client));
 	if (rpc_send(call->rpc, message) != 0) {
 		log_warn(call->rpc->log, "rpc: cannot send %s (id %" PRIu64
 		    "): channel closed", call->method, call->id);
@@ -558,10 +563,15 @@ rpc_channel_closed(struct rpc *rpc)
 		rpc->cb.disconnected(rpc->cb.arg);
 }
 
-/* Starts a call to the extension; returns its id. */
+/*
+ * Starts a call to the extension; returns its id. client names the MCP
+ * client that asked ("name version"), for the person's view of who acts;
+ * NULL or "" when unknown.
+ */
 uint64_t
-rpc_call(struct rpc *rpc, const char *method, json_t *params, int timeout_ms,
-    rpc_done_cb done, rpc_progress_cb progress, void *arg)
+rpc_call(struct rpc *rpc, const char *method, const char *client,
+    json_t *params, int timeout_ms, rpc_done_cb done, rpc_progress_cb progress,
+    void *arg)
 {
 	struct rpc_call	*call;
 	uint64_t	 now = clock_now_ms(rpc->clock);
@@ -575,6 +585,8 @@ rpc_call(struct rpc *rpc, const char *method, json_t *params, int timeout_ms,
 	call->rpc = rpc;
 	call->id = rpc->next_id++;
 	call->method = xstrdup(method);
+	call->client = client != NULL && *client != '\0' ? xstrdup(client) :
+	    NULL;
 	call->params = params != NULL ? params : json_object();
 	call->timeout_ms = timeout_ms;
 	call->deadline_ms = now + (uint64_t)timeout_ms;

@@ -67,12 +67,13 @@ fixture_status(void *arg, char **cause)
 
 /* Starts a forwarded call at the rpc layer, as the host does. */
 static uint64_t
-fixture_call(void *arg, const char *method, json_t *params, int timeout_ms,
-    mcp_done_cb done, mcp_progress_cb progress, void *call_arg,
-    const char **error_code, char **error_message)
+fixture_call(void *arg, const char *method, const char *client,
+    json_t *params, int timeout_ms, mcp_done_cb done,
+    mcp_progress_cb progress, void *call_arg, const char **error_code,
+    char **error_message)
 {
-	return rpc_call(fx.rpc, method, params, timeout_ms, done, progress,
-	    call_arg);
+	return rpc_call(fx.rpc, method, client, params, timeout_ms, done,
+	    progress, call_arg);
 }
 
 /* Cancels a forwarded call at the rpc layer. */
@@ -780,9 +781,10 @@ END_TEST
 
 /* A dispatcher that can start nothing, as when no host runs. */
 static uint64_t
-refusing_call(void *arg, const char *method, json_t *params, int timeout_ms,
-    mcp_done_cb done, mcp_progress_cb progress, void *call_arg,
-    const char **error_code, char **error_message)
+refusing_call(void *arg, const char *method, const char *client,
+    json_t *params, int timeout_ms, mcp_done_cb done,
+    mcp_progress_cb progress, void *call_arg, const char **error_code,
+    char **error_message)
 {
 	json_decref(params);
 	*error_code = ERR_HOST_NOT_RUNNING;

@@ -141,8 +141,8 @@ test_done(const json_t *result, const char *code, const char *message,
 	if (o->call_again) {
 		o->new_outcome = calloc(1, sizeof *o->new_outcome);
 		o->new_outcome->ctx = ctx;
-		o->new_id = rpc_call(ctx->rpc, "again", NULL, 1000, test_done,
-		    NULL, o->new_outcome);
+		o->new_id = rpc_call(ctx->rpc, "again", NULL, NULL, 1000,
+		    test_done, NULL, o->new_outcome);
 	}
 }
 
@@ -248,8 +248,8 @@ ctx_call(struct ctx *ctx, const char *method, const char *params,
 
 	o->ctx = ctx;
 	ctx->in_call = true;
-	id = rpc_call(ctx->rpc, method, params != NULL ? check_json(params) :
-	    NULL, timeout_ms, test_done, test_progress, o);
+	id = rpc_call(ctx->rpc, method, NULL, params != NULL ?
+	    check_json(params) : NULL, timeout_ms, test_done, test_progress, o);
 	ctx->in_call = false;
 	return id;
 }
@@ -447,6 +447,30 @@ START_TEST(test_call_defaults_params_and_timeout)
 	    "\"method\":\"list_tabs\",\"params\":{},\"timeout_ms\":30000}");
 	ck_assert_uint_eq(rpc_pending_count(ctx.rpc), 1);
 	outcome_clear(&o);
+	ctx_end(&ctx);
+}
+END_TEST
+
+START_TEST(test_call_names_its_client)
+{
+	struct ctx	ctx;
+	struct outcome	o = { 0 }, unnamed = { 0 };
+
+	ctx_start(&ctx, 0);
+	ctx_connect(&ctx);
+	o.ctx = &ctx;
+	unnamed.ctx = &ctx;
+	rpc_call(ctx.rpc, "click_element", "claude-code 2.1.3", NULL, 5000,
+	    test_done, NULL, &o);
+	rpc_call(ctx.rpc, "click_element", "", NULL, 5000, test_done, NULL,
+	    &unnamed);
+	ck_assert_sent(&ctx, 0, "{\"type\":\"request\",\"id\":1,"
+	    "\"method\":\"click_element\",\"params\":{},\"timeout_ms\":5000,"
+	    "\"client\":\"claude-code 2.1.3\"}");
+	ck_assert_sent(&ctx, 1, "{\"type\":\"request\",\"id\":2,"
+	    "\"method\":\"click_element\",\"params\":{},\"timeout_ms\":5000}");
+	outcome_clear(&o);
+	outcome_clear(&unnamed);
 	ctx_end(&ctx);
 }
 END_TEST
@@ -931,6 +955,7 @@ rpc_suite(void)
 
 	tc = tcase_create("calls");
 	tcase_add_test(tc, test_call_defaults_params_and_timeout);
+	tcase_add_test(tc, test_call_names_its_client);
 	tcase_add_test(tc, test_response_correlated_by_id_out_of_order);
 	tcase_add_test(tc, test_error_response_passes_code_and_message);
 	tcase_add_test(tc, test_progress_delivered_in_order);

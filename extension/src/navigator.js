@@ -22,6 +22,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {number} deadline Date.now() value by which to answer
  * @property {(progress: number, total?: number, message?: string) => void} progress
  * @property {Owner} [owner] who issued the action (absent: an MCP client through the host)
+ * @property {string} [client] that MCP client's name, when it gave one
  * @property {chrome.tabs.Tab} [tab] the tab, for actions that act on one
  * @property {import('./page-state/refs.js').RefEntry} [element] the element named by params.ref
  * @property {(ref: string) => import('./page-state/refs.js').RefEntry} [resolveRef] finds another element of the tab
@@ -227,7 +228,7 @@ export class Navigator {
 		if (control === undefined)
 			return this.run(method, definition, params, call);
 		await control.ready;
-		const end = control.begin({ who: call.owner?.label ?? 'MCP client', tool: method, tab: this.tabNamed(params) });
+		const end = control.begin({ who: call.owner?.label ?? call.client ?? 'MCP client', tool: method, tab: this.tabNamed(params) });
 		const where = {};
 		try {
 			control.check(method, this.readOnly(method));
@@ -272,6 +273,7 @@ export class Navigator {
 			deadline: call.deadline,
 			progress: call.progress,
 			owner: call.owner,
+			client: call.client,
 			services: this.services,
 		};
 		let key = 'browser';

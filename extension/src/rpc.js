@@ -21,6 +21,7 @@ export const MAX_OUTBOUND_BYTES = 64 * 1024 * 1024;
  * @property {AbortSignal} signal aborts on cancel or when the deadline passes
  * @property {number} deadline Date.now() value by which to answer
  * @property {(progress: number, total?: number, message?: string) => void} progress
+ * @property {string} [client] the MCP client that asked, "name version", when it gave its name
  */
 
 /**
@@ -113,6 +114,8 @@ export class RequestRunner {
 			deadline,
 			progress: (progress, total, text) => this.progress(id, progress, total, text),
 		};
+		if (typeof message.client === 'string' && message.client !== '')
+			context.client = message.client.slice(0, 80);
 		let promise;
 		try {
 			promise = Promise.resolve(this.dispatch(method, params, context));

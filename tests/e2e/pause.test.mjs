@@ -55,8 +55,9 @@ describe('pause all agent control', () => {
 				const items = await b.evaluate(POPUP, '[...document.querySelectorAll("#activity li")].map(li => li.textContent)');
 				return items.some(t => /click_element/.test(t)) && items;
 			}, { what: 'the popup to list the refused click' });
-			assert.match(lines.find(t => /click_element/.test(t)), new RegExp(`MCP client: click_element in tab ${tabId}: PAUSED_BY_USER`));
-			assert.match(lines.find(t => /get_browser_state/.test(t)), new RegExp(`MCP client: get_browser_state in tab ${tabId}: ok \\(\\d+ ms\\)`));
+			/* The client by the name it gave (the harness's client is "e2e" 1.0.0). */
+			assert.match(lines.find(t => /click_element/.test(t)), new RegExp(`e2e 1\\.0\\.0: click_element in tab ${tabId}: PAUSED_BY_USER`));
+			assert.match(lines.find(t => /get_browser_state/.test(t)), new RegExp(`e2e 1\\.0\\.0: get_browser_state in tab ${tabId}: ok \\(\\d+ ms\\)`));
 
 			await b.evaluate(POPUP, 'document.getElementById("pause").click()');
 			await until(() => b.evaluate(POPUP, 'document.getElementById("paused-note").hidden'), { what: 'the popup to say it runs again' });

@@ -129,7 +129,7 @@ describe('side panel', () => {
 		    arguments: { task: 'Order the red mug for Grace Hopper.', wait: false, tab_id: shopTab } }, undefined, { timeout: 60000 });
 		const shown = await until(async () => (await panel.tasks()).find(t => t.id === started.task_id && /^Running/.test(t.status)),
 		    { what: 'the MCP task to show up in the panel' });
-		assert.match(shown.text, /Started by MCP client/);
+		assert.match(shown.text, /Started by e2e 1\.0\.0 /, 'the MCP client by the name it gave');
 		await panel.press(shown.id, 'Stop');
 		const stopped = await taskWhere(/^Stopped: stopped_by_user$/, 'the task to show as stopped');
 		assert.equal(stopped.id, started.task_id);

@@ -59,6 +59,7 @@ describe('tool calls', () => {
 		assert.deepEqual(request.params, args);
 		assert.equal(request.timeout_ms, 30000);
 		assert.ok(Number.isInteger(request.id) && request.id > 0);
+		assert.equal(request.client, 'integration-test 1.0.0', 'who asked, from initialize\'s clientInfo');
 	});
 
 	it('the model gets only the text: structuredContent stays out unless the tool has an output schema or the caller asks', async () => {

@@ -130,6 +130,7 @@ describe('MCP 2026-07-28 beside the legacy protocol', () => {
 	it('a tool result carries resultType; tools/list carries the cache hints', async () => {
 		const call = await modern(host, 'tools/call', { name: 'hover_element', arguments: { ref: 'e1' } });
 		assert.equal(call.json.result.resultType, 'complete');
+		assert.equal(host.requests.at(-1).client, 'raw-modern 1.0.0', 'the extension hears who asked, from _meta clientInfo');
 		assert.equal(call.json.result.ttlMs, undefined, 'a tool result is not cacheable');
 		const list = await modern(host, 'tools/list');
 		assert.equal(list.json.result.resultType, 'complete');

@@ -123,7 +123,7 @@ export function describeTask(record) {
  * @property {number} started Date.now()
  * @property {number} updated Date.now() at the last step, plan or verdict
  * @property {string} credential who may see it (credentialOf, or PERSON)
- * @property {string} startedBy "you" (the side panel) or "MCP client"
+ * @property {string} startedBy "you" (the side panel), or the MCP client's name ("MCP client" when it gave none)
  * @property {boolean} stopped stop_task, tasks/cancel or the person ended it
  * @property {string} [stopReason] the stop reason a stop gives (cancelled, stopped_by_user)
  * @property {AgentTask} agent
@@ -192,10 +192,11 @@ export class TaskManager {
 	 * Starts a task (run_task).
 	 * @param {object} params run_task's arguments
 	 * @param {(record: TaskRecord, event: object) => void} [onEvent] each plan, action and verdict
-	 * @param {{byPerson?: boolean}} [options] byPerson: started in the side panel, visible to no MCP client
+	 * @param {{byPerson?: boolean, client?: string}} [options] byPerson: started in the side panel, visible
+	 *   to no MCP client; client: the MCP client that started it, by the name it gave
 	 * @returns {Promise<TaskRecord>}
 	 */
-	async start(params, onEvent = () => {}, { byPerson = false } = {}) {
+	async start(params, onEvent = () => {}, { byPerson = false, client } = {}) {
 		const settings = await loadSettings(this.deps.storage);
 		const models = roleModels(settings, this.deps.optionsUrl);
 		const allowedDomains = params.allowed_domains !== undefined ? readDomains(params.allowed_domains) : settings.allowed_domains;
@@ -230,7 +231,7 @@ export class TaskManager {
 		const started = Date.now();
 		const record = {
 			id, task: params.task, tabId, started, updated: started, credential, stopped: false,
-			startedBy: byPerson ? 'you' : 'MCP client', agent, controller: new AbortController(), result: null,
+			startedBy: byPerson ? 'you' : client ?? 'MCP client', agent, controller: new AbortController(), result: null,
 		};
 		this.tasks.set(id, record);
 		await this.groupTab(record);
@@ -534,7 +535,7 @@ export function taskActions(manager) {
 				const record = await manager.start(params, (task, event) => {
 					if (waiting)
 						context.progress(++sent, undefined, describeEvent(task, event));
-				});
+				}, { client: context.client });
 				if (!waiting)
 					return taskReply(record);
 				const stop = () => record.controller.abort(context.signal.reason ?? new Error('the caller cancelled run_task'));
