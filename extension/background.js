@@ -44,6 +44,7 @@ const control = new PersonControl({
 	local: chrome.storage.local,
 	session: chrome.storage.session,
 	action: chrome.action,
+	browser: { tabs: chrome.tabs, tabGroups: chrome.tabGroups },
 	onChange: state => chrome.runtime.sendMessage({ type: 'control', control: state }).catch(() => {}),
 });
 

@@ -1,7 +1,8 @@
 /**
  * The person's control over what drives their browser: the pause switch
  * ("Pause all agent control" in the popup), the last actions the tools
- * took, and the toolbar badge that shows how things stand.
+ * took, the toolbar badge that shows how things stand, and the mark on a
+ * tab an MCP client is acting in.
  *
  * The switch is kept in chrome.storage.local, so it holds across service
  * worker and browser restarts; the actions are kept in
@@ -19,6 +20,10 @@ export const PAUSED_KEY = 'paused';
 export const ACTIVITY_KEY = 'activity';
 /** Methods that run while paused although they are not read-only: they stop work. */
 export const ALLOWED_WHILE_PAUSED = new Set(['stop_task']);
+/** A tab an MCP client acts in stays marked this long after its last action. */
+export const MARK_MS = 10000;
+/** The mark's tab group colour. */
+const MARK_COLOR = 'purple';
 
 /**
  * The badge for each state: text (at most 4 characters) and colour.
@@ -49,13 +54,22 @@ export class PersonControl {
 	 * @param {chrome.storage.StorageArea} options.local keeps the switch
 	 * @param {chrome.storage.StorageArea} options.session keeps the actions
 	 * @param {typeof chrome.action} [options.action] the toolbar button (absent in tests)
+	 * @param {{tabs: typeof chrome.tabs, tabGroups: typeof chrome.tabGroups}} [options.browser] for the mark on a tab
 	 * @param {(change: {paused: boolean, activity: ActivityEntry[]}) => void} [options.onChange] tells an open popup
 	 * @param {() => number} [options.now]
+	 * @param {(ms: number, onTime: () => void) => () => void} [options.timer] starts a timer; returns its cancel
 	 */
-	constructor({ local, session, action, onChange = () => {}, now = Date.now }) {
+	constructor({ local, session, action, browser, onChange = () => {}, now = Date.now, timer }) {
 		this.local = local;
 		this.session = session;
 		this.action = action;
+		this.browser = browser;
+		this.timer = timer ?? ((ms, onTime) => {
+			const id = setTimeout(onTime, ms);
+			return () => clearTimeout(id);
+		});
+		/** tab id -> {groupId, cancel}: tabs marked as acted in */
+		this.marks = new Map();
 		this.onChange = onChange;
 		this.now = now;
 		this.paused = false;
@@ -131,6 +145,56 @@ export class PersonControl {
 			this.showBadge();
 			this.changed();
 		};
+	}
+
+	/**
+	 * Marks a tab an MCP client acted in, so the person sees where it
+	 * works: a tab in no group goes into a group titled "Agent: <client>"
+	 * until MARK_MS after the last action, then leaves it. Tabs already in
+	 * a group (the person's own, or an agents' task's) are left as they
+	 * are. A browser without tab groups gets no mark.
+	 * @param {number} tabId
+	 * @param {string} who the client, as the recent actions name it
+	 */
+	async markTab(tabId, who) {
+		if (this.browser === undefined)
+			return;
+		const { tabs, tabGroups } = this.browser;
+		try {
+			let mark = this.marks.get(tabId);
+			if (mark === undefined) {
+				const tab = await tabs.get(tabId);
+				if (tab.groupId !== undefined && tab.groupId !== -1)
+					return;
+				const groupId = await tabs.group({ tabIds: [tabId] });
+				await tabGroups.update(groupId, { title: `Agent: ${who}`.slice(0, 40), color: MARK_COLOR });
+				mark = { groupId, cancel: () => {} };
+				this.marks.set(tabId, mark);
+			}
+			mark.cancel();
+			mark.cancel = this.timer(MARK_MS, () => this.unmarkTab(tabId));
+		} catch {
+			/* the tab closed, or groups are not available: no mark */
+		}
+	}
+
+	/**
+	 * Takes a tab out of its mark's group (if it is still there).
+	 * @param {number} tabId
+	 */
+	async unmarkTab(tabId) {
+		const mark = this.marks.get(tabId);
+		if (mark === undefined)
+			return;
+		this.marks.delete(tabId);
+		mark.cancel();
+		try {
+			const tab = await this.browser.tabs.get(tabId);
+			if (tab.groupId === mark.groupId)
+				await this.browser.tabs.ungroup([tabId]);
+		} catch {
+			/* the tab closed */
+		}
 	}
 
 	/**

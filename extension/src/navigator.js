@@ -231,9 +231,13 @@ export class Navigator {
 		const end = control.begin({ who: call.owner?.label ?? call.client ?? 'MCP client', tool: method, tab: this.tabNamed(params) });
 		const where = {};
 		try {
-			control.check(method, this.readOnly(method));
+			const readOnly = this.readOnly(method);
+			control.check(method, readOnly);
 			const result = await this.run(method, definition, params, call, where);
 			end('ok', where.tab);
+			/* A task's tab is in its own group; a client's is marked while it acts. */
+			if (!readOnly && call.owner === undefined && where.tab !== undefined)
+				void control.markTab(where.tab, call.client ?? 'MCP client');
 			return result;
 		} catch (error) {
 			end(error?.code ?? ErrorCode.INTERNAL, where.tab);

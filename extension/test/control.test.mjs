@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ACTIVITY_MAX, BADGES, PersonControl } from '../src/control.js';
+import { ACTIVITY_MAX, BADGES, MARK_MS, PersonControl } from '../src/control.js';
 import { Navigator } from '../src/navigator.js';
 import { ErrorCode } from '../src/errors.js';
 
@@ -124,4 +124,36 @@ test('the navigator refuses actions while paused, runs reads, and records both w
 		['MCP client', 'peek', 4, 'ok'],
 		['MCP client', 'poke', 4, 'PAUSED_BY_USER'],
 	]);
+});
+
+test('a tab an MCP client acts in is marked with a group named after it, until MARK_MS after its last action', async () => {
+	const tabs = new Map([[5, { id: 5, groupId: -1 }], [6, { id: 6, groupId: 40 }]]);
+	const titles = new Map();
+	const timers = [];
+	const browser = {
+		tabs: {
+			get: async id => ({ ...tabs.get(id) }),
+			group: async ({ tabIds }) => { tabs.get(tabIds[0]).groupId = 77; return 77; },
+			ungroup: async ([id]) => { tabs.get(id).groupId = -1; },
+		},
+		tabGroups: { update: async (id, { title, color }) => titles.set(id, `${title} (${color})`) },
+	};
+	const control = new PersonControl({
+		local: storageArea(), session: storageArea(), browser,
+		timer: (ms, onTime) => {
+			const timer = { ms, onTime, live: true };
+			timers.push(timer);
+			return () => { timer.live = false; };
+		},
+	});
+	await control.markTab(5, 'claude-code 2.1.3');
+	assert.equal(tabs.get(5).groupId, 77);
+	assert.equal(titles.get(77), 'Agent: claude-code 2.1.3 (purple)');
+	await control.markTab(5, 'claude-code 2.1.3');
+	assert.deepEqual(timers.map(t => [t.ms, t.live]), [[MARK_MS, false], [MARK_MS, true]], 'a new action starts the wait again');
+	await control.markTab(6, 'claude-code 2.1.3');
+	assert.equal(tabs.get(6).groupId, 40, 'a tab in the person\'s (or a task\'s) group is left alone');
+	await timers[1].onTime();
+	assert.equal(tabs.get(5).groupId, -1, 'the mark goes after the last action');
+	assert.equal(control.marks.size, 0);
 });

@@ -1,8 +1,9 @@
 // End-to-end: the person stays in charge. "Pause all agent control" in the
 // real popup refuses an MCP client's click_element with PAUSED_BY_USER
 // while reads still work; turning it off lets the click through; the
-// popup lists the last actions (refused ones too) and the toolbar badge
-// says paused, then on. Screenshots of the popup in each state go to
+// popup lists the last actions (refused ones too), the toolbar badge
+// says paused, then on, and the tab the client acted in is marked (a tab
+// group named after the client). Screenshots of the popup in each state go to
 // E2E_ARTEFACTS (tests/e2e.sh: $builddir/tests/e2e-artefacts).
 
 import { describe, before, after, test } from 'node:test';
@@ -63,6 +64,9 @@ describe('pause all agent control', () => {
 			await until(() => b.evaluate(POPUP, 'document.getElementById("paused-note").hidden'), { what: 'the popup to say it runs again' });
 			await b.ok('click_element', { ref: agree });
 			assert.equal(await b.evaluate(url, 'document.getElementById("agree").checked'), true);
+			const group = await until(() => inExtension(b, `chrome.tabs.get(${tabId}).then(t => t.groupId === -1 ? null :
+			    chrome.tabGroups.get(t.groupId).then(g => g.title))`), { what: 'the tab to be marked' });
+			assert.equal(group, 'Agent: e2e 1.0.0', 'the tab the client acts in is marked with its name');
 			assert.equal(await inExtension(b, 'chrome.action.getBadgeText({})'), 'on');
 			await until(async () => /click_element in tab \d+: ok/.test(await b.evaluate(POPUP, 'document.querySelector("#activity li").textContent')),
 			    { what: 'the newest line to be the click that went through' });
