@@ -11,6 +11,7 @@
 #include "rpc.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,8 @@
 #include "xmalloc.h"
 
 #define RPC_DEFAULT_TIMEOUT_MS	30000
+/* The longest client name a request carries (a session's, "name version"). */
+#define RPC_CLIENT_MAX		64
 
 #define RPC_MSG_NOT_CONNECTED \
 	"The browser extension has not connected to this host. Open the " \
@@ -48,7 +51,7 @@ struct rpc_call {
 	struct rpc		*rpc;
 	uint64_t		 id;
 	char			*method;
-	char			*client;	/* who asked, or NULL */
+	char			 client[RPC_CLIENT_MAX];	/* who asked, or "" */
 	json_t			*params;	/* until sent */
 	int			 timeout_ms;
 	uint64_t		 deadline_ms;	/* by the clock: timeout */
@@ -121,7 +124,6 @@ rpc_call_free(struct rpc_call *call)
 	event_free(call->timer);
 	json_decref(call->params);
 	free(call->method);
-	free(call->client);
 	free(call->fail_message);
 	free(call);
 }
@@ -201,7 +203,7 @@ rpc_call_send(struct rpc_call *call, int timeout_ms)
 	message = json_pack("{s:s, s:I, s:s, s:O, s:i}", "type", "request",
 	    "id", (json_int_t)call->id, "method", call->method,
 	    "params", call->params, "timeout_ms", timeout_ms);
-	if (call->client != NULL)
+	if (call->client[0] != '\0')
 		json_object_set_new(message, "client",
 		    json_string(call->client));
 	if (rpc_send(call->rpc, message) != 0) {
@@ -585,8 +587,9 @@ rpc_call(struct rpc *rpc, const char *method, const char *client,
 	call->rpc = rpc;
 	call->id = rpc->next_id++;
 	call->method = xstrdup(method);
-	call->client = client != NULL && *client != '\0' ? xstrdup(client) :
-	    NULL;
+	/* In the call itself: one allocation less per call, none left behind. */
+	if (client != NULL)
+		(void)snprintf(call->client, sizeof call->client, "%s", client);
 	call->params = params != NULL ? params : json_object();
 	call->timeout_ms = timeout_ms;
 	call->deadline_ms = now + (uint64_t)timeout_ms;
