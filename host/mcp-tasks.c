@@ -166,6 +166,67 @@ mcp_tasks_object(const json_t *task, json_t *status_message, bool modern)
 	return object;
 }
 
+/*
+ * The input request a waiting task carries in 2026-07-28's tasks/get: the
+ * agents' question as an elicitation/create with one text field, keyed by
+ * the question's id (what tasks/update answers). NULL when no question
+ * waits.
+ */
+static json_t *
+mcp_tasks_input_requests(const json_t *task)
+{
+	const char	*key;
+	const json_t	*question;
+	json_t		*answer, *schema, *params;
+
+	key = json_string_value(json_object_get(task, "question_id"));
+	question = json_object_get(task, "question");
+	if (key == NULL || !json_is_string(question))
+		return NULL;
+	answer = json_pack("{s:s, s:s, s:s}", "type", "string", "title",
+	    "Answer", "description", "What to tell the browser's agents (or "
+	    "\"done\" once you did it in the browser).");
+	schema = json_pack("{s:s, s:{s:o}, s:[s]}", "type", "object",
+	    "properties", "answer", answer, "required", "answer");
+	params = json_pack("{s:O, s:o}", "message", question,
+	    "requestedSchema", schema);
+	return json_pack("{s:{s:s, s:o}}", key, "method", "elicitation/create",
+	    "params", params);
+}
+
+/*
+ * Reads tasks/update's inputResponses into answer_task's arguments: each
+ * response is keyed by a question's id (a task asks one at a time), and an
+ * accepted one carries content.answer. Declined or cancelled ones, and an
+ * empty map, add nothing: answer_task then only reports the task, and the
+ * person can still answer in the browser. Returns -1 when a response is
+ * malformed.
+ */
+int
+mcp_tasks_update_args(json_t *args, const json_t *params)
+{
+	json_t		*responses = json_object_get(params, "inputResponses");
+	json_t		*response;
+	const char	*key, *action, *answer;
+
+	if (!json_is_object(responses))
+		return -1;
+	json_object_foreach(responses, key, response) {
+		action = json_string_value(json_object_get(response, "action"));
+		if (action == NULL)
+			return -1;
+		if (strcmp(action, "accept") != 0)
+			continue;
+		answer = json_string_value(json_object_get(json_object_get(
+		    response, "content"), "answer"));
+		if (answer == NULL || *answer == '\0')
+			return -1;
+		json_object_set_new(args, "answer", json_string(answer));
+		json_object_set_new(args, "question_id", json_string(key));
+	}
+	return 0;
+}
+
 /* Whether get_task's result describes a finished task. */
 bool
 mcp_tasks_finished(const json_t *result)
@@ -225,13 +286,18 @@ mcp_tasks_created(const json_t *result, bool modern)
 static json_t *
 mcp_tasks_got(const json_t *result, bool modern)
 {
-	json_t	*task;
+	const json_t	*described = json_object_get(result, "structuredContent");
+	json_t		*task, *requests;
 
-	task = mcp_tasks_object(json_object_get(result, "structuredContent"),
-	    mcp_tasks_first_line(result), modern);
-	if (task != NULL && modern && strcmp(json_string_value(
-	    json_object_get(task, "status")), "completed") == 0)
+	task = mcp_tasks_object(described, mcp_tasks_first_line(result),
+	    modern);
+	if (task == NULL || !modern)
+		return task;
+	if (strcmp(json_string_value(json_object_get(task, "status")),
+	    "completed") == 0)
 		json_object_set_new(task, "result", json_deep_copy(result));
+	else if ((requests = mcp_tasks_input_requests(described)) != NULL)
+		json_object_set_new(task, "inputRequests", requests);
 	return task;
 }
 

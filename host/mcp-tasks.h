@@ -30,7 +30,7 @@ enum mcp_task_op {
 	MCP_TASK_RESULT,	/* get_task until finished: the tool result */
 	MCP_TASK_CANCEL,	/* stop_task */
 	MCP_TASK_LIST,		/* list_tasks */
-	MCP_TASK_UPDATE,	/* get_task: it exists; nothing is waiting */
+	MCP_TASK_UPDATE,	/* answer_task: the client's answer to a question */
 };
 
 /* How a tools/call relates to tasks. */
@@ -52,5 +52,6 @@ json_t		*mcp_tasks_reply(enum mcp_task_op op, bool modern,
 		    const json_t *id, const json_t *result,
 		    const char *error_code, const char *error_message);
 bool		 mcp_tasks_finished(const json_t *result);
+int		 mcp_tasks_update_args(json_t *args, const json_t *params);
 
 #endif

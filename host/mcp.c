@@ -707,10 +707,10 @@ mcp_task_id(struct session *session, const json_t *request,
 
 /*
  * The task methods that name one task, and what each asks of the
- * extension: tasks/get its status (in 2026-07-28 with the result),
- * tasks/result (2025-11-25) waits for the end, tasks/cancel stops it,
- * tasks/update (2026-07-28) is acknowledged (no browser task waits for
- * input) once the task is found.
+ * extension: tasks/get its status (in 2026-07-28 with the result, or the
+ * question the agents ask as an input request), tasks/result (2025-11-25)
+ * waits for the end, tasks/cancel stops it, tasks/update (2026-07-28)
+ * hands the client's answer to that question to answer_task.
  */
 static const struct {
 	const char		*method;
@@ -720,7 +720,7 @@ static const struct {
 	{ "tasks/get", MCP_TASK_GET, "get_task" },
 	{ "tasks/result", MCP_TASK_RESULT, "get_task" },
 	{ "tasks/cancel", MCP_TASK_CANCEL, "stop_task" },
-	{ "tasks/update", MCP_TASK_UPDATE, "get_task" },
+	{ "tasks/update", MCP_TASK_UPDATE, "answer_task" },
 };
 
 /* tasks/get, tasks/result, tasks/cancel, tasks/update: see above. */
@@ -747,6 +747,15 @@ mcp_task_by_id(struct mcp *mcp, struct session *session,
 	if (mcp_task_methods[i].op == MCP_TASK_RESULT)
 		json_object_set_new(args, "wait_ms",
 		    json_integer(MCP_TASK_RESULT_WAIT_MS));
+	if (mcp_task_methods[i].op == MCP_TASK_UPDATE &&
+	    mcp_tasks_update_args(args, params) != 0) {
+		json_decref(args);
+		*error = mcp_invalid_params(request, "params.inputResponses "
+		    "must answer the task's input request: {\"<key from "
+		    "inputRequests>\": {\"action\": \"accept\", \"content\": "
+		    "{\"answer\": \"...\"}}}");
+		return NULL;
+	}
 	return mcp_task_forward(mcp, session, request, mcp_task_methods[i].op,
 	    mcp_task_methods[i].tool, args, emit, arg, call);
 }

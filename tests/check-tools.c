@@ -28,7 +28,7 @@ static const char *tool_names[] = {
 	"evaluate_script",
 	"get_console_logs", "list_network_requests", "get_network_request",
 	"wait_for", "handle_dialog", "run_task", "get_task",
-	"stop_task", "list_tasks", "host_status", NULL
+	"stop_task", "answer_task", "list_tasks", "host_status", NULL
 };
 
 static const char *read_only_names[] = {

@@ -248,11 +248,12 @@ test('the person\'s hand: a panel task is invisible to MCP clients; stop gives s
 	assert.equal((await tasks.panelTasks())[0].task, `Task ${HISTORY_MAX + 1}`);
 });
 
-test('a task that asks the person is input_required to MCP clients, with the question; the panel\'s answer lets it go on', async () => {
+test('a task that asks the person is input_required to MCP clients, with the question; its own client\'s answer_task lets it go on', async () => {
+	const caller = { credential: 'alice' };
 	const { navigator, tasks, model } = setup({
 		planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }],
 		navigator: [{ thought: 't', actions: [{ tool: 'ask_user', args: { question: 'Which size?' } }] }],
-	});
+	}, caller);
 	const started = (await navigator.dispatch('run_task', { task: 'Buy a shirt', tab_id: 1, wait: false }, call())).structuredContent;
 	let seen;
 	for (let i = 0; i < 100; i++) {
@@ -264,7 +265,16 @@ test('a task that asks the person is input_required to MCP clients, with the que
 	assert.equal(seen.structuredContent.question, 'Which size?');
 	assert.match(seen.content[0].text, /waits for the person at the browser, who was asked: "Which size\?"/);
 	assert.equal((await tasks.panelTasks())[0].status, 'waiting');
-	await tasks.control(started.task_id, 'answer', 'M');
+	assert.equal(seen.structuredContent.question_id, 'q1');
+	caller.credential = 'mallory';
+	await assert.rejects(navigator.dispatch('answer_task', { task_id: started.task_id, answer: 'S' }, call()),
+	    { code: ErrorCode.TASK_NOT_FOUND }, 'another credential cannot answer');
+	caller.credential = 'alice';
+	const stale = await navigator.dispatch('answer_task', { task_id: started.task_id, answer: 'S', question_id: 'q0' }, call());
+	assert.equal(stale.structuredContent.answered, false, 'an answer to another question is not taken');
+	assert.match(stale.content[0].text, /^Nothing was waiting for that answer/);
+	const answered = await navigator.dispatch('answer_task', { task_id: started.task_id, answer: 'M', question_id: 'q1' }, call());
+	assert.equal(answered.structuredContent.answered, true);
 	await model.waiting(1);	/* the navigator is asked again, with the answer */
 	assert.equal((await tasks.panelTasks())[0].status, 'running');
 	await assert.rejects(tasks.control(started.task_id, 'answer', 'L'), { code: ErrorCode.INVALID_ARGUMENT },

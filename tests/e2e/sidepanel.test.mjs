@@ -6,7 +6,8 @@
 // and plan anew before they finish. A task an MCP client starts shows up
 // too and the person stops it: the client sees stopped_by_user. Finished
 // tasks can be deleted. A task whose agents ask the person (ask_user)
-// waits as input_required until the answer typed in the panel. Screenshots
+// waits as input_required until the answer typed in the panel, or until
+// the MCP client that started it answers with answer_task. Screenshots
 // of each state go to E2E_ARTEFACTS.
 
 import { describe, before, after, test } from 'node:test';
@@ -162,6 +163,30 @@ describe('side panel', () => {
 		assert.equal(done.data.stop_reason, 'done', done.text);
 		assert.ok(done.data.steps.some(step => step.tool === 'ask_user' && /The person answered: Canada/.test(step.detail)),
 		    JSON.stringify(done.data.steps));
+	});
+
+	test('the MCP client that started the task can answer its question instead (answer_task); the panel sees it answered', async () => {
+		await useScenario({ steps: [{ do: 'ask', question: 'Which country should the mug go to?' }, ...ORDER_STEPS] });
+		await b.open('shop/order.html?item=blue', { args: { tab_id: shopTab } });
+		const { structuredContent: started } = await b.client.callTool({ name: 'run_task',
+		    arguments: { task: 'Order the blue mug for Ada Lovelace.', wait: false, tab_id: shopTab } }, undefined, { timeout: 60000 });
+		const seen = await until(async () => {
+			const task = await b.ok('get_task', { task_id: started.task_id });
+			return task.data.status === 'input_required' && task.data;
+		}, { ms: 20000, what: 'the task to ask' });
+		assert.equal(seen.question, 'Which country should the mug go to?');
+		const answered = await b.ok('answer_task', { task_id: started.task_id, answer: 'Canada', question_id: seen.question_id });
+		assert.equal(answered.data.answered, true);
+		const again = await b.ok('answer_task', { task_id: started.task_id, answer: 'France', question_id: seen.question_id });
+		assert.equal(again.data.answered, false, 'the first answer counts');
+		const done = await b.ok('get_task', { task_id: started.task_id, wait_ms: 30000 });
+		assert.equal(done.data.stop_reason, 'done', done.text);
+		assert.ok(done.data.steps.some(step => step.tool === 'ask_user' && step.detail === 'The MCP client e2e 1.0.0 answered: Canada'),
+		    JSON.stringify(done.data.steps));
+		const shown = await until(async () => (await panel.tasks()).find(t => t.id === started.task_id && t.status === 'Done'),
+		    { what: 'the panel to show this task done' });
+		assert.doesNotMatch(shown.text, /Your answer/, 'no question left in the panel');
+		assert.match(shown.text, /ask_user: ok \(The MCP client e2e 1\.0\.0 answered: Canada\)/);
 		await panel.close();
 	});
 });

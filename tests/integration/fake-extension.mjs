@@ -36,7 +36,7 @@ export const TOOL_NAMES = [
 	'select_option', 'hover_element', 'press_keys', 'scroll_page',
 	'manage_tabs', 'take_screenshot', 'get_page_content',
 	'evaluate_script', 'get_console_logs', 'wait_for', 'handle_dialog', 'set_viewport', 'save_pdf', 'fill_form', 'drag_and_drop', 'list_network_requests', 'get_network_request', 'upload_file',
-	'run_task', 'get_task', 'stop_task', 'list_tasks', 'host_status',
+	'run_task', 'get_task', 'stop_task', 'answer_task', 'list_tasks', 'host_status',
 ];
 
 // What a handler throws to answer with an error response.

@@ -25,7 +25,7 @@ function taskStore() {
 		structuredContent: {
 			task_id: record.id, status: record.finished ? 'finished' : record.question ? 'input_required' : 'running',
 			...(record.finished ? { stop_reason: record.stop_reason, answer: record.answer } : {}),
-			...(!record.finished && record.question ? { question: record.question } : {}),
+			...(!record.finished && record.question ? { question: record.question, question_id: 'q1' } : {}),
 			steps: [], created_at: record.created, updated_at: new Date().toISOString(), keep_ms: 3600000,
 		},
 	});
@@ -62,6 +62,18 @@ function taskStore() {
 				if (!record.finished && params.wait_ms > 0)
 					await new Promise(resolve => record.waiters.push(resolve));
 				return describe(record);
+			},
+			answer_task: params => {
+				const record = find(params.task_id);
+				const answered = !record.finished && record.question !== undefined && params.answer !== undefined &&
+				    params.question_id === 'q1';
+				if (answered) {
+					record.answers = [...(record.answers ?? []), params.answer];
+					delete record.question;
+				}
+				const reply = describe(record);
+				reply.structuredContent.answered = answered;
+				return reply;
 			},
 			stop_task: params => {
 				const record = find(params.task_id);
@@ -231,11 +243,26 @@ describe('MCP tasks', () => {
 		assert.equal(cancelAck.resultType, 'complete');
 	});
 
-	it('a task waiting for the person is input_required; one the person stopped is cancelled', async () => {
+	it('a task waiting for the person is input_required with an input request; tasks/update answers it; one the person stopped is cancelled', async () => {
 		const created = (await modern(host, 'tools/call', { name: 'run_task', arguments: { task: 'needs a login' } })).json.result;
-		store.ask(created.taskId, 'Please log in to the shop.');
+		store.ask(created.taskId, 'Which country?');
 		const waiting = (await modern(host, 'tasks/get', { taskId: created.taskId })).json.result;
 		assert.equal(waiting.status, 'input_required');
+		assert.deepEqual(waiting.inputRequests, { q1: { method: 'elicitation/create', params: {
+			message: 'Which country?',
+			requestedSchema: { type: 'object', properties: { answer: { type: 'string', title: 'Answer',
+			    description: 'What to tell the browser\'s agents (or "done" once you did it in the browser).' } }, required: ['answer'] },
+		} } });
+		const declined = await modern(host, 'tasks/update', { taskId: created.taskId, inputResponses: { q1: { action: 'decline' } } });
+		assert.equal(declined.json.result.resultType, 'complete');
+		assert.equal(store.tasks.get(created.taskId).answers, undefined, 'a declined request answers nothing');
+		const malformed = await modern(host, 'tasks/update', { taskId: created.taskId, inputResponses: { q1: { action: 'accept', content: {} } } });
+		assert.equal(malformed.json.error.code, -32602);
+		const accepted = await modern(host, 'tasks/update', { taskId: created.taskId,
+		    inputResponses: { q1: { action: 'accept', content: { answer: 'Canada' } } } });
+		assert.equal(accepted.json.result.resultType, 'complete');
+		assert.deepEqual(store.tasks.get(created.taskId).answers, ['Canada']);
+		assert.equal((await modern(host, 'tasks/get', { taskId: created.taskId })).json.result.status, 'working');
 		store.stopByPerson(created.taskId);
 		const stopped = (await modern(host, 'tasks/get', { taskId: created.taskId })).json.result;
 		assert.equal(stopped.status, 'cancelled');

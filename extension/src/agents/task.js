@@ -163,8 +163,9 @@ export class AgentTask {
 		this.resumeGate = () => {};
 		/** Set on resume: the planner runs again on the page as the person left it. */
 		this.replan = false;
-		/** The question the task waits on ({text, asked}), and what gives it its answer. */
+		/** The question the task waits on ({id, text, asked}), and what gives it its answer. */
 		this.question = null;
+		this.questionsAsked = 0;
 		this.giveAnswer = () => {};
 		/** The wall clock: what is left of timeout_ms, and the running timer's cancel. */
 		this.timeLeft = this.limits.timeout_ms;
@@ -206,13 +207,14 @@ export class AgentTask {
 
 	/**
 	 * Answers the question the task waits on.
-	 * @param {string} text the person's answer ("done" after acting in the page)
+	 * @param {string} text the answer ("done" after acting in the page)
+	 * @param {string} [from] who answered, as the step records it
 	 * @returns {boolean} whether a question was waiting
 	 */
-	answer(text) {
+	answer(text, from = 'The person') {
 		if (this.question === null)
 			return false;
-		this.giveAnswer(String(text));
+		this.giveAnswer({ text: String(text), from });
 		return true;
 	}
 
@@ -220,11 +222,11 @@ export class AgentTask {
 	 * Asks the person and waits for the answer (ask_user).
 	 * @param {string} question
 	 * @param {AbortSignal} signal a stop or the timeout ends the wait
-	 * @returns {Promise<string>} the answer
+	 * @returns {Promise<{text: string, from: string}>} the answer and who gave it
 	 * @throws {TaskStop} waiting_for_user when the task's time runs out first
 	 */
 	async askUser(question, signal) {
-		this.question = { text: question, asked: this.now() };
+		this.question = { id: `q${++this.questionsAsked}`, text: question, asked: this.now() };
 		this.onEvent({ type: 'question', question });
 		try {
 			return await new Promise((resolve, reject) => {
@@ -235,9 +237,9 @@ export class AgentTask {
 				if (signal.aborted)
 					stop();
 				signal.addEventListener('abort', stop, { once: true });
-				this.giveAnswer = text => {
+				this.giveAnswer = answer => {
 					signal.removeEventListener('abort', stop);
-					resolve(text);
+					resolve(answer);
 				};
 			});
 		} finally {
@@ -505,9 +507,9 @@ export class AgentTask {
 		if (target !== undefined && !domainAllowed(target, this.allowedDomains))
 			return this.failed(step, 'refused', domainRefusal(target, this.allowedDomains));
 		if (tool === ASK_USER.name) {
-			const answer = await this.askUser(args.question, signal);
+			const { text, from } = await this.askUser(args.question, signal);
 			this.failures = 0;
-			const detail = brief(`The person answered: ${answer}`);
+			const detail = brief(`${from} answered: ${text}`);
 			this.record({ ...step, outcome: 'ok', detail });
 			this.onEvent({ type: 'action', step: this.stepsTaken, tool, args, outcome: 'ok', detail });
 			return true;

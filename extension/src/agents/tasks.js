@@ -14,7 +14,7 @@ import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js
 import { domainAllowed, domainRefusal } from './domains.js';
 
 /** Tools the agents never get: the task tools themselves. */
-export const TASK_TOOLS = ['run_task', 'get_task', 'stop_task', 'list_tasks'];
+export const TASK_TOOLS = ['run_task', 'get_task', 'stop_task', 'list_tasks', 'answer_task'];
 
 /**
  * How long a finished task is kept for get_task, list_tasks and the
@@ -406,6 +406,26 @@ export class TaskManager {
 	}
 
 	/**
+	 * An MCP client's answer to the question a task of its own asks
+	 * (answer_task, or tasks/update with the input request's key); the
+	 * person's answer in the side panel may have come first.
+	 * @param {string} id
+	 * @param {string} text
+	 * @param {string} [questionId] the question answered; another one (a later question) is not answered with it
+	 * @param {string} [client] the client's name
+	 * @returns {Promise<{record: TaskRecord, answered: boolean}>}
+	 */
+	async answer(id, text, questionId, client) {
+		const record = await this.get(id);
+		const question = record.result === null ? record.agent.question : null;
+		const answered = question !== null && (questionId === undefined || questionId === question.id) &&
+		    record.agent.answer(text, `The MCP client${client !== undefined ? ` ${client}` : ''}`);
+		if (answered)
+			this.changed();
+		return { record, answered };
+	}
+
+	/**
 	 * A task by id, if the current caller's credential started it.
 	 * @param {string} id
 	 * @returns {Promise<TaskRecord>}
@@ -485,7 +505,7 @@ function taskReply(record, extra = {}) {
 	const waiting = record.result === null && record.agent.question !== null;
 	const structured = record.result ?? {
 		task_id: record.id, status: waiting ? 'input_required' : 'running', tab_id: record.tabId,
-		...(waiting ? { question: record.agent.question.text } : {}),
+		...(waiting ? { question: record.agent.question.text, question_id: record.agent.question.id } : {}),
 		steps: record.agent.history.map(step => ({ ...step })), steps_taken: record.agent.stepsTaken,
 		usage: { ...record.agent.usage },
 	};
@@ -559,6 +579,20 @@ export function taskActions(manager) {
 				if (record.result === null && params.wait_ms > 0)
 					await waitFor(record, Math.min(params.wait_ms, context.deadline - Date.now() - DEADLINE_MARGIN_MS), context.signal);
 				return taskReply(record);
+			},
+		},
+		answer_task: {
+			scope: 'browser',
+			unqueued: true,
+			async run(params, context) {
+				/* tasks/update with a declined input request brings no answer: only report the task. */
+				const { record, answered } = typeof params.answer === 'string' ?
+				    await manager.answer(params.task_id, params.answer, params.question_id, context.client) :
+				    { record: await manager.get(params.task_id), answered: false };
+				const reply = taskReply(record, { answered });
+				if (!answered)
+					reply.content[0].text = `Nothing was waiting for that answer (the person may have answered first). ${reply.content[0].text}`;
+				return reply;
 			},
 		},
 		stop_task: {
