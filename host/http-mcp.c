@@ -154,9 +154,10 @@ http_exchange_stream_closed(struct sse_stream *stream, void *arg)
 	http_exchange_free(exchange);
 }
 
-/* Returns whether any message in the POST asked for progress. */
+/* Returns whether any message in the POST is to be answered on a stream. */
 static bool
-http_mcp_wants_stream(struct evhttp_request *req, json_t *messages)
+http_mcp_wants_stream(struct http_transport *transport,
+    struct evhttp_request *req, struct session *session, json_t *messages)
 {
 	size_t	 i;
 	json_t	*m;
@@ -164,7 +165,7 @@ http_mcp_wants_stream(struct evhttp_request *req, json_t *messages)
 	if (!http_mcp_accepts(req, "text/event-stream"))
 		return false;
 	json_array_foreach(messages, i, m) {
-		if (mcp_wants_progress(m))
+		if (mcp_wants_stream(transport->mcp, session, m))
 			return true;
 	}
 	return false;
@@ -192,7 +193,7 @@ http_mcp_dispatch(struct http_transport *transport,
 	exchange->outstanding = n + 1;	/* held until the loop ends */
 	if (session->transport == SESSION_STATELESS)
 		exchange->stateless = session;
-	if (http_mcp_wants_stream(req, messages)) {
+	if (http_mcp_wants_stream(transport, req, session, messages)) {
 		exchange->stream = sse_stream_start(&transport->streams, req,
 		    http_exchange_stream_closed, exchange);
 	}

@@ -167,31 +167,65 @@ mcp_tasks_object(const json_t *task, json_t *status_message, bool modern)
 }
 
 /*
+ * The agents' question (a string) as elicitation/create's params: the
+ * question, and a form of one text field, "answer".
+ */
+json_t *
+mcp_tasks_question(const json_t *question)
+{
+	json_t	*answer, *schema;
+
+	answer = json_pack("{s:s, s:s, s:s}", "type", "string", "title",
+	    "Answer", "description", "What to tell the browser's agents (or "
+	    "\"done\" once you did it in the browser).");
+	schema = json_pack("{s:s, s:{s:o}, s:[s]}", "type", "object",
+	    "properties", "answer", answer, "required", "answer");
+	return json_pack("{s:O, s:o}", "message", question, "requestedSchema",
+	    schema);
+}
+
+/*
  * The input request a waiting task carries in 2026-07-28's tasks/get: the
- * agents' question as an elicitation/create with one text field, keyed by
- * the question's id (what tasks/update answers). NULL when no question
- * waits.
+ * agents' question as an elicitation/create, keyed by the question's id
+ * (what tasks/update answers). NULL when no question waits.
  */
 static json_t *
 mcp_tasks_input_requests(const json_t *task)
 {
 	const char	*key;
 	const json_t	*question;
-	json_t		*answer, *schema, *params;
 
 	key = json_string_value(json_object_get(task, "question_id"));
 	question = json_object_get(task, "question");
 	if (key == NULL || !json_is_string(question))
 		return NULL;
-	answer = json_pack("{s:s, s:s, s:s}", "type", "string", "title",
-	    "Answer", "description", "What to tell the browser's agents (or "
-	    "\"done\" once you did it in the browser).");
-	schema = json_pack("{s:s, s:{s:o}, s:[s]}", "type", "object",
-	    "properties", "answer", answer, "required", "answer");
-	params = json_pack("{s:O, s:o}", "message", question,
-	    "requestedSchema", schema);
 	return json_pack("{s:{s:s, s:o}}", key, "method", "elicitation/create",
-	    "params", params);
+	    "params", mcp_tasks_question(question));
+}
+
+/*
+ * The answer an elicitation result (or an input response) carries:
+ * content.answer of an accepted one. NULL for a declined or cancelled
+ * one; *malformed is set when it is neither.
+ */
+const char *
+mcp_tasks_elicited(const json_t *response, bool *malformed)
+{
+	const char	*action, *answer;
+
+	*malformed = false;
+	action = json_string_value(json_object_get(response, "action"));
+	if (action == NULL) {
+		*malformed = true;
+		return NULL;
+	}
+	if (strcmp(action, "accept") != 0)
+		return NULL;
+	answer = json_string_value(json_object_get(json_object_get(response,
+	    "content"), "answer"));
+	if (answer == NULL || *answer == '\0')
+		*malformed = true;
+	return *malformed ? NULL : answer;
 }
 
 /*
@@ -207,20 +241,17 @@ mcp_tasks_update_args(json_t *args, const json_t *params)
 {
 	json_t		*responses = json_object_get(params, "inputResponses");
 	json_t		*response;
-	const char	*key, *action, *answer;
+	const char	*key, *answer;
+	bool		 malformed;
 
 	if (!json_is_object(responses))
 		return -1;
 	json_object_foreach(responses, key, response) {
-		action = json_string_value(json_object_get(response, "action"));
-		if (action == NULL)
+		answer = mcp_tasks_elicited(response, &malformed);
+		if (malformed)
 			return -1;
-		if (strcmp(action, "accept") != 0)
+		if (answer == NULL)
 			continue;
-		answer = json_string_value(json_object_get(json_object_get(
-		    response, "content"), "answer"));
-		if (answer == NULL || *answer == '\0')
-			return -1;
 		json_object_set_new(args, "answer", json_string(answer));
 		json_object_set_new(args, "question_id", json_string(key));
 	}

@@ -53,5 +53,7 @@ json_t		*mcp_tasks_reply(enum mcp_task_op op, bool modern,
 		    const char *error_code, const char *error_message);
 bool		 mcp_tasks_finished(const json_t *result);
 int		 mcp_tasks_update_args(json_t *args, const json_t *params);
+json_t		*mcp_tasks_question(const json_t *question);
+const char	*mcp_tasks_elicited(const json_t *response, bool *malformed);
 
 #endif

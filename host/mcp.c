@@ -24,6 +24,9 @@ static const char *const mcp_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
 };
 
+/* How long the extension has to take a client's answer to the agents' question. */
+#define MCP_ANSWER_TIMEOUT_MS	15000
+
 static const char mcp_instructions[] =
     "Drives the user's own browser. Read the page with get_browser_state, "
     "then act on elements by their ref. Refs go stale when the page "
@@ -57,6 +60,9 @@ struct mcp_call {
 	json_t			*progress_token;	/* NULL: no progress */
 	bool			 structured;	/* keep structuredContent */
 	double			 last_progress;
+	/* The agents' question sent as elicitation/create, until answered. */
+	char			*elicit_id;
+	json_t			*elicit_args;	/* answer_task's task_id, question_id */
 	mcp_emit_cb		 emit;
 	void			*arg;
 	TAILQ_ENTRY(mcp_call)	 entry;
@@ -152,13 +158,37 @@ mcp_version_supported(const char *version)
 }
 
 /* Returns whether a request asked for progress notifications. */
-bool
+static bool
 mcp_wants_progress(const json_t *message)
 {
 	const json_t	*meta;
 
 	meta = json_object_get(json_object_get(message, "params"), "_meta");
 	return json_object_get(meta, "progressToken") != NULL;
+}
+
+/*
+ * Returns whether a request should be answered on a stream: it asked for
+ * progress, or it calls a tool whose agents may ask a question
+ * (run_task) from a client that can ask its user (elicitation/create goes
+ * on that stream).
+ */
+bool
+mcp_wants_stream(const struct mcp *mcp, const struct session *session,
+    const json_t *message)
+{
+	const char		*method = jsonrpc_string(json_object_get(message,
+				    "method"));
+	const struct tool	*tool;
+
+	if (mcp_wants_progress(message))
+		return true;
+	if (!session->elicitation || method == NULL ||
+	    strcmp(method, "tools/call") != 0)
+		return false;
+	tool = tool_registry_find(mcp->tools, jsonrpc_string(json_object_get(
+	    json_object_get(message, "params"), "name")));
+	return tool != NULL && tool->task_optional;
 }
 
 /*
@@ -243,6 +273,8 @@ mcp_initialize(struct mcp *mcp, struct session *session, const json_t *request,
 		return NULL;
 	asked = jsonrpc_string(json_object_get(params, "protocolVersion"));
 	session_set_client(session, json_object_get(params, "clientInfo"));
+	session->elicitation = json_is_object(json_object_get(json_object_get(
+	    params, "capabilities"), "elicitation"));
 	snprintf(session->protocol_version, sizeof session->protocol_version,
 	    "%s", mcp_version_supported(asked) ? asked : MCP_LATEST_VERSION);
 	return mcp_initialize_result(session->protocol_version);
@@ -329,6 +361,8 @@ mcp_call_free(struct mcp_call *call)
 	json_decref(call->task_args);
 	json_decref(call->request_id);
 	json_decref(call->progress_token);
+	free(call->elicit_id);
+	json_decref(call->elicit_args);
 	free(call);
 }
 
@@ -404,6 +438,84 @@ mcp_call_done(const json_t *result, const char *error_code,
 	mcp_call_answer(call->mcp, call, reply, false);
 }
 
+/*
+ * The agents of the task this call waits on ask their question (progress
+ * with "input"): a client that can ask its user gets it as
+ * elicitation/create on the call's stream, once; its answer goes to
+ * answer_task (mcp_response). The person may answer in the browser first.
+ */
+static void
+mcp_call_elicit(struct mcp_call *call, const json_t *input)
+{
+	const json_t	*question = json_object_get(input, "question");
+	json_t		*request;
+
+	if (!call->session->elicitation || call->elicit_id != NULL ||
+	    !json_is_string(question) ||
+	    !json_is_string(json_object_get(input, "task_id")) ||
+	    !json_is_string(json_object_get(input, "question_id")))
+		return;
+	call->elicit_id = xasprintf("elicit-%llu-%s",
+	    (unsigned long long)call->dispatch_id,
+	    json_string_value(json_object_get(input, "question_id")));
+	call->elicit_args = json_pack("{s:O, s:O}", "task_id",
+	    json_object_get(input, "task_id"), "question_id",
+	    json_object_get(input, "question_id"));
+	request = json_pack("{s:s, s:s, s:s, s:o}", "jsonrpc", "2.0", "id",
+	    call->elicit_id, "method", "elicitation/create", "params",
+	    mcp_tasks_question(question));
+	call->emit(request, false, call->arg);
+}
+
+/* What an answer_task the host starts by itself needs: nothing back. */
+static void
+mcp_answer_done(const json_t *result, const char *error_code,
+    const char *error_message, void *arg)
+{
+}
+
+/*
+ * A client's response to our elicitation/create: an accepted answer goes
+ * to the extension's answer_task (the task's own, first answer wins);
+ * a decline or cancel leaves the question to the person. Responses to
+ * nothing we asked are ignored.
+ */
+static void
+mcp_response(struct mcp *mcp, struct session *session, const json_t *message)
+{
+	const char	*id = jsonrpc_string(json_object_get(message, "id"));
+	const char	*answer, *code = NULL;
+	char		*error = NULL;
+	struct mcp_call	*call;
+	json_t		*args;
+	bool		 malformed;
+
+	if (id == NULL)
+		return;
+	TAILQ_FOREACH(call, &session->calls, entry) {
+		if (call->elicit_id != NULL && strcmp(call->elicit_id, id) == 0)
+			break;
+	}
+	if (call == NULL)
+		return;
+	answer = mcp_tasks_elicited(json_object_get(message, "result"),
+	    &malformed);
+	if (answer != NULL) {
+		args = json_deep_copy(call->elicit_args);
+		json_object_set_new(args, "answer", json_string(answer));
+		if (mcp->dispatcher.call(mcp->dispatcher.arg, "answer_task",
+		    session->client, args, MCP_ANSWER_TIMEOUT_MS, mcp_answer_done,
+		    NULL, NULL, &code, &error) == 0) {
+			log_warn(mcp->log, "the client's answer to task %s "
+			    "was lost: %s", json_string_value(json_object_get(
+			    call->elicit_args, "task_id")), error);
+			free(error);
+		}
+	}
+	free(call->elicit_id);
+	call->elicit_id = NULL;
+}
+
 /* Passes extension progress on as notifications/progress, if asked for. */
 static void
 mcp_call_progress(const json_t *progress, void *arg)
@@ -412,6 +524,8 @@ mcp_call_progress(const json_t *progress, void *arg)
 	const json_t	*value = json_object_get(progress, "progress");
 	json_t		*params;
 
+	if (json_is_object(json_object_get(progress, "input")))
+		mcp_call_elicit(call, json_object_get(progress, "input"));
 	if (call->progress_token == NULL || !json_is_number(value) ||
 	    json_number_value(value) <= call->last_progress)
 		return;	/* progress must increase */
@@ -855,7 +969,8 @@ mcp_handle(struct mcp *mcp, struct session *session, const json_t *message,
 		free(text);
 		return MCP_REPLIED;
 	case JSONRPC_RESPONSE:
-		return MCP_NO_REPLY;	/* this server sends no requests */
+		mcp_response(mcp, session, message);
+		return MCP_NO_REPLY;
 	case JSONRPC_NOTIFICATION:
 		mcp_notification(mcp, session, method,
 		    json_object_get(message, "params"));

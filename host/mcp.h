@@ -93,7 +93,8 @@ size_t		 mcp_resource_updated(struct mcp *mcp, const char *uri,
 bool		 mcp_version_supported(const char *version);
 json_t		*mcp_legacy_versions(void);
 json_t		*mcp_initialize_refusal(const json_t *request);
-bool		 mcp_wants_progress(const json_t *message);
+bool		 mcp_wants_stream(const struct mcp *mcp,
+		    const struct session *session, const json_t *message);
 bool		 mcp_is_initialize(const json_t *message);
 json_t		*mcp_tool_error(const char *code, const char *message);
 

@@ -45,6 +45,7 @@ struct session {
 	char			 protocol_version[16];
 	char			 client[SESSION_CLIENT_MAX];	/* "name version" */
 	bool			 initialized;	/* notifications/initialized seen */
+	bool			 elicitation;	/* the client can ask its user */
 	/* resources/subscribe: bit i is resources_index() i. */
 	unsigned int		 subscriptions;
 	uint64_t		 last_active_ms;

@@ -20,7 +20,8 @@ export const MAX_OUTBOUND_BYTES = 64 * 1024 * 1024;
  * @property {string} method
  * @property {AbortSignal} signal aborts on cancel or when the deadline passes
  * @property {number} deadline Date.now() value by which to answer
- * @property {(progress: number, total?: number, message?: string) => void} progress
+ * @property {(progress: number, total?: number, message?: string, input?: object) => void} progress
+ *   input: a question for the caller's user ({task_id, question_id, question}), which a host may pass on
  * @property {string} [client] the MCP client that asked, "name version", when it gave its name
  */
 
@@ -112,7 +113,7 @@ export class RequestRunner {
 			method,
 			signal: controller.signal,
 			deadline,
-			progress: (progress, total, text) => this.progress(id, progress, total, text),
+			progress: (progress, total, text, input) => this.progress(id, progress, total, text, input),
 		};
 		if (typeof message.client === 'string' && message.client !== '')
 			context.client = message.client.slice(0, 80);
@@ -198,8 +199,9 @@ export class RequestRunner {
 	 * @param {number} progress
 	 * @param {number} [total]
 	 * @param {string} [text]
+	 * @param {object} [input] a question for the caller's user (see CallContext)
 	 */
-	progress(id, progress, total, text) {
+	progress(id, progress, total, text, input) {
 		const entry = this.running.get(id);
 		if (entry === undefined || entry.done || !(progress > entry.progress))
 			return;
@@ -209,6 +211,8 @@ export class RequestRunner {
 			message.total = total;
 		if (text !== undefined)
 			message.message = text;
+		if (input !== undefined)
+			message.input = input;
 		this.send(message);
 	}
 

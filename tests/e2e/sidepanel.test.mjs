@@ -7,13 +7,18 @@
 // too and the person stops it: the client sees stopped_by_user. Finished
 // tasks can be deleted. A task whose agents ask the person (ask_user)
 // waits as input_required until the answer typed in the panel, or until
-// the MCP client that started it answers with answer_task. Screenshots
-// of each state go to E2E_ARTEFACTS.
+// the MCP client that started it answers with answer_task, or, for a
+// client that declared elicitation, its user's answer to elicitation/create.
+// Screenshots of each state go to E2E_ARTEFACTS.
 
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { EXTENSION_ID, startBridge, until } from './harness.mjs';
 import { configureAgents, inExtension, startModelServer } from './agents-harness.mjs';
@@ -187,6 +192,29 @@ describe('side panel', () => {
 		    { what: 'the panel to show this task done' });
 		assert.doesNotMatch(shown.text, /Your answer/, 'no question left in the panel');
 		assert.match(shown.text, /ask_user: ok \(The MCP client e2e 1\.0\.0 answered: Canada\)/);
+	});
+
+	test('a client that can ask its user (elicitation) gets the question while run_task waits, and its answer finishes the task', async () => {
+		await useScenario({ steps: [{ do: 'ask', question: 'Which country should the mug go to?' }, ...ORDER_STEPS] });
+		await b.open('shop/order.html?item=blue', { args: { tab_id: shopTab } });
+		const asked = [];
+		const client = new Client({ name: 'asking-e2e', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+		client.setRequestHandler(ElicitRequestSchema, request => {
+			asked.push(request.params.message);
+			return { action: 'accept', content: { answer: 'Canada' } };
+		});
+		await client.connect(new StreamableHTTPClientTransport(new URL(b.url),
+		    { requestInit: { headers: { Authorization: `Bearer ${b.token}` } } }));
+		try {
+			const result = await client.callTool({ name: 'run_task', arguments: { task: 'Order the blue mug for Ada Lovelace.', tab_id: shopTab } },
+			    undefined, { timeout: 120000 });
+			assert.equal(result.structuredContent.stop_reason, 'done', result.content[0].text);
+			assert.deepEqual(asked, ['Which country should the mug go to?']);
+			assert.ok(result.structuredContent.steps.some(step => step.tool === 'ask_user' &&
+			    step.detail === 'The MCP client asking-e2e 1.0.0 answered: Canada'), JSON.stringify(result.structuredContent.steps));
+		} finally {
+			await client.close();
+		}
 		await panel.close();
 	});
 });

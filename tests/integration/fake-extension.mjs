@@ -241,12 +241,14 @@ class FakeExtension extends EventEmitter {
 			timeoutMs: request.timeout_ms,
 			request,
 			signal: controller.signal,
-			progress: (progress, total, text) => {
+			progress: (progress, total, text, input) => {
 				const message = { type: 'progress', id: request.id, progress };
 				if (total !== undefined)
 					message.total = total;
 				if (text !== undefined)
 					message.message = text;
+				if (input !== undefined)
+					message.input = input;
 				this.send(message);
 			},
 		};

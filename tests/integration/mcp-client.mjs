@@ -15,12 +15,13 @@ export function authHeaders(host) {
 }
 
 // Connects an SDK client over 'http' (Streamable HTTP, default) or 'sse'.
-export async function connect(host, { transport = 'http', name = 'integration-test' } = {}) {
+export async function connect(host, { transport = 'http', name = 'integration-test', version = '1.0.0', capabilities, onClient } = {}) {
 	const requestInit = { headers: authHeaders(host) };
 	const t = transport === 'sse' ?
 	    new SSEClientTransport(new URL(`${host.base}/sse`), { requestInit }) :
 	    new StreamableHTTPClientTransport(new URL(host.url), { requestInit });
-	const client = new Client({ name, version: '1.0.0' });
+	const client = new Client({ name, version }, capabilities !== undefined ? { capabilities } : undefined);
+	onClient?.(client);	/* request handlers go on before the client connects */
 	client.bridgeTransport = t;
 	client.bridgeHost = host;
 	host.clients.add(client);

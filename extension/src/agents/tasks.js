@@ -553,8 +553,12 @@ export function taskActions(manager) {
 				let waiting = params.wait !== false;
 				let sent = 0;
 				const record = await manager.start(params, (task, event) => {
-					if (waiting)
-						context.progress(++sent, undefined, describeEvent(task, event));
+					if (!waiting)
+						return;
+					/* A question also goes to the caller's own user, if its client can ask (elicitation). */
+					const input = event.type === 'question' ?
+					    { task_id: task.id, question_id: task.agent.question.id, question: event.question } : undefined;
+					context.progress(++sent, undefined, describeEvent(task, event), input);
 				}, { client: context.client });
 				if (!waiting)
 					return taskReply(record);
