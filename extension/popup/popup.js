@@ -73,13 +73,21 @@ $('side-panel').addEventListener('click', async () => {
 	await chrome.sidePanel.open({ windowId: window.id });
 });
 
-$('copy').addEventListener('click', async () => {
-	if (current?.state !== 'connected')
-		return;
-	const text = clientConfig({ mcpUrl: current.mcpUrl, auth: current.auth, token: current.token });
+/** Copies a text and says so for two seconds. */
+async function copy(text) {
 	await navigator.clipboard.writeText(text);
 	$('copied').hidden = false;
 	setTimeout(() => { $('copied').hidden = true; }, 2000);
+}
+
+$('copy-url').addEventListener('click', () => {
+	if (current?.state === 'connected')
+		copy(current.mcpUrl);
+});
+
+$('copy').addEventListener('click', () => {
+	if (current?.state === 'connected')
+		copy(clientConfig({ mcpUrl: current.mcpUrl, auth: current.auth, token: current.token }));
 });
 
 $('reconnect').addEventListener('click', async () => {

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { EXTENSION_ID, startBridge, until } from './harness.mjs';
+import { EXTENSION_ID, runningHost, startBridge, until } from './harness.mjs';
 import { inExtension } from './agents-harness.mjs';
 
 const POPUP = `chrome-extension://${EXTENSION_ID}/popup/popup.html`;
@@ -71,6 +71,34 @@ describe('pause all agent control', () => {
 			await until(async () => /click_element in tab \d+: ok/.test(await b.evaluate(POPUP, 'document.querySelector("#activity li").textContent')),
 			    { what: 'the newest line to be the click that went through' });
 			await saveScreenshot(popup, 'running');
+		} finally {
+			await popup.close();
+		}
+	});
+
+	test('the switch holds when the service worker stops and starts again', async () => {
+		const { tabId } = await b.open('form.html');
+		await inExtension(b, `chrome.storage.local.set({ paused: true })`);	/* as the popup's switch keeps it */
+		const worker = (await b.cdp.targets()).find(t => t.type === 'service_worker' && t.url === `chrome-extension://${EXTENSION_ID}/background.js`);
+		const oldPid = b.hostPid;
+		await b.cdp.send('Target.closeTarget', { targetId: worker.targetId });
+		b.workerSession = undefined;
+		/* The popup wakes the worker, which starts a new host. */
+		const popup = await b.openDirectly(POPUP);
+		try {
+			await until(() => b.evaluate(POPUP, 'document.getElementById("pause").checked'), { what: 'the popup to show the switch still on' });
+			const host = await until(() => runningHost(b.runtime, oldPid), { ms: 15000, what: 'the new host' });
+			b.hostPid = host.pid;
+			b.url = host.url ?? `http://127.0.0.1:${host.port}/mcp`;
+			b.client = await b.connect();
+			await until(async () => (await b.ok('host_status')).data.extension_connected, { what: 'the extension to reconnect' });
+			const s = await b.state({ tab_id: tabId });
+			const refused = await b.fails('click_element', { ref: s.ref('checkbox', 'I agree') });
+			assert.equal(refused.code, 'PAUSED_BY_USER', 'still paused after the restart');
+			assert.equal(await inExtension(b, 'chrome.action.getBadgeText({})'), 'II');
+			await b.evaluate(POPUP, 'document.getElementById("pause").click()');
+			await until(async () => !(await inExtension(b, `chrome.storage.local.get('paused').then(s => s.paused)`)),
+			    { what: 'the switch to be off' });
 		} finally {
 			await popup.close();
 		}

@@ -127,6 +127,12 @@ describe('tabs and connection', () => {
 		    { what: 'the popup to show the host status' });
 		const clients = await b.evaluate(popup, '[...document.querySelectorAll("#clients li")].map(li => li.textContent)');
 		assert.ok(clients.some(c => /^e2e 1\.0\.0 \(Streamable HTTP, \d+ calls?\)$/.test(c)), `the test's own client by name: ${clients}`);
+		/* Copy puts the URL on the clipboard (permission granted as a click on the popup would). */
+		await b.cdp.send('Browser.grantPermissions', { origin: `chrome-extension://${EXTENSION_ID}`,
+		    permissions: ['clipboardReadWrite', 'clipboardSanitizedWrite'] });
+		await b.evaluate(popup, 'document.getElementById("copy-url").click()');
+		await until(() => b.evaluate(popup, '!document.getElementById("copied").hidden'), { what: 'the popup to say it copied' });
+		assert.equal(await b.evaluate(popup, 'navigator.clipboard.readText()'), b.url);
 		await opened.close();
 	});
 
