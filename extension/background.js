@@ -124,11 +124,13 @@ const panelRequests = {
 	panelTasks: async () => {},
 	startTask: message => tasks.start({ task: String(message.task ?? '') }, () => {}, { byPerson: true }),
 	taskControl: message => tasks.control(message.id, message.what, String(message.text ?? '')),
+	/* In the task's own tab while it is open, else in the tab in front. */
 	rerunTask: async message => {
 		const kept = (await tasks.panelTasks()).find(task => task.id === message.id);
 		if (kept === undefined)
 			throw new Error('That task is no longer kept.');
-		await tasks.start({ task: kept.task }, () => {}, { byPerson: true });
+		const open = await chrome.tabs.get(kept.tab_id).then(() => true, () => false);
+		await tasks.start({ task: kept.task, ...(open ? { tab_id: kept.tab_id } : {}) }, () => {}, { byPerson: true });
 	},
 	forgetTask: message => tasks.forget(message.id),
 };

@@ -148,6 +148,16 @@ describe('side panel', () => {
 		await panel.press(started.task_id, 'Delete');
 		await until(async () => !(await panel.tasks()).some(t => t.id === started.task_id), { what: 'the deleted task to go' });
 		assert.ok(!(await inExtension(b, `chrome.storage.local.get('taskHistory').then(s => s.taskHistory.map(t => t.id))`)).includes(started.task_id));
+
+		/* Run again: the same words, as the person's task, in the task's own tab. */
+		const first = (await panel.tasks()).find(t => t.status === 'Done');
+		await panel.press(first.id, 'Run again');
+		const rerun = await until(async () => (await panel.tasks()).find(t => t.id !== first.id && t.task === first.task && /^Running/.test(t.status)),
+		    { what: 'the task to run again' });
+		assert.match(rerun.text, new RegExp(`Running in tab ${shopTab}Started by you`));
+		await panel.press(rerun.id, 'Stop');
+		await until(async () => (await panel.tasks()).some(t => t.id === rerun.id && t.status === 'Stopped: stopped_by_user'),
+		    { what: 'the rerun to stop' });
 	});
 
 	test('a task that asks the person waits as input_required; the answer typed in the panel lets it finish', async () => {
