@@ -412,6 +412,27 @@ test('ask_user with nobody answering stops the task with waiting_for_user at its
 	assert.match(result.message, /nobody answered "Log in, please\." within the task's time \(5000 ms\)/);
 });
 
+test('a pause while the planner thinks holds the navigator call; resume plans again first', async () => {
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 'e1 button "Go"', labels: { e1: 'Go' } } } });
+	let task;
+	const made = makeTask({
+		browser,
+		scripts: {
+			planner: [() => { task.pause(); return plan(); }, plan()],
+			navigator: [done('went')],
+			validator: [accept],
+		},
+	});
+	task = made.task;
+	const running = task.run(new AbortController().signal);
+	await new Promise(resolve => setTimeout(resolve, 20));
+	assert.deepEqual(made.calls.map(c => c.role), ['planner'], 'no model call while paused');
+	task.resume();
+	const result = await running;
+	assert.equal(result.stop_reason, StopReason.DONE);
+	assert.deepEqual(made.calls.map(c => c.role), ['planner', 'planner', 'navigator', 'validator']);
+});
+
 test('a stop while paused ends the task at once', async () => {
 	const browser = fakeBrowser({ pages: { 'http://a/': { state: 'e1 button "Go"', labels: { e1: 'Go' } } } });
 	let task;

@@ -343,6 +343,11 @@ export class AgentTask {
 					continue;
 				}
 			}
+			/* Paused while the planner thought: wait, then plan again from the page as it is. */
+			if (await this.waitWhilePaused(signal)) {
+				view = await this.browser.read(signal);
+				continue;
+			}
 			if (this.stepsTaken >= this.limits.max_steps)
 				throw new TaskStop(StopReason.MAX_STEPS,
 				    `Stopped after ${this.stepsTaken} steps (max_steps) without an accepted answer.`);
