@@ -31,6 +31,10 @@ const struct config_option config_options[] = {
 	  CONFIG_OPTIONS_HOST },
 	{ "max-sessions", "N", "MCP sessions kept at once",
 	  CONFIG_OPTIONS_HOST },
+	{ "max-connections", "N", "HTTP connections open at once",
+	  CONFIG_OPTIONS_HOST },
+	{ "head-timeout", "MS", "time a client has to send a request's "
+	  "headers", CONFIG_OPTIONS_HOST },
 	{ "session-idle", "MS", "idle time after which a session expires",
 	  CONFIG_OPTIONS_HOST },
 	{ "hello-grace", "MS", "how long calls wait for the extension to "
@@ -70,6 +74,8 @@ config_defaults(struct config *config)
 	config->max_body = CONFIG_DEFAULT_MAX_BODY;
 	config->max_headers = CONFIG_DEFAULT_MAX_HEADERS;
 	config->max_sessions = CONFIG_DEFAULT_MAX_SESSIONS;
+	config->max_connections = CONFIG_DEFAULT_MAX_CONNECTIONS;
+	config->head_timeout_ms = CONFIG_DEFAULT_HEAD_TIMEOUT_MS;
 	config->session_idle_ms = CONFIG_DEFAULT_SESSION_IDLE_MS;
 	config->keepalive_ms = CONFIG_DEFAULT_KEEPALIVE_MS;
 	config->hello_grace_ms = RPC_DEFAULT_HELLO_GRACE_MS;
@@ -176,6 +182,22 @@ config_set(struct config *config, const char *name, const char *value,
 		if (config_number(name, value, 100000, &n, cause) != 0)
 			return -1;
 		config->max_sessions = (size_t)n;
+	} else if (strcmp(name, "max-connections") == 0) {
+		if (config_number(name, value, 100000, &n, cause) != 0)
+			return -1;
+		if (n < 1) {
+			*cause = xstrdup("max-connections must be at least 1");
+			return -1;
+		}
+		config->max_connections = (size_t)n;
+	} else if (strcmp(name, "head-timeout") == 0) {
+		if (config_number(name, value, INT_MAX, &n, cause) != 0)
+			return -1;
+		if (n < 10) {
+			*cause = xstrdup("head-timeout must be at least 10 ms");
+			return -1;
+		}
+		config->head_timeout_ms = (int)n;
 	} else if (strcmp(name, "session-idle") == 0) {
 		if (config_number(name, value, INT_MAX, &n, cause) != 0)
 			return -1;

@@ -16,6 +16,9 @@
 #define CONFIG_DEFAULT_MAX_BODY		(4u * 1024 * 1024)
 #define CONFIG_DEFAULT_MAX_HEADERS	(16u * 1024)
 #define CONFIG_DEFAULT_MAX_SESSIONS	256
+#define CONFIG_DEFAULT_MAX_CONNECTIONS	512
+#define CONFIG_DEFAULT_HEAD_TIMEOUT_MS	10000
+#define CONFIG_MIN_BODY_RATE		(64u * 1024)	/* bytes a second */
 #define CONFIG_DEFAULT_SESSION_IDLE_MS	(30 * 60 * 1000)
 #define CONFIG_DEFAULT_KEEPALIVE_MS	15000
 
@@ -55,6 +58,8 @@ struct config {
 	size_t			 max_body;
 	size_t			 max_headers;
 	size_t			 max_sessions;
+	size_t			 max_connections;
+	int			 head_timeout_ms;
 	size_t			 tools_page_size;	/* 0: all in one page */
 	int			 session_idle_ms;
 	int			 keepalive_ms;

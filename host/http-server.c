@@ -15,6 +15,8 @@
 #include "errors.h"
 #include "http.h"
 #include "http-accept.h"
+#include "http-door.h"
+#include "http-framer.h"
 #include "http-guard.h"
 #include "http-mcp.h"
 #include "http-sse.h"
@@ -31,19 +33,18 @@ struct http_server {
 	struct evhttp		*http;
 	struct event		*tick;		/* keepalive and expiry */
 	struct http_accept_guard *accept_guard;
+	struct http_door	*door;		/* caps, deadlines, early checks */
 	uint16_t		 port;
 	int			 taken_port;	/* configured but taken, or 0 */
 	char			*port_note;	/* why the port differs */
 	bool			 port_unsafe;	/* a stranger holds taken_port */
 };
 
-/* The request's Origin when the settings list it for CORS, else NULL. */
+/* origin when the settings list it for CORS, else NULL. */
 static const char *
-http_server_cors_origin(const struct http_server *server,
-    struct evhttp_request *req)
+http_server_cors_origin(const struct http_server *server, const char *origin)
 {
-	const char	*origin = http_header(req, "Origin");
-	size_t		 i;
+	size_t	i;
 
 	for (i = 0; origin != NULL &&
 	    i < server->settings.allowed_origin_count; i++) {
@@ -63,7 +64,8 @@ static int
 http_server_cors(struct http_server *server, struct evhttp_request *req)
 {
 	struct evkeyvalq	*out = evhttp_request_get_output_headers(req);
-	const char		*origin = http_server_cors_origin(server, req);
+	const char		*origin = http_server_cors_origin(server,
+				    http_header(req, "Origin"));
 
 	if (origin == NULL)
 		return 0;
@@ -83,43 +85,99 @@ http_server_cors(struct http_server *server, struct evhttp_request *req)
 	return 1;
 }
 
-/* Checks Host, Origin and, except for /health, the bearer token. */
+/* Says whether a path needs the bearer token: all but /health and OAuth. */
+static bool
+http_server_path_needs_token(const char *path)
+{
+	return strcmp(path, "/health") != 0 &&
+	    strncmp(path, "/.well-known/", 13) != 0;
+}
+
+/* A request target's path, as the router reads it ("/" when it has none). */
+static const char *
+http_server_path(const struct evhttp_uri *uri)
+{
+	const char	*path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
+
+	return path == NULL || *path == '\0' ? "/" : path;
+}
+
+/*
+ * Judges a request by its head: Host names loopback, Origin is allowed,
+ * and the bearer token is there where the path needs it (a CORS preflight
+ * from a listed origin needs none). 0: it may go on; -1: refused as
+ * *refusal says. The door asks before the body is read; the router asks
+ * again.
+ */
 static int
-http_server_gate(struct http_server *server, struct evhttp_request *req,
-    int needs_auth)
+http_server_judge(struct http_server *server, const struct evkeyvalq *headers,
+    const char *path, bool options, struct http_door_refusal *refusal)
 {
 	struct log	*log = server->transport.log;
 	const char	*token = server->settings.token;
-	const char	*host = http_header(req, "Host");
-	const char	*origin = http_header(req, "Origin");
-	struct evkeyvalq *out;
+	const char	*host = evhttp_find_header(headers, "Host");
+	const char	*origin = evhttp_find_header(headers, "Origin");
+	const char	*cors = http_server_cors_origin(server, origin);
 
 	if (!http_guard_host_allowed(host)) {
 		log_warn(log, "refused a request for Host %s: only "
 		    "localhost, 127.0.0.1 and [::1] are served",
 		    host != NULL ? host : "(none)");
-		http_reply_error(req, 403, "Forbidden", JSONRPC_INVALID_REQUEST,
-		    "Host not allowed: connect to 127.0.0.1 or localhost");
+		*refusal = (struct http_door_refusal){ 403, "Forbidden",
+		    "Host not allowed: connect to 127.0.0.1 or localhost",
+		    false, NULL };
 		return -1;
 	}
 	if (!http_guard_origin_allowed(origin,
-	    server->settings.extension_origin) &&
-	    http_server_cors_origin(server, req) == NULL) {
-		log_warn(log, "refused a request from Origin %s",
-		    origin);
-		http_reply_error(req, 403, "Forbidden", JSONRPC_INVALID_REQUEST,
-		    "Origin not allowed: web pages cannot drive the browser");
+	    server->settings.extension_origin) && cors == NULL) {
+		log_warn(log, "refused a request from Origin %s", origin);
+		*refusal = (struct http_door_refusal){ 403, "Forbidden",
+		    "Origin not allowed: web pages cannot drive the browser",
+		    false, NULL };
 		return -1;
 	}
-	if (!needs_auth || token == NULL ||
-	    http_guard_bearer_valid(http_header(req, "Authorization"), token))
+	if ((options && cors != NULL) || !http_server_path_needs_token(path) ||
+	    token == NULL || http_guard_bearer_valid(evhttp_find_header(
+	    headers, "Authorization"), token))
 		return 0;
-	out = evhttp_request_get_output_headers(req);
-	evhttp_add_header(out, "WWW-Authenticate",
-	    "Bearer realm=\"browser-bridge\"");
-	http_reply_error(req, 401, "Unauthorized", JSONRPC_INVALID_REQUEST,
+	*refusal = (struct http_door_refusal){ 401, "Unauthorized",
 	    "Missing or wrong bearer token. Send \"Authorization: Bearer "
-	    "<token>\"; run `browser-bridge token` to print it.");
+	    "<token>\"; run `browser-bridge token` to print it.", true, cors };
+	return -1;
+}
+
+/* The door's question: judges a head before its body is read. */
+static int
+http_server_judge_head(const struct http_head *head,
+    struct http_door_refusal *refusal, void *arg)
+{
+	struct http_server	*server = arg;
+	struct evhttp_uri	*uri = evhttp_uri_parse(head->target);
+	int			 r;
+
+	r = http_server_judge(server, &head->headers, http_server_path(uri),
+	    strcmp(head->method, "OPTIONS") == 0, refusal);
+	if (uri != NULL)
+		evhttp_uri_free(uri);
+	return r;
+}
+
+/* Judges the request again in the router; answers it if refused. */
+static int
+http_server_gate(struct http_server *server, struct evhttp_request *req,
+    const char *path)
+{
+	struct http_door_refusal	refusal;
+
+	if (http_server_judge(server, evhttp_request_get_input_headers(req),
+	    path, evhttp_request_get_command(req) == EVHTTP_REQ_OPTIONS,
+	    &refusal) == 0)
+		return 0;
+	if (refusal.authenticate)
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "WWW-Authenticate", "Bearer realm=\"browser-bridge\"");
+	http_reply_error(req, refusal.status, refusal.reason,
+	    JSONRPC_INVALID_REQUEST, refusal.message);
 	return -1;
 }
 
@@ -184,23 +242,19 @@ http_server_route(struct evhttp_request *req, void *arg)
 	    http_server_cors(server, req) != 0)
 		return;	/* a preflight, answered */
 	uri = evhttp_uri_parse(evhttp_request_get_uri(req));
-	path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
-	if (path == NULL || *path == '\0')
-		path = "/";
-	if (strcmp(path, "/health") == 0) {
-		if (http_server_gate(server, req, 0) == 0)
-			http_server_health(server, req, uri);
-	} else if (strncmp(path, "/.well-known/", 13) == 0) {
-		/* OAuth discovery, bare or path-suffixed: there is none. */
-		if (http_server_gate(server, req, 0) == 0)
-			http_reply_error(req, 404, "Not Found",
-			    JSONRPC_INVALID_REQUEST, "No OAuth here: Browser "
-			    "Bridge takes a bearer token. Send \"Authorization: "
-			    "Bearer <token>\"; run `browser-bridge token` to "
-			    "print it.");
-	} else if (http_server_gate(server, req, 1) != 0)
+	path = http_server_path(uri);
+	if (http_server_gate(server, req, path) != 0)
 		;	/* already answered */
-	else if (strcmp(path, "/mcp") == 0)
+	else if (strcmp(path, "/health") == 0)
+		http_server_health(server, req, uri);
+	else if (strncmp(path, "/.well-known/", 13) == 0) {
+		/* OAuth discovery, bare or path-suffixed: there is none. */
+		http_reply_error(req, 404, "Not Found",
+		    JSONRPC_INVALID_REQUEST, "No OAuth here: Browser "
+		    "Bridge takes a bearer token. Send \"Authorization: "
+		    "Bearer <token>\"; run `browser-bridge token` to "
+		    "print it.");
+	} else if (strcmp(path, "/mcp") == 0)
 		http_mcp_handle(transport, req);
 	else if (strcmp(path, "/sse") == 0 && method == EVHTTP_REQ_GET)
 		http_sse_open(transport, req);
@@ -273,6 +327,13 @@ http_server_new(struct event_base *base,
     struct log *log, http_connected_cb connected, void *arg, char **cause)
 {
 	struct http_server		*server = xcalloc(1, sizeof *server);
+	struct http_door_settings	 door_settings = {
+		.max_connections = settings->max_connections,
+		.max_headers = settings->max_headers,
+		.max_body = settings->max_body,
+		.head_timeout_ms = settings->head_timeout_ms,
+		.min_body_rate = settings->min_body_rate,
+	};
 	struct timeval			 tv;
 	int				 port;
 
@@ -285,6 +346,8 @@ http_server_new(struct event_base *base,
 	server->connected = connected;
 	server->arg = arg;
 	server->http = evhttp_new(base);
+	server->door = http_door_new(server->http, base, &door_settings,
+	    http_server_judge_head, server, log);
 	evhttp_set_gencb(server->http, http_server_route, server);
 	/* The router answers 405 itself; libevent would say 501. */
 	evhttp_set_allowed_methods(server->http, EVHTTP_REQ_GET|
@@ -336,6 +399,7 @@ http_server_free(struct http_server *server)
 		event_free(server->tick);
 	http_accept_guard_free(server->accept_guard);
 	evhttp_free(server->http);
+	http_door_free(server->door);
 	free(server->port_note);
 	free(server);
 }

@@ -22,6 +22,9 @@ struct http_server_settings {
 	int		 port;		/* 0: any free port */
 	size_t		 max_body;
 	size_t		 max_headers;
+	size_t		 max_connections;	/* open at once */
+	int		 head_timeout_ms;	/* for a request head */
+	size_t		 min_body_rate;		/* bytes a second */
 	int		 timeout_s;
 	int		 keepalive_ms;	/* keepalive comments, expiry checks */
 	const char	*token;		/* the bearer token; NULL: auth off */

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 /* Writes a fixed message to stderr and exits; never touches stdout. */
-static void
+void
 xmalloc_fail(void)
 {
 	static const char msg[] = "browser-bridge: out of memory\n";

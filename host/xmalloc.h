@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+void	 xmalloc_fail(void) __attribute__((noreturn));
 void	*xmalloc(size_t size);
 void	*xcalloc(size_t count, size_t size);
 void	*xrealloc(void *ptr, size_t size);
