@@ -113,15 +113,13 @@ http_door_flushed(struct evbuffer *buf,
  * passes), so it reads the answer instead of a connection reset.
  */
 static void
-http_door_refuse(struct http_door_conn *conn,
+http_door_answer(struct http_door_conn *conn,
     const struct http_door_refusal *refusal)
 {
 	struct evbuffer	*out = bufferevent_get_output(conn->socket);
 	json_t		*error;
 	char		*body;
 
-	if (conn->closing)
-		return;
 	conn->closing = true;
 	http_door_wait_for(conn, HTTP_DOOR_WAIT_LINGER, HTTP_DOOR_LINGER_MS);
 	if (evbuffer_get_length(bufferevent_get_output(conn->filter)) > 0) {
@@ -150,6 +148,15 @@ http_door_refuse(struct http_door_conn *conn,
 	evbuffer_add_printf(out, "\r\n%s", body);
 	free(body);
 	conn->flushed = evbuffer_add_cb(out, http_door_flushed, conn);
+}
+
+/* Refuses a connection, once: see http_door_answer. */
+static void
+http_door_refuse(struct http_door_conn *conn,
+    const struct http_door_refusal *refusal)
+{
+	if (!conn->closing)
+		http_door_answer(conn, refusal);
 }
 
 /* Refuses a connection that was too slow with its head or its body. */
@@ -191,7 +198,7 @@ http_door_refuse_full(struct http_door_conn *conn)
 		    "close", door->settings.max_connections);
 		door->full_logged = now;
 	}
-	http_door_refuse(conn, &refusal);
+	http_door_answer(conn, &refusal);
 }
 
 /* The connection's timer: what it waited for did not come in time. */
@@ -436,8 +443,11 @@ http_door_connection(struct event_base *base, void *arg)
 	    door->settings.max_body);
 	conn->timer = evtimer_new(base, http_door_timer, conn);
 	TAILQ_INSERT_TAIL(&door->conns, conn, entry);
-	if (++door->open > door->settings.max_connections)
+	if (++door->open > door->settings.max_connections) {
+		/* Nothing it sends gets through, even before the answer. */
+		conn->closing = true;
 		http_door_wait_for(conn, HTTP_DOOR_WAIT_REFUSE, 0);
+	}
 	else
 		http_door_wait_for(conn, HTTP_DOOR_WAIT_HEAD,
 		    door->settings.head_timeout_ms);

@@ -2,7 +2,10 @@
 // them are bounded, calls past the bound fail at once or the slow client
 // is dropped, nothing else is lost, and the host's resident memory stays
 // under a stated bound. Clients that take every file descriptor: the host
-// does not spin, and serves again once they go.
+// does not spin, and serves again once they go. The front door
+// (host/http-door.c): requests refused on their headers, before any body
+// is read, with a JSON-RPC answer the client reads; slow heads and bodies
+// cut; connections over the cap refused.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -191,5 +194,159 @@ describe('clients that take every file descriptor', () => {
 		const result = await client.callTool({ name: 'hover_element', arguments: { ref: 'e1' } }, undefined, opts());
 		assert.equal(JSON.parse(textOf(result)).method, 'hover_element');
 		await close(client);
+	});
+});
+
+// Sends bytes on a fresh connection (then more on a timer, if given) and
+// collects what comes back until the host closes the connection.
+function exchange(host, first, { drip, every = 100, bodySize = 0 } = {}) {
+	return new Promise(resolve => {
+		const socket = netConnect({ host: '127.0.0.1', port: host.port });
+		const parts = [];
+		const started = performance.now();
+		let timer;
+		let error;
+		socket.on('data', part => parts.push(part));
+		socket.on('error', e => { error = e; });
+		socket.on('close', () => {
+			clearInterval(timer);
+			const text = Buffer.concat(parts).toString('utf8');
+			const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+			let json;
+			try {
+				json = JSON.parse(body);
+			} catch {
+				json = undefined;
+			}
+			resolve({ text, status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1]), json, error, ms: performance.now() - started });
+		});
+		socket.write(first);
+		if (bodySize > 0)
+			socket.write(Buffer.alloc(bodySize, 'x'));
+		if (drip !== undefined)
+			timer = setInterval(() => { if (!socket.destroyed) socket.write(drip); }, every);
+	});
+}
+
+// A request head, with the token unless told otherwise.
+function head(host, { method = 'POST', path = '/mcp', token = true, extra = '' } = {}) {
+	return `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\n` +
+	    (token ? `Authorization: Bearer ${host.token}\r\n` : '') +
+	    'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' + extra;
+}
+
+describe('requests refused on their headers', () => {
+	let host;
+	before(async () => {
+		host = await startHost();
+	});
+	after(async () => {
+		await host.stop();
+	});
+
+	it('without the token, 50 clients sending 4 MiB bodies get 401 before the body is read, and memory stays flat', async () => {
+		const before = residentBytes(host.pid);
+		let peak = before;
+		const watch = setInterval(() => { peak = Math.max(peak, residentBytes(host.pid)); }, 20);
+		const answers = await Promise.all(Array.from({ length: 50 }, () =>
+		    exchange(host, head(host, { token: false, extra: `Content-Length: ${4 * MiB}\r\n\r\n` }), { bodySize: 4 * MiB })));
+		clearInterval(watch);
+		for (const answer of answers) {
+			assert.equal(answer.status, 401, answer.text.slice(0, 200));
+			assert.equal(answer.json.error.code, -32600);
+			assert.match(answer.json.error.message, /browser-bridge token/);
+			assert.match(answer.text, /\r\nWWW-Authenticate: Bearer/);
+		}
+		const grown = peak - before;
+		if (MEASURED)
+			assert.ok(grown < SLACK, `resident memory grew by ${(grown / MiB).toFixed(1)} MiB (50 bodies buffered would be 200)`);
+		assert.equal((await raw(host, { path: '/health' })).status, 200);
+	});
+
+	it('a body over --max-body is refused from its Content-Length with a JSON-RPC 413 that fetch reads every time', async () => {
+		for (let i = 0; i < 10; i++) {
+			const response = await fetch(`${host.base}/mcp`, {
+				method: 'POST',
+				headers: mcpHeaders(host),
+				body: Buffer.alloc(5 * MiB, 'x'),
+			});
+			assert.equal(response.status, 413, `round ${i}`);
+			const body = await response.json();
+			assert.equal(body.jsonrpc, '2.0');
+			assert.equal(body.error.code, -32600);
+			assert.match(body.error.message, /max-body/);
+		}
+	});
+
+	it('a wrong Host or Origin is answered on the headers alone: the host does not wait for the body', async () => {
+		// The body never comes: an answer can only come from the headers.
+		const wrongHost = await exchange(host, head(host, { extra: `Content-Length: ${MiB}\r\n\r\n` }).replace(/Host: [^\r]*/, 'Host: evil.example'));
+		assert.equal(wrongHost.status, 403, wrongHost.text);
+		assert.match(wrongHost.json.error.message, /Host not allowed/);
+		const page = await exchange(host, head(host, { extra: `Origin: https://evil.example\r\nContent-Length: ${MiB}\r\n\r\n` }));
+		assert.equal(page.status, 403, page.text);
+		assert.match(page.json.error.message, /Origin not allowed/);
+		const noToken = await exchange(host, head(host, { token: false, extra: `Content-Length: ${MiB}\r\n\r\n` }));
+		assert.equal(noToken.status, 401, noToken.text);
+	});
+
+	it('chunked bodies and pipelined requests pass the door in step', async () => {
+		const body = JSON.stringify(INITIALIZE);
+		const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+		const answer = await exchange(host,
+		    head(host, { extra: 'Transfer-Encoding: chunked\r\n\r\n' }) + chunked +
+		    `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\nConnection: close\r\n\r\n`);
+		const statuses = [...answer.text.matchAll(/HTTP\/1\.1 (\d+) /g)].map(m => Number(m[1]));
+		assert.deepEqual(statuses, [200, 200], answer.text);
+		assert.match(answer.text, /"serverInfo"/);
+		assert.match(answer.text, /"status":"ok"/);
+	});
+});
+
+describe('slow and idle clients', () => {
+	const HEAD_TIMEOUT = 400;
+	const MAX_CONNECTIONS = 8;
+	let host;
+	before(async () => {
+		host = await startHost({ args: ['--head-timeout', String(scaled(HEAD_TIMEOUT)), '--max-connections', String(MAX_CONNECTIONS)] });
+	});
+	after(async () => {
+		await host.stop();
+	});
+
+	it('a head that comes a line at a time is cut at --head-timeout with 408', async () => {
+		const answer = await exchange(host, head(host), { drip: 'X-Slow: 1\r\n' });
+		assert.equal(answer.status, 408, answer.text);
+		assert.match(answer.json.error.message, /headers too slow/);
+		assert.ok(answer.ms >= scaled(HEAD_TIMEOUT) - 50, `cut after ${answer.ms} ms`);
+		assert.ok(answer.ms < scaled(HEAD_TIMEOUT) + scaled(3000), `cut after ${answer.ms} ms`);
+	});
+
+	it('a body slower than 64 KiB/s is cut with 408 once its time is up', async () => {
+		const length = 100000;	// at 64 KiB/s: 1.5 s after the head timeout
+		const answer = await exchange(host, head(host, { extra: `Content-Length: ${length}\r\n\r\n` }), { drip: 'x'.repeat(100) });
+		assert.equal(answer.status, 408, answer.text);
+		assert.match(answer.json.error.message, /body too slow/);
+		assert.ok(answer.ms >= scaled(HEAD_TIMEOUT) + 1400, `cut after ${answer.ms} ms`);
+	});
+
+	it('over --max-connections a new connection gets 503 at once, said once; idle ones close after the head timeout', async () => {
+		const idle = [];
+		for (let i = 0; i < MAX_CONNECTIONS; i++) {
+			const socket = netConnect({ host: '127.0.0.1', port: host.port });
+			socket.on('error', () => {});
+			socket.resume();	/* reads the host's answer, so sees it close */
+			idle.push(new Promise(resolve => socket.on('close', resolve)));
+			await new Promise(resolve => socket.on('connect', resolve));
+		}
+		const refused = await Promise.all([1, 2, 3].map(() =>
+		    exchange(host, `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\n\r\n`)));
+		for (const answer of refused) {
+			assert.equal(answer.status, 503, answer.text);
+			assert.match(answer.json.error.message, /max-connections/);
+		}
+		assert.equal(host.stderr.match(/connections are open, the most max-connections allows/g).length, 1, 'said once');
+		await Promise.all(idle);	// the host closed them
+		assert.equal((await raw(host, { path: '/health' })).status, 200);
 	});
 });

@@ -208,12 +208,14 @@ describe('HTTP gate', () => {
 		const big = JSON.stringify({ ...INITIALIZE, padding: 'x'.repeat(MAX_BODY) });
 		const byLength = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: big });
 		assert.equal(byLength.status, 413);
+		assert.equal(byLength.json.error.code, -32600, byLength.text);
 		const chunked = await raw(host, {
 			method: 'POST',
 			headers: mcpHeaders(host, { 'Transfer-Encoding': 'chunked' }),
 			body: big,
 		});
 		assert.equal(chunked.status, 413);
+		assert.equal(chunked.json.error.code, -32600, chunked.text);
 		// Just under the limit passes.
 		const fits = JSON.stringify({ ...INITIALIZE, padding: 'x'.repeat(MAX_BODY - 400) });
 		assert.ok(Buffer.byteLength(fits) <= MAX_BODY);
