@@ -331,8 +331,9 @@ http_framer_line(struct evbuffer *src, struct evbuffer *dst, char *line,
 	size_t			 eol_len;
 
 	eol = evbuffer_search_eol(src, NULL, &eol_len, EVBUFFER_EOL_CRLF);
+	/* size bytes may still be size - 1 of line and a CR before the LF. */
 	if (eol.pos < 0)
-		return evbuffer_get_length(src) >= size ? -1 : 1;
+		return evbuffer_get_length(src) > size ? -1 : 1;
 	if ((size_t)eol.pos >= size)
 		return -1;
 	evbuffer_copyout(src, line, (size_t)eol.pos);
