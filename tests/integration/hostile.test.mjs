@@ -228,6 +228,13 @@ function exchange(host, first, { drip, every = 100, bodySize = 0 } = {}) {
 	});
 }
 
+// Checks that the host's resident memory grew by less than SLACK since before.
+function assertMemoryFlat(host, before) {
+	const grown = residentBytes(host.pid) - before;
+	if (MEASURED)
+		assert.ok(grown < SLACK, `resident memory grew by ${(grown / MiB).toFixed(1)} MiB`);
+}
+
 // A request head, with the token unless told otherwise.
 function head(host, { method = 'POST', path = '/mcp', token = true, extra = '' } = {}) {
 	return `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\n` +
@@ -259,7 +266,7 @@ describe('requests refused on their headers', () => {
 		}
 		const grown = peak - before;
 		if (MEASURED)
-			assert.ok(grown < SLACK, `resident memory grew by ${(grown / MiB).toFixed(1)} MiB (50 bodies buffered would be 200)`);
+			assert.ok(grown < SLACK, `resident memory peaked ${(grown / MiB).toFixed(1)} MiB higher (50 bodies buffered would be 200)`);
 		assert.equal((await raw(host, { path: '/health' })).status, 200);
 	});
 
@@ -315,7 +322,9 @@ describe('slow and idle clients', () => {
 	});
 
 	it('a head that comes a line at a time is cut at --head-timeout with 408', async () => {
+		const before = residentBytes(host.pid);
 		const answer = await exchange(host, head(host), { drip: 'X-Slow: 1\r\n' });
+		assertMemoryFlat(host, before);
 		assert.equal(answer.status, 408, answer.text);
 		assert.match(answer.json.error.message, /headers too slow/);
 		assert.ok(answer.ms >= scaled(HEAD_TIMEOUT) - 50, `cut after ${answer.ms} ms`);
@@ -324,13 +333,16 @@ describe('slow and idle clients', () => {
 
 	it('a body slower than 64 KiB/s is cut with 408 once its time is up', async () => {
 		const length = 100000;	// at 64 KiB/s: 1.5 s after the head timeout
+		const before = residentBytes(host.pid);
 		const answer = await exchange(host, head(host, { extra: `Content-Length: ${length}\r\n\r\n` }), { drip: 'x'.repeat(100) });
+		assertMemoryFlat(host, before);
 		assert.equal(answer.status, 408, answer.text);
 		assert.match(answer.json.error.message, /body too slow/);
 		assert.ok(answer.ms >= scaled(HEAD_TIMEOUT) + 1400, `cut after ${answer.ms} ms`);
 	});
 
 	it('over --max-connections a new connection gets 503 at once, said once; idle ones close after the head timeout', async () => {
+		const before = residentBytes(host.pid);
 		const idle = [];
 		for (let i = 0; i < MAX_CONNECTIONS; i++) {
 			const socket = netConnect({ host: '127.0.0.1', port: host.port });
@@ -347,6 +359,8 @@ describe('slow and idle clients', () => {
 		}
 		assert.equal(host.stderr.match(/connections are open, the most max-connections allows/g).length, 1, 'said once');
 		await Promise.all(idle);	// the host closed them
-		assert.equal((await raw(host, { path: '/health' })).status, 200);
+		assertMemoryFlat(host, before);
+		// Served again once the host has seen them go.
+		await eventually(async () => (await raw(host, { path: '/health' })).status === 200, 'a request served after the idle connections closed');
 	});
 });
