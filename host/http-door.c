@@ -299,10 +299,15 @@ http_door_input(struct evbuffer *src, struct evbuffer *dst,
 			http_door_refuse(conn, &refusal);
 			break;
 		}
-		/* A body has its deadline; a head begun gets one. */
-		if (http_framer_between(conn->framer))
-			http_door_wait_for(conn, HTTP_DOOR_WAIT_NONE, 0);
-		else if (!http_framer_in_body(conn->framer) &&
+		/*
+		 * A body done ends its deadline (blank lines before a head
+		 * keep the one from accept); a head begun gets one.
+		 */
+		if (http_framer_between(conn->framer)) {
+			if (conn->wait == HTTP_DOOR_WAIT_BODY)
+				http_door_wait_for(conn, HTTP_DOOR_WAIT_NONE,
+				    0);
+		} else if (!http_framer_in_body(conn->framer) &&
 		    conn->wait != HTTP_DOOR_WAIT_HEAD)
 			http_door_wait_for(conn, HTTP_DOOR_WAIT_HEAD,
 			    conn->door->settings.head_timeout_ms);

@@ -329,6 +329,10 @@ describe('slow and idle clients', () => {
 		assert.match(answer.json.error.message, /headers too slow/);
 		assert.ok(answer.ms >= scaled(HEAD_TIMEOUT) - 50, `cut after ${answer.ms} ms`);
 		assert.ok(answer.ms < scaled(HEAD_TIMEOUT) + scaled(3000), `cut after ${answer.ms} ms`);
+		// Blank lines before a head (skipped, as HTTP allows) do not extend it.
+		const blank = await exchange(host, '\r\n', { drip: '\r\n' });
+		assert.equal(blank.status, 408, blank.text);
+		assert.ok(blank.ms < scaled(HEAD_TIMEOUT) + scaled(3000), `cut after ${blank.ms} ms`);
 	});
 
 	it('a body slower than 64 KiB/s is cut with 408 once its time is up', async () => {
