@@ -492,10 +492,3 @@ http_door_free(struct http_door *door)
 		http_door_conn_detach(conn);
 	free(door);
 }
-
-/* How many connections are open. */
-size_t
-http_door_open(const struct http_door *door)
-{
-	return door->open;
-}

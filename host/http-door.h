@@ -49,6 +49,5 @@ struct http_door	*http_door_new(struct evhttp *http,
 			    http_door_judge_cb judge, void *arg,
 			    struct log *log);
 void			 http_door_free(struct http_door *door);
-size_t			 http_door_open(const struct http_door *door);
 
 #endif

@@ -34,7 +34,6 @@ struct http_framer {
 	size_t			 max_body;
 	struct evbuffer		*head_bytes;	/* the head being read */
 	struct http_head	 head;		/* valid while judging */
-	bool			 have_head;
 	uint64_t		 to_go;		/* of the body or the chunk */
 	uint64_t		 body_size;	/* chunked: the sum so far */
 	size_t			 trailer_size;
@@ -69,7 +68,6 @@ http_framer_clear_head(struct http_framer *framer)
 	evhttp_clear_headers(&framer->head.headers);
 	memset(&framer->head, 0, sizeof framer->head);
 	TAILQ_INIT(&framer->head.headers);
-	framer->have_head = false;
 }
 
 /* Frees a framer (NULL is fine). */
@@ -291,7 +289,6 @@ http_framer_read_head(struct http_framer *framer, struct evbuffer *src)
 	text = xmalloc(head_len + 1);
 	evbuffer_copyout(framer->head_bytes, text, head_len);
 	text[head_len] = '\0';
-	framer->have_head = true;
 	if (http_framer_parse_head(&framer->head, text) != 0 ||
 	    http_framer_body_framing(&framer->head) != 0) {
 		free(text);

@@ -24,7 +24,7 @@ static const char *const mcp_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
 };
 
-/* How long the extension has to take a client's answer to the agents' question. */
+/* How long the extension has to take a client's answer to a question. */
 #define MCP_ANSWER_TIMEOUT_MS	15000
 
 static const char mcp_instructions[] =
@@ -500,6 +500,12 @@ mcp_response(struct mcp *mcp, struct session *session, const json_t *message)
 		return;
 	answer = mcp_tasks_elicited(json_object_get(message, "result"),
 	    &malformed);
+	if (malformed)
+		log_info(mcp->log, "client %s answered the agents' question of "
+		    "task %s with no usable answer; the person can answer in "
+		    "the browser", *session->client != '\0' ? session->client :
+		    "(unnamed)", json_string_value(json_object_get(
+		    call->elicit_args, "task_id")));
 	if (answer != NULL) {
 		args = json_deep_copy(call->elicit_args);
 		json_object_set_new(args, "answer", json_string(answer));

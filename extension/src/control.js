@@ -77,6 +77,8 @@ export class PersonControl {
 		this.activity = [];
 		this.running = 0;
 		this.connection = 'disconnected';
+		/** The badge state shown last: each action would otherwise set it twice over. */
+		this.shownBadge = null;
 		this.saveTimer = null;
 		/** Resolves once the stored switch and actions are loaded. */
 		this.ready = Promise.all([
@@ -220,11 +222,13 @@ export class PersonControl {
 		return this.connection;
 	}
 
-	/** Shows the badge; a browser without chrome.action is left alone. */
+	/** Shows the badge when its state changed; a browser without chrome.action is left alone. */
 	showBadge() {
-		if (this.action === undefined)
+		const state = this.badgeState();
+		if (this.action === undefined || state === this.shownBadge)
 			return;
-		const badge = BADGES[this.badgeState()];
+		this.shownBadge = state;
+		const badge = BADGES[state];
 		this.action.setBadgeText({ text: badge.text }).catch(() => {});
 		this.action.setBadgeBackgroundColor({ color: badge.color }).catch(() => {});
 		this.action.setTitle({ title: badge.title }).catch(() => {});

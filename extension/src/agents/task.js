@@ -10,6 +10,7 @@
 import { ErrorCode } from '../errors.js';
 import { schemaError } from '../json-schema.js';
 import { domainAllowed, domainRefusal } from './domains.js';
+import { untilAborted } from '../browser/wait.js';
 
 /** Why a task stopped. */
 export const StopReason = Object.freeze({
@@ -228,20 +229,14 @@ export class AgentTask {
 	async askUser(question, signal) {
 		this.question = { id: `q${++this.questionsAsked}`, text: question, asked: this.now() };
 		this.onEvent({ type: 'question', question });
+		const answered = new Promise(resolve => {
+			this.giveAnswer = resolve;
+		});
 		try {
-			return await new Promise((resolve, reject) => {
-				const stop = () => reject(signal.reason instanceof TaskTimeout ?
-				    new TaskStop(StopReason.WAITING_FOR_USER,
-				        `Stopped: nobody answered "${question}" within the task's time (${this.limits.timeout_ms} ms).`) :
-				    signal.reason);
-				if (signal.aborted)
-					stop();
-				signal.addEventListener('abort', stop, { once: true });
-				this.giveAnswer = answer => {
-					signal.removeEventListener('abort', stop);
-					resolve(answer);
-				};
-			});
+			return await untilAborted(answered, signal, why => why instanceof TaskTimeout ?
+			    new TaskStop(StopReason.WAITING_FOR_USER,
+			        `Stopped: nobody answered "${question}" within the task's time (${this.limits.timeout_ms} ms).`) :
+			    why);
 		} finally {
 			this.question = null;
 			this.giveAnswer = () => {};
@@ -262,16 +257,7 @@ export class AgentTask {
 	async waitWhilePaused(signal) {
 		if (this.gate === null)
 			return false;
-		await new Promise((resolve, reject) => {
-			const stop = () => reject(signal.reason);
-			if (signal.aborted)
-				stop();
-			signal.addEventListener('abort', stop, { once: true });
-			this.gate.then(() => {
-				signal.removeEventListener('abort', stop);
-				resolve();
-			});
-		});
+		await untilAborted(this.gate, signal);
 		return true;
 	}
 

@@ -261,10 +261,18 @@ export class TaskManager {
 	 * @param {TaskRecord} record
 	 */
 	async keep(record) {
-		const stored = await this.deps.storage.get(HISTORY_KEY);
-		const history = Array.isArray(stored?.[HISTORY_KEY]) ? stored[HISTORY_KEY] : [];
+		const history = await this.kept();
 		const entry = panelTask(record);
 		await this.deps.storage.set({ [HISTORY_KEY]: [entry, ...history.filter(kept => kept.id !== record.id)].slice(0, HISTORY_MAX) });
+	}
+
+	/**
+	 * The finished tasks kept for the side panel, newest first.
+	 * @returns {Promise<object[]>}
+	 */
+	async kept() {
+		const stored = await this.deps.storage.get(HISTORY_KEY);
+		return Array.isArray(stored?.[HISTORY_KEY]) ? stored[HISTORY_KEY] : [];
 	}
 
 	/**
@@ -273,8 +281,7 @@ export class TaskManager {
 	 * @returns {Promise<object[]>}
 	 */
 	async panelTasks() {
-		const stored = await this.deps.storage.get(HISTORY_KEY);
-		const kept = Array.isArray(stored?.[HISTORY_KEY]) ? stored[HISTORY_KEY] : [];
+		const kept = await this.kept();
 		const running = [...this.tasks.values()].filter(record => record.result === null).reverse().map(panelTask);
 		return [...running, ...kept.filter(entry => !running.some(task => task.id === entry.id))];
 	}
@@ -284,8 +291,7 @@ export class TaskManager {
 	 * @param {string} id
 	 */
 	async forget(id) {
-		const stored = await this.deps.storage.get(HISTORY_KEY);
-		const history = Array.isArray(stored?.[HISTORY_KEY]) ? stored[HISTORY_KEY] : [];
+		const history = await this.kept();
 		await this.deps.storage.set({ [HISTORY_KEY]: history.filter(entry => entry.id !== id) });
 		this.changed();
 	}

@@ -26,3 +26,30 @@ export function sleep(ms, signal) {
 		signal?.addEventListener('abort', onAbort, { once: true });
 	});
 }
+
+/**
+ * Resolves as promise does, or rejects when the signal aborts first, with
+ * what reason makes of the signal's reason.
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {AbortSignal} signal
+ * @param {(reason: unknown) => unknown} [reason]
+ * @returns {Promise<T>}
+ */
+export function untilAborted(promise, signal, reason = why => why) {
+	return new Promise((resolve, reject) => {
+		const stop = () => reject(reason(signal.reason));
+		if (signal.aborted) {
+			stop();
+			return;
+		}
+		signal.addEventListener('abort', stop, { once: true });
+		promise.then(value => {
+			signal.removeEventListener('abort', stop);
+			resolve(value);
+		}, error => {
+			signal.removeEventListener('abort', stop);
+			reject(error);
+		});
+	});
+}
