@@ -71,8 +71,8 @@
 				}
 				if (now - entry.state.last >= quietMs || now - begun >= capMs)
 					resolve({ quiet: now - entry.state.last >= quietMs, count: watchStop(token) });
-				else
-					setTimeout(check, Math.min(quietMs, capMs - (now - begun)) / 2);
+				else	/* look again when the window would end, unless a change moves it */
+					setTimeout(check, Math.max(1, Math.min(quietMs - (now - entry.state.last), capMs - (now - begun))));
 			};
 			check();
 		});

@@ -88,6 +88,46 @@ test('a load event that fires while the page\'s readyState is asked for is not m
 	}
 });
 
+test('a navigation wait readies the new document once, at DOMContentLoaded, and ends only when it is ready', async () => {
+	const w = new NavigationWatcher(5);
+	const prepared = [];
+	let finishPreparing;
+	const prepare = () => {
+		prepared.push(w.status().documentId);
+		return new Promise(resolve => { finishPreparing = resolve; });
+	};
+	let resolved = null;
+	w.waitFor('load', { deadline: Date.now() + 2000, prepare }).then(status => { resolved = status; });
+	nav().onBeforeNavigate.emit({ tabId: 5, frameId: 0, url: 'http://a/' });
+	nav().onCommitted.emit({ tabId: 5, frameId: 0, url: 'http://a/', documentId: 'D1' });
+	await later(10);
+	assert.deepEqual(prepared, [], 'not before the document is parsed');
+	nav().onDOMContentLoaded.emit({ tabId: 5, frameId: 0, documentId: 'D1' });
+	await later(10);
+	assert.deepEqual(prepared, ['D1'], 'at DOMContentLoaded, while the rest loads');
+	nav().onCompleted.emit({ tabId: 5, frameId: 0, documentId: 'D1' });
+	await later(10);
+	assert.equal(resolved, null, 'the wait does not end before the document is ready');
+	finishPreparing();
+	await later(10);
+	assert.equal(resolved?.documentId, 'D1');
+	assert.deepEqual(prepared, ['D1'], 'once per document');
+	w.dispose();
+});
+
+test('a page whose readyState answers before the load event reaches us is readied too', async () => {
+	const w = new NavigationWatcher(5);
+	nav().onBeforeNavigate.emit({ tabId: 5, frameId: 0, url: 'http://a/' });
+	nav().onCommitted.emit({ tabId: 5, frameId: 0, url: 'http://a/', documentId: 'D1' });
+	let prepared = 0;
+	const status = await w.waitFor('load', {
+		deadline: Date.now() + 2000, readyState: async () => 'complete', prepare: async () => { prepared++; },
+	});
+	assert.equal(status.documentId, 'D1');
+	assert.equal(prepared, 1);
+	w.dispose();
+});
+
 test('the old page\'s aborted load does not fail the new navigation', async () => {
 	const w = new NavigationWatcher(5);
 	const done = w.waitFor('domcontentloaded', { deadline: Date.now() + 2000 });

@@ -8,7 +8,7 @@ import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 
 const {
-	IN_PAGE_SCRIPT, READABILITY, callInDocument, callInPage, callOnElement, runInPage, runOnElement,
+	IN_PAGE_SCRIPT, READABILITY, callInDocument, callInPage, callOnElement, prepareFrames, runInPage, runOnElement,
 } = await import('../src/browser/page-channel.js');
 
 const TAB = { id: 7, url: 'http://shop.test/' };
@@ -104,6 +104,17 @@ test('the in-page script is injected into each document once, then methods are c
 	calls = [];
 	assert.equal((await callInDocument(TAB, 'TOP2', 'echo')).documentId, 'TOP2');
 	assert.deepEqual(injections().map(c => c.target), [{ tabId: 7, documentIds: ['TOP2'] }]);
+});
+
+test('prepareFrames injects into every frame without asking, so the next call needs no injection; it never fails', async () => {
+	await prepareFrames(TAB, 1000);
+	assert.deepEqual(calls, [{ files: IN_PAGE_SCRIPT.files, target: { tabId: 7, allFrames: true } }]);
+	calls = [];
+	assert.equal((await callInPage(TAB, { allFrames: true }, 'echo')).length, 2);
+	assert.deepEqual(calls.map(c => c.func), ['callMethod'], 'one call, no injection');
+
+	failNext = () => { throw new Error('Cannot access contents of the page. Extension manifest must request permission to access the respective host.'); };
+	await prepareFrames(TAB, 1000);	/* resolves: the first call will say what is wrong */
 });
 
 test('runInPage injects only the scripts a document lacks, and nothing when it needs none', async () => {

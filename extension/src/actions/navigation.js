@@ -4,7 +4,7 @@
  */
 
 import { BridgeError, ErrorCode } from '../errors.js';
-import { NavigationWatcher, readyStateReader } from '../browser/navigation.js';
+import { NavigationWatcher, pagePreparer, readyStateReader } from '../browser/navigation.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
 import { checkUrlAllowed, urlPolicy } from '../url-policy.js';
 
@@ -134,7 +134,7 @@ export const navigationActions = {
 				if (waitUntil === 'none' || timeoutMs === 0)
 					return navigationResult(tabId, urlBefore, 'Started loading in', services, { newTab, waited: 'none' });
 				await watcher.waitFor(waitUntil === 'domcontentloaded' ? 'domcontentloaded' : 'load', {
-					signal, deadline: until, readyState: readyStateReader(tabId), what: url.href,
+					signal, deadline: until, readyState: readyStateReader(tabId), prepare: pagePreparer(tabId), what: url.href,
 				});
 				progress(2, 3, 'Loaded');
 				if (waitUntil === 'networkidle')
@@ -177,7 +177,8 @@ export const navigationActions = {
 				}
 				await watcher.waitFor('load', {
 					signal, deadline: deadline - ANSWER_MARGIN_MS,
-					readyState: readyStateReader(tab.id), what: `the ${params.action} navigation`,
+					readyState: readyStateReader(tab.id), prepare: pagePreparer(tab.id),
+					what: `the ${params.action} navigation`,
 				});
 				const verb = params.action === 'reload' ? 'Reloaded' :
 				    params.action === 'back' ? 'Went back in' : 'Went forward in';

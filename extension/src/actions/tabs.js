@@ -5,7 +5,7 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { activeTab, getTab, listTabs } from '../browser/tabs.js';
-import { NavigationWatcher, readyStateReader } from '../browser/navigation.js';
+import { NavigationWatcher, pagePreparer, readyStateReader } from '../browser/navigation.js';
 import { checkUrl } from './navigation.js';
 import { urlPolicy } from '../url-policy.js';
 import { quote, truncate } from '../page-state/format.js';
@@ -50,7 +50,8 @@ export const tabActions = {
 					watcher.bind(tab.id);
 					if (url !== 'about:blank') {
 						await watcher.waitFor('load', {
-							signal, deadline: deadline - 200, readyState: readyStateReader(tab.id), what: url,
+							signal, deadline: deadline - 200, readyState: readyStateReader(tab.id),
+							prepare: pagePreparer(tab.id), what: url,
 						});
 					}
 					return tabsResult(`Opened tab ${tab.id} (${url}) and made it active.`, { tab_id: tab.id });

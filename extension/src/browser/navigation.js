@@ -6,7 +6,7 @@
  */
 
 import { BridgeError, ErrorCode } from '../errors.js';
-import { runInPage } from './page-channel.js';
+import { prepareFrames, runInPage } from './page-channel.js';
 import { sleep } from './wait.js';
 
 /** The load stages, in order. */
@@ -163,12 +163,25 @@ export class NavigationWatcher {
 	 * @param {number} options.deadline Date.now() value
 	 * @param {(documentId: string) => Promise<string|null>} [options.readyState] reads the document's readyState (for pages restored from the back-forward cache, which fire no load events)
 	 * @param {string} [options.what] what is being waited for, for the timeout message
+	 * @param {() => Promise<void>} [options.prepare] readies the new document once it is parsed
+	 *   (DOMContentLoaded), while the rest loads; waited for before the wait ends
 	 * @returns {Promise<ReturnType<NavigationWatcher['status']>>}
 	 * @throws {BridgeError} NAVIGATION_FAILED, TIMEOUT or TAB_NOT_FOUND
 	 */
-	async waitFor(until, { signal, deadline, readyState, what = 'the page' }) {
+	async waitFor(until, { signal, deadline, readyState, prepare, what = 'the page' }) {
 		const goal = STAGES[until];
 		let lastPoll = 0;
+		let prepared = null;
+		let preparing = Promise.resolve();
+		/* Readies the document once (see prepare); the wait ends when it is ready. */
+		const ready = async s => {
+			if (prepare !== undefined && !s.same && s.documentId !== undefined && s.documentId !== prepared) {
+				prepared = s.documentId;
+				preparing = prepare();
+			}
+			await preparing;
+			return s;
+		};
 		for (;;) {
 			signal?.throwIfAborted();
 			const seen = this.generation;
@@ -178,8 +191,10 @@ export class NavigationWatcher {
 			if (s.error !== undefined && !s.pending)
 				throw new BridgeError(ErrorCode.NAVIGATION_FAILED,
 				    `${s.url ?? 'The page'} did not load: ${s.error} (${navigationErrorAdvice(s.error)}).`);
+			if (!s.pending && s.stage >= STAGES.domcontentloaded)
+				void ready(s);	/* parsed: ready it while the rest loads */
 			if (!s.pending && s.stage >= goal)
-				return s;
+				return ready(s);
 			const now = Date.now();
 			if (now >= deadline) {
 				const where = s.pending ? 'the request had not been answered' :
@@ -196,7 +211,7 @@ export class NavigationWatcher {
 				lastPoll = now;
 				const state = await readyState(s.documentId).catch(() => null);
 				if (state === 'complete' || (state === 'interactive' && goal <= STAGES.domcontentloaded))
-					return s;
+					return ready(s);
 			}
 			/* An event that came while we asked the page woke nobody: look again now. */
 			if (this.generation !== seen)
@@ -245,6 +260,19 @@ export function readyStateReader(tabId) {
 			return tab.status === 'complete' ? 'complete' : null;
 		}
 	};
+}
+
+/** How long injecting the in-page script at DOMContentLoaded may hold a navigation's answer. */
+const PREPARE_ANSWER_MS = 1000;
+
+/**
+ * Readies a tab's new page for the calls that follow a navigation (for
+ * NavigationWatcher.waitFor): injects the in-page script into its frames.
+ * @param {number} tabId
+ * @returns {() => Promise<void>}
+ */
+export function pagePreparer(tabId) {
+	return () => prepareFrames({ id: tabId }, PREPARE_ANSWER_MS);
 }
 
 export { sleep };

@@ -6,7 +6,7 @@
  */
 
 import { callInPage } from './page-channel.js';
-import { NavigationWatcher, readyStateReader } from './navigation.js';
+import { NavigationWatcher, pagePreparer, readyStateReader } from './navigation.js';
 import { sleep } from './wait.js';
 
 /** A navigation an action causes begins within this long. */
@@ -90,6 +90,7 @@ export class OutcomeObserver {
 						signal,
 						deadline: until(NAVIGATION_SETTLE_MS),
 						readyState: readyStateReader(this.tab.id),
+						prepare: pagePreparer(this.tab.id),
 					});
 				} catch (error) {
 					if (signal?.aborted)

@@ -209,6 +209,25 @@ export async function callInPage(tab, where, method, args = [], { timeoutMs = PA
 }
 
 /**
+ * Injects the in-page script into every frame of a tab's page without
+ * asking first (its files install once per document, so a document that
+ * has it is not changed). Navigation waits call it once the new document
+ * is parsed, so that the first call after a navigation finds the script
+ * there instead of injecting it. Never fails: a frame it did not reach
+ * gets the script, or the error, on its first call.
+ * @param {{id: number}} tab
+ * @param {number} timeoutMs
+ * @returns {Promise<void>}
+ */
+export async function prepareFrames(tab, timeoutMs) {
+	try {
+		await execute(tab, { allFrames: true }, { files: IN_PAGE_SCRIPT.files }, timeoutMs);
+	} catch {
+		/* a page no script may run in, or one still navigating */
+	}
+}
+
+/**
  * Runs a self-contained function in frames of a tab, after injecting the
  * scripts it needs into the documents that lack them.
  * @param {{id: number, url?: string}} tab

@@ -34,16 +34,15 @@ function emptyReport(tab) {
 export async function captureState(tab, refs, { fullPage = false } = {}) {
 	const frames = new Map();
 	const url = tab.url || tab.pendingUrl || '';
+	/* The tab list and the frame tree are read while the pages walk their DOM. */
+	const listing = listTabs().catch(() => []);
 	if (url === '' || /^about:(blank|srcdoc)/.test(url)) {
 		frames.set(0, { documentId: `blank-${tab.id}`, report: emptyReport(tab) });
 	} else {
+		const frameTree = Promise.resolve(chrome.webNavigation.getAllFrames({ tabId: tab.id }))
+		    .then(tree => tree ?? [], () => []);	/* without it only the top frame can be placed */
 		const results = await callInPage(tab, { allFrames: true }, 'snapshot');
-		let tree = [];
-		try {
-			tree = await chrome.webNavigation.getAllFrames({ tabId: tab.id }) ?? [];
-		} catch {
-			/* only the top frame can be placed */
-		}
+		const tree = await frameTree;
 		const parents = new Map(tree.map(f => [f.frameId, f.parentFrameId]));
 		for (const r of results) {
 			if (r.result && Array.isArray(r.result.items))
@@ -57,8 +56,7 @@ export async function captureState(tab, refs, { fullPage = false } = {}) {
 				live.add(f.documentId);
 		refs.expireDocumentsExcept(tab.id, live, 'the page changed (it navigated or the frame reloaded) since that state was read');
 	}
-	const tabs = await listTabs().catch(() => []);
-	return buildState({ tab, frames, refs, fullPage, tabs });
+	return buildState({ tab, frames, refs, fullPage, tabs: await listing });
 }
 
 /**
