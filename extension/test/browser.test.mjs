@@ -88,7 +88,7 @@ test('a load event that fires while the page\'s readyState is asked for is not m
 	}
 });
 
-test('a navigation wait readies the new document once, at DOMContentLoaded, and ends only when it is ready', async () => {
+test('a navigation wait readies the new document once, when it commits, and ends only when it is ready', async () => {
 	const w = new NavigationWatcher(5);
 	const prepared = [];
 	let finishPreparing;
@@ -99,12 +99,12 @@ test('a navigation wait readies the new document once, at DOMContentLoaded, and 
 	let resolved = null;
 	w.waitFor('load', { deadline: Date.now() + 2000, prepare }).then(status => { resolved = status; });
 	nav().onBeforeNavigate.emit({ tabId: 5, frameId: 0, url: 'http://a/' });
+	await later(10);
+	assert.deepEqual(prepared, [], 'not before the new document exists');
 	nav().onCommitted.emit({ tabId: 5, frameId: 0, url: 'http://a/', documentId: 'D1' });
 	await later(10);
-	assert.deepEqual(prepared, [], 'not before the document is parsed');
+	assert.deepEqual(prepared, ['D1'], 'at the commit, while the page loads');
 	nav().onDOMContentLoaded.emit({ tabId: 5, frameId: 0, documentId: 'D1' });
-	await later(10);
-	assert.deepEqual(prepared, ['D1'], 'at DOMContentLoaded, while the rest loads');
 	nav().onCompleted.emit({ tabId: 5, frameId: 0, documentId: 'D1' });
 	await later(10);
 	assert.equal(resolved, null, 'the wait does not end before the document is ready');

@@ -163,8 +163,8 @@ export class NavigationWatcher {
 	 * @param {number} options.deadline Date.now() value
 	 * @param {(documentId: string) => Promise<string|null>} [options.readyState] reads the document's readyState (for pages restored from the back-forward cache, which fire no load events)
 	 * @param {string} [options.what] what is being waited for, for the timeout message
-	 * @param {() => Promise<void>} [options.prepare] readies the new document once it is parsed
-	 *   (DOMContentLoaded), while the rest loads; waited for before the wait ends
+	 * @param {() => Promise<void>} [options.prepare] readies the new document once it has
+	 *   committed, while it loads; waited for before the wait ends
 	 * @returns {Promise<ReturnType<NavigationWatcher['status']>>}
 	 * @throws {BridgeError} NAVIGATION_FAILED, TIMEOUT or TAB_NOT_FOUND
 	 */
@@ -191,8 +191,8 @@ export class NavigationWatcher {
 			if (s.error !== undefined && !s.pending)
 				throw new BridgeError(ErrorCode.NAVIGATION_FAILED,
 				    `${s.url ?? 'The page'} did not load: ${s.error} (${navigationErrorAdvice(s.error)}).`);
-			if (!s.pending && s.stage >= STAGES.domcontentloaded)
-				void ready(s);	/* parsed: ready it while the rest loads */
+			if (!s.pending && s.stage >= STAGES.commit)
+				void ready(s);	/* committed: ready it while it loads */
 			if (!s.pending && s.stage >= goal)
 				return ready(s);
 			const now = Date.now();

@@ -211,9 +211,11 @@ export async function callInPage(tab, where, method, args = [], { timeoutMs = PA
 /**
  * Injects the in-page script into every frame of a tab's page without
  * asking first (its files install once per document, so a document that
- * has it is not changed). Navigation waits call it once the new document
- * is parsed, so that the first call after a navigation finds the script
- * there instead of injecting it. Never fails: a frame it did not reach
+ * has it is not changed), as soon as the frame takes it rather than when
+ * its document is idle (the files only define functions). Navigation
+ * waits call it once the new document has committed, so that the script
+ * is there, injected while the page loaded, for the first call after the
+ * navigation. Never fails: a frame it did not reach
  * gets the script, or the error, on its first call.
  * @param {{id: number}} tab
  * @param {number} timeoutMs
@@ -221,7 +223,7 @@ export async function callInPage(tab, where, method, args = [], { timeoutMs = PA
  */
 export async function prepareFrames(tab, timeoutMs) {
 	try {
-		await execute(tab, { allFrames: true }, { files: IN_PAGE_SCRIPT.files }, timeoutMs);
+		await execute(tab, { allFrames: true }, { files: IN_PAGE_SCRIPT.files, injectImmediately: true }, timeoutMs);
 	} catch {
 		/* a page no script may run in, or one still navigating */
 	}
