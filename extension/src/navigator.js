@@ -302,9 +302,12 @@ export class Navigator {
 			if (holder !== undefined && holder !== call.owner && !this.readOnly(method))
 				throw this.busy(key, holder);
 		}
+		/* A call that waits behind others reads its tab again when its turn comes; one that does not has it fresh. */
+		const waits = definition.unqueued !== true && this.queue.size(key) > 0;
 		const task = async () => {
 			if (context.tab !== undefined) {
-				context.tab = await getTab(context.tab.id);
+				if (waits)
+					context.tab = await getTab(context.tab.id);
 				if (!LEAVES_PAGE.has(method))
 					this.checkPageAllowed(context.tab);
 			}

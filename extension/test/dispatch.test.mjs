@@ -155,3 +155,30 @@ test('actions see who issued them', async () => {
 	await navigator.dispatch('who', { tab_id: 2 }, call());
 	assert.equal(seen, undefined);
 });
+
+test('an action that waits behind another in its tab sees the tab as it is when its turn comes; one that does not wait reads it once', async () => {
+	let reads = 0;
+	let url = 'http://x/before';
+	chrome.tabs.get = async id => {
+		reads++;
+		return { id, url, active: true };
+	};
+	const navigator = new Navigator({ debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} } });
+	let finishFirst;
+	const seen = [];
+	navigator.register({
+		slow: { run: () => new Promise(resolve => { finishFirst = () => resolve({ content: [] }); }) },
+		look: { run: async (params, context) => { seen.push(context.tab.url); return { content: [] }; } },
+	});
+	await navigator.dispatch('look', { tab_id: 1 }, call());
+	assert.equal(reads, 1, 'nothing ahead of it: the tab read on arrival is current');
+
+	const first = navigator.dispatch('slow', { tab_id: 1 }, call());
+	await new Promise(resolve => setTimeout(resolve, 10));
+	const second = navigator.dispatch('look', { tab_id: 1 }, call());
+	await new Promise(resolve => setTimeout(resolve, 10));
+	url = 'http://x/after';	/* the first action navigated the tab */
+	finishFirst();
+	await Promise.all([first, second]);
+	assert.deepEqual(seen, ['http://x/before', 'http://x/after']);
+});
