@@ -7,6 +7,7 @@
  */
 
 import { ROLE_SCHEMAS, checkOutput } from '../roles.js';
+import { sleep } from '../../browser/wait.js';
 import { ProviderError, postJson } from './request.js';
 import { openai } from './openai.js';
 import { anthropic } from './anthropic.js';
@@ -74,7 +75,7 @@ export function createProvider(settings, deps) {
 	const baseUrl = (settings.base_url ?? adapter.defaultBaseUrl).replace(/\/+$/, '');
 	const name = adapter.name(baseUrl);
 	const secrets = [settings.api_key];
-	const httpDeps = { fetch: deps.fetch, sleep: deps.sleep ?? abortableSleep };
+	const httpDeps = { fetch: deps.fetch, sleep: deps.sleep ?? sleep };
 	let jsonMode = false;
 
 	/** One request; answers the role's raw output and the tokens used. */
@@ -137,29 +138,6 @@ export function createProvider(settings, deps) {
 			throw new Error('unreachable');
 		},
 	};
-}
-
-/**
- * Waits ms, or rejects when the signal aborts.
- * @param {number} ms
- * @param {AbortSignal} [signal]
- */
-function abortableSleep(ms, signal) {
-	return new Promise((resolve, reject) => {
-		if (signal?.aborted) {
-			reject(signal.reason);
-			return;
-		}
-		const timer = setTimeout(() => {
-			signal?.removeEventListener('abort', stop);
-			resolve();
-		}, ms);
-		const stop = () => {
-			clearTimeout(timer);
-			reject(signal.reason);
-		};
-		signal?.addEventListener('abort', stop, { once: true });
-	});
 }
 
 /**
