@@ -188,50 +188,83 @@
 	}
 
 	/**
+	 * The :hover selectors of each style sheet read so far, with the number
+	 * of top-level rules it had then: a sheet is read again when that
+	 * number changes (a rule added or removed), not on every snapshot, so
+	 * a page with thousands of rules pays for reading them once.
+	 * @type {WeakMap<CSSStyleSheet, {length: number, selectors: string[]}>}
+	 */
+	const hoverRulesOf = new WeakMap();
+	/** Whether this browser parses a selector, by selector. */
+	const parses = new Map();
+
+	/**
+	 * The selectors before ":hover" in the rules of a list that show or
+	 * change another element (".menu:hover > .submenu { display: block }"
+	 * gives ".menu"), including rules inside @media, @supports and @layer.
+	 * Rules that only restyle the hovered element itself (".card:hover
+	 * { ... }") make nothing appear.
+	 */
+	function hoverSelectorsIn(rules, found = []) {
+		for (const rule of rules) {
+			if (rule.selectorText === undefined && rule.cssRules !== undefined) {
+				hoverSelectorsIn(rule.cssRules, found);
+				continue;
+			}
+			const text = rule.selectorText;
+			if (typeof text !== 'string' || !text.includes(':hover'))
+				continue;
+			for (const selector of text.split(',')) {
+				const at = selector.indexOf(':hover');
+				const before = selector.slice(0, at).trim();
+				if (at < 0 || before === '' || !/^\s*[>+~]|^\s+\S/.test(selector.slice(at + 6)))
+					continue;
+				found.push(before);
+			}
+		}
+		return found;
+	}
+
+	/** Whether this browser parses a selector (remembered). */
+	function parsesSelector(selector) {
+		let ok = parses.get(selector);
+		if (ok === undefined) {
+			try {
+				document.createDocumentFragment().querySelector(selector);
+				ok = true;
+			} catch {
+				ok = false;
+			}
+			parses.set(selector, ok);
+		}
+		return ok;
+	}
+
+	/**
 	 * One selector list matching the elements whose :hover shows or changes
-	 * another element (".menu:hover > .submenu { display: block }" gives
-	 * ".menu"), from the page's readable style sheets, or null when there
-	 * are none. Rules that only restyle the hovered element itself
-	 * (".card:hover { ... }") make nothing appear. Selectors this browser
-	 * does not parse are left out, so the list parses: one matches() call
-	 * per element, however many rules the page has.
+	 * another element, from the page's readable style sheets, or null when
+	 * there are none. Selectors this browser does not parse are left out,
+	 * so the list parses: one matches() call per element, however many
+	 * rules the page has.
 	 */
 	function hoverTriggerSelector() {
 		const found = new Set();
-		const read = rules => {
-			for (const rule of rules) {
-				if (rule.selectorText === undefined && rule.cssRules !== undefined) {
-					read(rule.cssRules);	/* @media, @supports, @layer */
-					continue;
-				}
-				const text = rule.selectorText;
-				if (typeof text !== 'string' || !text.includes(':hover'))
-					continue;
-				for (const selector of text.split(',')) {
-					const at = selector.indexOf(':hover');
-					const before = selector.slice(0, at).trim();
-					if (at < 0 || before === '' || !/^\s*[>+~]|^\s+\S/.test(selector.slice(at + 6)))
-						continue;
-					found.add(before);
-				}
-			}
-		};
 		for (const sheet of document.styleSheets) {
+			let rules;
 			try {
-				read(sheet.cssRules);
+				rules = sheet.cssRules;
 			} catch {
-				/* a cross-origin sheet: its rules cannot be read */
+				continue;	/* a cross-origin sheet: its rules cannot be read */
 			}
+			let known = hoverRulesOf.get(sheet);
+			if (known === undefined || known.length !== rules.length) {
+				known = { length: rules.length, selectors: hoverSelectorsIn(rules) };
+				hoverRulesOf.set(sheet, known);
+			}
+			for (const selector of known.selectors)
+				found.add(selector);
 		}
-		const probe = document.createDocumentFragment();
-		const valid = [...found].filter(selector => {
-			try {
-				probe.querySelector(selector);
-				return true;
-			} catch {
-				return false;
-			}
-		});
+		const valid = [...found].filter(parsesSelector);
 		return valid.length === 0 ? null : valid.join(', ');
 	}
 

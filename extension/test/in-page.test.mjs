@@ -173,3 +173,18 @@ test('watchQuiet resolves once the DOM has been still, and at the cap while it k
 	}
 	assert.equal((await page.watchQuiet(12345, 30, 100)).quiet, true, 'an unknown watch does not hold anyone up');
 });
+
+test('elements whose :hover shows another get a ref; the style sheets are read again when their rules change', () => {
+	const { document, api } = pageWith(`
+		<style>.menu:hover > .sub { display: block } .card:hover { color: red }</style>
+		<span class="menu" data-box="0 0 80 20">Products<span class="sub"></span></span>
+		<span class="card" data-box="0 30 80 20">Card</span>
+		<span class="tip" data-box="0 60 80 20">Help</span>`);
+	const hoverable = () => api.snapshot().items.filter(i => i.role === 'hoverable').map(i => i.name);
+	assert.deepEqual(hoverable(), ['Products'], 'a rule that restyles only the hovered element shows nothing');
+	const sheet = document.styleSheets[0];
+	sheet.insertRule('.tip:hover + .bubble { display: block }', sheet.cssRules.length);
+	assert.deepEqual(hoverable(), ['Products', 'Help'], 'a rule added later counts');
+	sheet.deleteRule(0);
+	assert.deepEqual(hoverable(), ['Help'], 'a rule removed no longer counts');
+});
