@@ -14,7 +14,7 @@
 	const { NAME_MAX, clean } = parts.text;
 	const { localIdOf } = parts.refs;
 	const { shadowRootOf } = parts.tree;
-	const { trackerRuns, hasClickListener, hasHoverListener } = parts.clickTracker;
+	const { trackerRuns, listListeners, hasClickListener, hasHoverListener } = parts.clickTracker;
 	const { nameOf, roleOf, detailsOf } = parts.labels;
 	const { isInert, isRendered, hitTest, clippedSide, box } = parts.visibility;
 	const { isFrame, frameIndexOf, ownFrameIndex, contentBox } = parts.frames;
@@ -33,6 +33,7 @@
 		const items = [];
 		let hiddenCount = 0;
 		const tracked = trackerRuns();
+		const listed = tracked ? listListeners() : null;
 
 		/*
 		 * clip: the box that ancestors with overflow other than visible
@@ -86,13 +87,14 @@
 			let byListener = false;
 			if (role === null && tracked && !insideInteractive && style.visibility === 'visible' &&
 			    element !== document.documentElement && element !== document.body) {
-				const r = element.getBoundingClientRect();
-				if (r.width >= 1 && r.height >= 1) {
-					if (hasClickListener(element))
-						role = 'clickable';
-					else if (hasHoverListener(element))
-						role = 'hoverable';
-					byListener = role !== null;
+				const kind = hasClickListener(element, listed) ? 'clickable' :
+				    hasHoverListener(element, listed) ? 'hoverable' : null;
+				if (kind !== null) {
+					const r = element.getBoundingClientRect();
+					if (r.width >= 1 && r.height >= 1) {
+						role = kind;
+						byListener = true;
+					}
 				}
 			}
 			let itemIndex = -1;

@@ -27,6 +27,15 @@
  *   element's own shadow root sees it).
  * - The same event dispatched on the window itself is always cancelled: it
  *   tells the agent the tracker runs in this document.
+ * - To list a whole document with one question instead of one per
+ *   element, the agent dispatches LIST_QUERY on the window. The tracker
+ *   cancels it (so the agent knows it can list) and, before the agent's
+ *   dispatchEvent returns, walks the document and the shadow roots it
+ *   knows and dispatches LISTED_CLICK or LISTED_HOVER (composed, not
+ *   bubbling) on each element that would answer yes to CLICK_QUERY or
+ *   HOVER_QUERY; the agent collects them with a capture listener on the
+ *   window. Elements inside closed shadow trees are left out (a listener
+ *   outside cannot see them): the agent asks about those one by one.
  *
  * Nothing is written to the DOM and nothing is exposed to the page. The
  * wrappers are transparent: the original function runs first with the same
@@ -46,6 +55,9 @@
 
 	const CLICK_QUERY = '__browser_bridge_has_click__';
 	const HOVER_QUERY = '__browser_bridge_has_hover__';
+	const LIST_QUERY = '__browser_bridge_list_listeners__';
+	const LISTED_CLICK = '__browser_bridge_listed_click__';
+	const LISTED_HOVER = '__browser_bridge_listed_hover__';
 	/*
 	 * Per question, the listener types and handler properties that answer
 	 * yes. Click-like, and drop: a drop zone is something to act on too
@@ -77,6 +89,17 @@
 	    ElementClass.prototype.attachShadow : undefined;
 	const preventDefault = EventClass.prototype.preventDefault;
 	const composedPath = EventClass.prototype.composedPath;
+	const CustomEventClass = global.CustomEvent;
+	const documentNode = global.document;
+	/* querySelectorAll of documents and of shadow roots (fragments), and the open-root getter, as they were. */
+	const ownMethod = (name, method) => {
+		const proto = typeof global[name] === 'function' ? global[name].prototype : undefined;
+		return proto === undefined ? undefined : proto[method];
+	};
+	const documentQueryAll = ownMethod('Document', 'querySelectorAll');
+	const fragmentQueryAll = ownMethod('DocumentFragment', 'querySelectorAll');
+	const openRootOf = typeof ElementClass === 'function' ?
+	    Object.getOwnPropertyDescriptor(ElementClass.prototype, 'shadowRoot')?.get : undefined;
 	if (typeof originalAdd !== 'function' || typeof originalRemove !== 'function' ||
 	    typeof preventDefault !== 'function')
 		return;
@@ -92,6 +115,8 @@
 
 	/** target -> Map(type -> Array<{listener, capture}>) */
 	const records = new WeakMap();
+	/** host -> the shadow root the page attached to it (open or closed) */
+	const shadowRoots = new WeakMap();
 
 	/* Per kind, the getters of its handler properties, per prototype. */
 	for (const kind of KINDS.values()) {
@@ -233,6 +258,40 @@
 		}
 	}
 
+	/**
+	 * Answers the agent's request for a list: cancels it, then names every
+	 * element outside closed shadow trees that has a listener or handler
+	 * of a kind, by dispatching LISTED_CLICK or LISTED_HOVER on it.
+	 */
+	function list(event) {
+		try {
+			if (event.target !== global)
+				return;
+			apply(preventDefault, event, []);
+			const click = KINDS.get(CLICK_QUERY);
+			const hover = KINDS.get(HOVER_QUERY);
+			const name = (element, type) => apply(originalDispatch, element,
+			    [new CustomEventClass(type, { bubbles: false, composed: true })]);
+			const walk = (elements, closed) => {
+				for (const element of elements) {
+					if (!closed) {
+						if (hasListener(element, click))
+							name(element, LISTED_CLICK);
+						if (hasListener(element, hover))
+							name(element, LISTED_HOVER);
+					}
+					const root = shadowRoots.get(element) ??
+					    (openRootOf === undefined ? null : apply(openRootOf, element, []));
+					if (root !== null && root !== undefined && fragmentQueryAll !== undefined)
+						walk(apply(fragmentQueryAll, root, ['*']), closed || root.mode === 'closed');
+				}
+			};
+			walk(apply(documentQueryAll, documentNode, ['*']), false);
+		} catch {
+			/* never disturb the page: the agent then has a partial list */
+		}
+	}
+
 	/** Gives a wrapper the original's property attributes and a native-looking toString. */
 	function install(proto, name, wrapper) {
 		const descriptor = Object.getOwnPropertyDescriptor(proto, name);
@@ -278,6 +337,7 @@
 		attachShadow(init) {
 			const root = apply(originalAttachShadow, this, arguments);
 			try {
+				shadowRoots.set(this, root);
 				for (const query of KINDS.keys())
 					apply(originalAdd, root, [query, answer, true]);
 			} catch {
@@ -296,6 +356,9 @@
 		install(targetProto, 'addEventListener', wrappers.addEventListener);
 		for (const query of KINDS.keys())
 			apply(originalAdd, global, [query, answer, true]);
+		if (typeof CustomEventClass === 'function' && documentNode !== undefined && documentNode !== null &&
+		    typeof documentQueryAll === 'function')
+			apply(originalAdd, global, [LIST_QUERY, list, true]);
 	} catch {
 		return;
 	}

@@ -198,11 +198,28 @@ function fakeDom() {
 			}
 			return this;
 		}
+
+		// querySelectorAll('*'): the descendants in tree order, not crossing into shadow roots.
+		querySelectorAll(selector) {
+			if (selector !== '*')
+				throw new Error(`the fake DOM selects only "*", not ${selector}`);
+			const all = [];
+			const walk = node => {
+				for (const child of node.children) {
+					all.push(child);
+					walk(child);
+				}
+			};
+			walk(this);
+			return all;
+		}
 	}
 
 	class Document extends Node {}
 
-	class ShadowRoot extends Node {
+	class DocumentFragment extends Node {}
+
+	class ShadowRoot extends DocumentFragment {
 		constructor(host, mode) {
 			super();
 			this.host = host;
@@ -219,11 +236,16 @@ function fakeDom() {
 		attachShadow(init) {
 			dom.log.push({ method: 'attachShadow', self: this, args: [...arguments] });
 			const root = new ShadowRoot(this, init.mode);
-			if (init.mode === 'open')
-				this.shadowRoot = root;
+			shadowRoots.set(this, root);
 			return root;
 		}
+
+		get shadowRoot() {
+			const root = shadowRoots.get(this);
+			return root?.mode === 'open' ? root : null;
+		}
 	}
+	const shadowRoots = new WeakMap();
 
 	const handlers = new WeakMap();
 	class HTMLElement extends Element {}
@@ -267,21 +289,22 @@ function fakeDom() {
 			Object.defineProperty(proto, name, { enumerable: true });
 	}
 
-	Object.assign(dom, { EventTarget, Event, CustomEvent, Node, Document, ShadowRoot, Element, HTMLElement, AbortController });
+	Object.assign(dom, { EventTarget, Event, CustomEvent, Node, Document, DocumentFragment, ShadowRoot, Element, HTMLElement, AbortController });
 	return dom;
 }
 
 // A fake page with the tracker loaded; `before` runs in the page first.
 function load({ before } = {}) {
 	const dom = fakeDom();
-	const context = vm.createContext({
-		EventTarget: dom.EventTarget, Event: dom.Event, CustomEvent: dom.CustomEvent,
-		Element: dom.Element, HTMLElement: dom.HTMLElement,
-	});
-	dom.window = vm.runInContext('globalThis', context);
 	dom.document = new dom.Document();
 	dom.body = new dom.HTMLElement('body');
 	dom.document.append(dom.body);
+	const context = vm.createContext({
+		EventTarget: dom.EventTarget, Event: dom.Event, CustomEvent: dom.CustomEvent,
+		Element: dom.Element, HTMLElement: dom.HTMLElement,
+		Document: dom.Document, DocumentFragment: dom.DocumentFragment, document: dom.document,
+	});
+	dom.window = vm.runInContext('globalThis', context);
 	if (before)
 		before(dom);
 	vm.runInContext(SOURCE, context);
@@ -555,4 +578,55 @@ test('a frozen EventTarget prototype leaves the page working and the tracker sil
 	assert.equal(e.addEventListener('click', () => {}), ADDED);
 	assert.equal(ask(dom, dom.window), false, 'the window does not claim a tracker that is not there');
 	assert.equal(ask(dom, e), false);
+});
+
+// What the page agent does to list a document: the elements named for
+// clicks and for hover, or null when the tracker did not take the request.
+function list(dom) {
+	const named = { click: [], hover: [] };
+	const collect = into => event => into.push(event.composedPath()[0]);
+	const onClick = collect(named.click), onHover = collect(named.hover);
+	const { addEventListener, removeEventListener, dispatchEvent } = dom.EventTarget.prototype;
+	addEventListener.call(dom.window, '__browser_bridge_listed_click__', onClick, true);
+	addEventListener.call(dom.window, '__browser_bridge_listed_hover__', onHover, true);
+	const event = new dom.CustomEvent('__browser_bridge_list_listeners__', { bubbles: false, cancelable: true });
+	const taken = !dispatchEvent.call(dom.window, event);
+	removeEventListener.call(dom.window, '__browser_bridge_listed_click__', onClick, true);
+	removeEventListener.call(dom.window, '__browser_bridge_listed_hover__', onHover, true);
+	return taken ? named : null;
+}
+
+test('one list request names every element that has a listener or handler, in open shadow roots too, never in closed ones', () => {
+	const dom = load();
+	const clicked = element(dom), hovered = element(dom), both = element(dom), property = element(dom);
+	const plain = element(dom), removed = element(dom);
+	const nested = new dom.HTMLElement();
+	plain.append(nested);
+	clicked.addEventListener('click', () => {});
+	hovered.addEventListener('mouseover', () => {});
+	both.addEventListener('pointerdown', () => {});
+	both.addEventListener('mouseenter', () => {});
+	property.onclick = () => {};
+	nested.addEventListener('mouseup', () => {});
+	const gone = () => {};
+	removed.addEventListener('click', gone);
+	removed.removeEventListener('click', gone);
+
+	const openHost = element(dom, 'x-open');
+	const open = openHost.attachShadow({ mode: 'open' });
+	const inOpen = new dom.HTMLElement();
+	open.append(inOpen);
+	inOpen.addEventListener('click', () => {});
+
+	const closedHost = element(dom, 'x-closed');
+	const closed = closedHost.attachShadow({ mode: 'closed' });
+	const inClosed = new dom.HTMLElement();
+	closed.append(inClosed);
+	inClosed.addEventListener('click', () => {});
+
+	const named = list(dom);
+	assert.notEqual(named, null, 'the tracker takes the request');
+	assert.deepEqual(named.click, [clicked, both, property, nested, inOpen]);
+	assert.deepEqual(named.hover, [hovered, both]);
+	assert.equal(ask(dom, inClosed, false), true, 'one in a closed root is still answered when asked about alone');
 });

@@ -188,3 +188,37 @@ test('elements whose :hover shows another get a ref; the style sheets are read a
 	sheet.deleteRule(0);
 	assert.deepEqual(hoverable(), ['Help'], 'a rule removed no longer counts');
 });
+
+test('listener-only elements get refs from one list request to the click-listener tracker; an older tracker is asked element by element', () => {
+	const trackerSource = readFileSync(new URL('page/click-listeners.js', extensionDir), 'utf8');
+	const body = '<div id="buy" data-box="0 0 80 20">Buy</div><div id="menu" data-box="0 30 80 20">Menu</div>' +
+	    '<div id="text" data-box="0 60 80 20">Text</div>';
+	const listed = items => items.filter(i => i.role === 'clickable' || i.role === 'hoverable').map(i => `${i.role} ${i.name}`);
+	const questionsIn = window => {
+		const asked = [];
+		window.addEventListener('__browser_bridge_has_click__', event => {
+			if (event.target !== window)
+				asked.push(event.target.id);
+		}, true);
+		return asked;
+	};
+
+	const current = pageWith(body);
+	current.window.eval(trackerSource);
+	current.document.getElementById('buy').addEventListener('click', () => {});
+	current.document.getElementById('menu').addEventListener('mouseenter', () => {});
+	const asked = questionsIn(current.window);
+	assert.deepEqual(listed(current.api.snapshot().items), ['clickable Buy', 'hoverable Menu']);
+	assert.deepEqual(asked, [], 'no question per element');
+
+	const older = pageWith(body);
+	for (const [query, id] of [['__browser_bridge_has_click__', 'buy'], ['__browser_bridge_has_hover__', 'menu']]) {
+		older.window.addEventListener(query, event => {
+			if (event.target === older.window || event.target.id === id)
+				event.preventDefault();
+		}, true);
+	}
+	const askedOlder = questionsIn(older.window);
+	assert.deepEqual(listed(older.api.snapshot().items), ['clickable Buy', 'hoverable Menu']);
+	assert.ok(askedOlder.includes('text'), 'an older tracker is asked about each element');
+});

@@ -36,17 +36,19 @@ describe('click listeners', () => {
 	test('every click-like listener counts, removed, aborted, hidden and other listeners do not', async () => {
 		const { url } = await b.open('listeners.html');
 		const s = await b.state();
-		for (const name of ['Pointerdown div', 'Property handler div', 'Detached then attached div', 'Closed shadow listened div'])
+		for (const name of ['Pointerdown div', 'Property handler div', 'Detached then attached div', 'Closed shadow listened div',
+		    'Open shadow listened div'])
 			assert.ok(s.find('clickable', name), `${name} is missing:\n${s.text}`);
 		for (const name of ['Removed listener div', 'Aborted listener div', 'Keydown div', 'Hidden listened div',
-		    'Closed shadow plain div'])
+		    'Closed shadow plain div', 'Open shadow plain div'])
 			assert.equal(s.find(undefined, name), undefined, `${name} should not be listed:\n${s.text}`);
 
 		await b.ok('click_element', { ref: s.ref('clickable', 'Closed shadow listened div') });
 		await b.ok('click_element', { ref: s.ref('clickable', 'Pointerdown div') });
-		await until(async () => (await b.evaluate(url, 'window.__clicks')).length === 2,
-		    { what: 'the page to record two clicks' });
-		assert.deepEqual(await b.evaluate(url, 'window.__clicks'), ['closed', 'pressed']);
+		await b.ok('click_element', { ref: s.ref('clickable', 'Open shadow listened div') });
+		await until(async () => (await b.evaluate(url, 'window.__clicks')).length === 3,
+		    { what: 'the page to record three clicks' });
+		assert.deepEqual(await b.evaluate(url, 'window.__clicks'), ['closed', 'pressed', 'open']);
 	});
 
 	test('a delegating container is not listed and does not hide the controls inside it', async () => {
