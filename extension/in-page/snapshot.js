@@ -33,6 +33,7 @@
 		const items = [];
 		let hiddenCount = 0;
 		const tracked = trackerRuns();
+		const modal = document.querySelector('dialog:modal');
 		const listed = tracked ? listListeners() : null;
 
 		/*
@@ -63,7 +64,7 @@
 					return;
 				const rect = element.getBoundingClientRect();
 				const visible = rect.width >= 1 && rect.height >= 1 &&
-				    isRendered(element) && !isInert(element);
+				    isRendered(element) && !isInert(element, modal);
 				const cb = contentBox(element);
 				items.push({
 					frame: frameIndex,
@@ -103,7 +104,7 @@
 				const clipped = clip === null ? null : clippedSide(rect, clip);
 				let keep = true;
 				let coveredBy;
-				if (rect.width < 1 || rect.height < 1 || !isRendered(element) || isInert(element)) {
+				if (rect.width < 1 || rect.height < 1 || !isRendered(element) || isInert(element, modal)) {
 					keep = false;
 					if (!byListener)
 						hiddenCount++;

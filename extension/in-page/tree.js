@@ -16,10 +16,23 @@
 		return root instanceof ShadowRoot ? root.host : null;
 	}
 
+	/*
+	 * The elements that can host a shadow root (the DOM standard's
+	 * attachShadow, which declarative shadow roots follow too): custom
+	 * elements and these. Others are not asked, which saves a browser call
+	 * per link, button, list item or image of a big page.
+	 */
+	const SHADOW_HOSTS = new Set([
+		'article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+		'header', 'main', 'nav', 'p', 'section', 'span',
+	]);
+
 	/** The shadow root of an element, open or closed, or null. */
 	function shadowRootOf(element) {
 		if (element.shadowRoot)
 			return element.shadowRoot;
+		if (!SHADOW_HOSTS.has(element.localName) && !element.localName.includes('-'))
+			return null;
 		try {
 			if (globalThis.chrome?.dom?.openOrClosedShadowRoot)
 				return chrome.dom.openOrClosedShadowRoot(element) ?? null;

@@ -12,13 +12,16 @@
 	const { describe } = parts.text;
 	const { composedContains, composedParent } = parts.tree;
 
-	/** Whether the element is inert or outside an open modal dialog. */
-	function isInert(element) {
+	/**
+	 * Whether the element is inert or outside an open modal dialog. modal:
+	 * the document's open modal dialog or null, when the caller asks about
+	 * many elements and has looked it up once (a lookup scans the document).
+	 */
+	function isInert(element, modal = element.ownerDocument.querySelector('dialog:modal')) {
 		for (let n = element; n; n = composedParent(n)) {
 			if (n.inert)
 				return true;
 		}
-		const modal = element.ownerDocument.querySelector('dialog:modal');
 		return modal !== null && !composedContains(modal, element);
 	}
 
