@@ -6,7 +6,8 @@
 // checkout page's state is measured for size. Prints a Markdown table:
 // medians and p90 per action, state bytes (text, structured content, both),
 // tools/list bytes and the server's resident memory, and Browser Bridge's
-// ratio to the faster peer.
+// ratio to the faster peer; then the state read of a big page (catalog.html)
+// repeated on one document.
 //
 // Not part of make check. Run: make bench-e2e [BENCH_ROUNDS=N]
 
@@ -22,6 +23,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const PEERS = process.env.BENCH_PEERS;	// the folder with the peers' node_modules
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
+/** A page of about 4,800 elements, for the state read of a big page. */
+const BIG_PAGE = 'catalog.html';
 /** The pages whose state size is compared (the last is the one of the main table). */
 const STATE_PAGES = ['form.html', 'frames.html', 'shadow.html', 'long.html', 'article.html', 'checkout.html'];
 
@@ -126,7 +129,15 @@ async function measure(driver, system, b) {
 			states[page] = bytes(textOf(state)) + (state.structuredContent === undefined ? 0 : bytes(state.structuredContent));
 		}
 		const checkout = await timed(peer.client, ...system.snapshot(), []);
+		/* A big page: the state read again and again on one document. */
+		await timed(peer.client, ...system.navigate(b.page(BIG_PAGE, { unique: false })), []);
+		const big = [];
+		let bigState;
+		for (let round = 0; round < ROUNDS; round++)
+			bigState = await timed(peer.client, ...system.snapshot(), big);
 		return {
+			big: stats(big),
+			bigBytes: bytes(textOf(bigState)) + (bigState.structuredContent === undefined ? 0 : bytes(bigState.structuredContent)),
 			label: driver,
 			actions: Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, stats(list)])),
 			states,
@@ -173,3 +184,10 @@ for (const page of STATE_PAGES) {
 	const sizes = results.map(r => r.states[page]);
 	console.log(`| ${page} | ${sizes.join(' | ')} | ${ratio(sizes[0], sizes.slice(1))} |`);
 }
+
+console.log(`\nState of a big page (${BIG_PAGE}: 600 product cards, about 4,800 elements), read ${ROUNDS} times on one document:\n`);
+console.log('| system | snapshot ms (median / p90) | state bytes | ratio to the faster peer |');
+console.log('| --- | ---: | ---: | ---: |');
+for (const r of results)
+	console.log(`| ${r.label} | ${ms(r.big.median)} / ${ms(r.big.p90)} | ${r.bigBytes} | ` +
+	    `${r === ours ? ratio(ours.big.median, peers.map(p => p.big.median)) : ''} |`);
