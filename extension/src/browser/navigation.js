@@ -262,7 +262,7 @@ export function readyStateReader(tabId) {
 	};
 }
 
-/** How long injecting the in-page script at DOMContentLoaded may hold a navigation's answer. */
+/** How long injecting the in-page script into a committed page may hold a navigation's answer. */
 const PREPARE_ANSWER_MS = 1000;
 
 /**
