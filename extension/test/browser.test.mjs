@@ -115,16 +115,26 @@ test('a navigation wait readies the new document once, when it commits, and ends
 	w.dispose();
 });
 
-test('a page whose readyState answers before the load event reaches us is readied too', async () => {
+test('a page whose readyState answers before the load event reaches us is readied before the wait ends', async () => {
 	const w = new NavigationWatcher(5);
 	nav().onBeforeNavigate.emit({ tabId: 5, frameId: 0, url: 'http://a/' });
 	nav().onCommitted.emit({ tabId: 5, frameId: 0, url: 'http://a/', documentId: 'D1' });
 	let prepared = 0;
-	const status = await w.waitFor('load', {
-		deadline: Date.now() + 2000, readyState: async () => 'complete', prepare: async () => { prepared++; },
-	});
-	assert.equal(status.documentId, 'D1');
+	let finishPreparing;
+	const prepare = () => {
+		prepared++;
+		return new Promise(resolve => { finishPreparing = resolve; });
+	};
+	let resolved = null;
+	w.waitFor('load', { deadline: Date.now() + 2000, readyState: async () => 'complete', prepare })
+	    .then(status => { resolved = status; });
+	await later(20);
 	assert.equal(prepared, 1);
+	assert.equal(resolved, null, 'the page said complete, but its script is not there yet');
+	finishPreparing();
+	await later(10);
+	assert.equal(resolved?.documentId, 'D1');
+	assert.equal(prepared, 1, 'once per document');
 	w.dispose();
 });
 
