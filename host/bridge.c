@@ -52,6 +52,7 @@ struct bridge {
 	struct http_server	*http;
 	char			*token;		/* NULL when auth is off */
 	char			*runtime_file;
+	struct upload_stage	*uploads;	/* NULL without a runtime dir */
 	char			*port_note;	/* why not the usual port */
 	bool			 port_unsafe;	/* a stranger holds it */
 	uint16_t		 port;
@@ -259,7 +260,7 @@ bridge_host_request(const char *method, const json_t *params, void *arg,
 		dirs = bridge_protected_dirs(bridge);
 		resolved = upload_check(json_object_get(params, "paths"),
 		    bridge->config.upload_roots, bridge->config.upload_root_count,
-		    dirs, &why);
+		    dirs, bridge->uploads, &why);
 		json_decref(dirs);
 		if (resolved != NULL)
 			return json_pack("{s:o}", "paths", resolved);
@@ -384,6 +385,32 @@ bridge_session_end(struct session *session, void *arg)
 		sse_stream_end(stream);
 }
 
+/*
+ * Makes or checks the directories of the runtime file and of the upload
+ * copies, each the user's alone, and removes copies that hosts which died
+ * left; -1 with *cause when one is not private. Without a place for them
+ * (neither XDG_RUNTIME_DIR nor HOME) the host runs without both.
+ */
+static int
+bridge_prepare_runtime(struct bridge *bridge, char **cause)
+{
+	char	*why = NULL, *base, *uploads;
+
+	bridge->runtime_file = runtime_file_path(&why);
+	if (bridge->runtime_file == NULL) {
+		log_warn(bridge->log, "no runtime file and no uploads: %s", why);
+		free(why);
+		return 0;
+	}
+	if ((base = runtime_file_prepare(bridge->runtime_file, cause)) == NULL)
+		return -1;
+	uploads = xasprintf("%s/uploads", base);
+	bridge->uploads = upload_stage_new(uploads, cause);
+	free(uploads);
+	free(base);
+	return bridge->uploads == NULL ? -1 : 0;
+}
+
 /* Writes the runtime file that tells other tools where the host is. */
 static void
 bridge_write_runtime_file(struct bridge *bridge)
@@ -391,12 +418,8 @@ bridge_write_runtime_file(struct bridge *bridge)
 	char	*cause = NULL, *url;
 	json_t	*contents;
 
-	bridge->runtime_file = runtime_file_path(&cause);
-	if (bridge->runtime_file == NULL) {
-		log_warn(bridge->log, "no runtime file: %s", cause);
-		free(cause);
+	if (bridge->runtime_file == NULL)
 		return;
-	}
 	url = bridge_mcp_url(bridge);
 	contents = instance_identity((long)getppid());
 	json_object_update_new(contents, json_pack("{s:i,s:i,s:s,s:s,s:I}",
@@ -459,6 +482,9 @@ bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 		goto fail;
 	log_route_libevent(bridge->log);
 	if ((bridge->tools = tool_registry_new(cause)) == NULL)
+		goto fail;
+	if (files_check_private_dir(config->config_dir, cause) == -1 ||
+	    bridge_prepare_runtime(bridge, cause) == -1)
 		goto fail;
 	if (config->auth) {
 		if ((bridge->token = token_load_or_create(config->token_file,
@@ -539,6 +565,7 @@ bridge_free(struct bridge *bridge)
 		return;
 	if (bridge->runtime_file != NULL)
 		runtime_file_remove(bridge->runtime_file, (long)getpid());
+	upload_stage_free(bridge->uploads);
 	if (bridge->signal_int != NULL)
 		event_free(bridge->signal_int);
 	if (bridge->signal_term != NULL)

@@ -72,6 +72,95 @@ files_make_dirs(const char *dir, mode_t mode, const char *purpose,
 	return rc;
 }
 
+/*
+ * Opens an existing directory of the host's own without following a link
+ * and checks that only the user can change it: owned by the user, no group
+ * or other write. Returns the open directory, or -1 with *cause saying how
+ * to fix it; -1 with errno ENOENT or ENOTDIR and no cause when no directory
+ * is there.
+ */
+int
+files_open_private_dir(const char *dir, char **cause)
+{
+	struct stat	 sb;
+	int		 fd;
+
+	fd = open(dir, O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC);
+	if (fd == -1) {
+		if (lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+			*cause = xasprintf("%s is a symbolic link, and the host "
+			    "keeps its files only in a directory of its own; "
+			    "remove the link (rm %s) and the host makes the "
+			    "directory", dir, dir);
+			errno = ELOOP;
+		} else if (errno != ENOENT && errno != ENOTDIR)
+			*cause = xasprintf("cannot open directory %s: %s", dir,
+			    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) == -1) {
+		*cause = xasprintf("cannot stat directory %s: %s", dir,
+		    strerror(errno));
+	} else if (sb.st_uid != geteuid()) {
+		*cause = xasprintf("directory %s belongs to uid %lu, not to you "
+		    "(uid %lu), so its owner could change the host's files; "
+		    "remove it (or have its owner do so) and the host makes "
+		    "its own", dir, (unsigned long)sb.st_uid,
+		    (unsigned long)geteuid());
+	} else if ((sb.st_mode & (S_IWGRP|S_IWOTH)) != 0) {
+		*cause = xasprintf("directory %s can be changed by other users "
+		    "(mode %03o); run: chmod 700 %s", dir,
+		    (unsigned)(sb.st_mode & 0777), dir);
+	} else
+		return fd;
+	close(fd);
+	errno = EPERM;
+	return -1;
+}
+
+/*
+ * Checks a directory of the host's own if it exists (see
+ * files_open_private_dir); a missing one is fine (making it says what is
+ * in the way). Returns 0 or -1.
+ */
+int
+files_check_private_dir(const char *dir, char **cause)
+{
+	int	fd;
+
+	if ((fd = files_open_private_dir(dir, cause)) == -1)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	close(fd);
+	return 0;
+}
+
+/*
+ * Makes a directory of the host's own (mode 0700, missing parents too) or
+ * checks the one there, and returns it open; -1 with *cause ending with
+ * purpose when it cannot be made or is not private.
+ */
+int
+files_private_dir(const char *dir, const char *purpose, char **cause)
+{
+	char	*parent = files_dirname(dir);
+	int	 fd, rc;
+
+	rc = files_make_dirs(parent, 0700, purpose, cause);
+	free(parent);
+	if (rc == -1)
+		return -1;
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		*cause = xasprintf("cannot create directory %s: %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	if ((fd = files_open_private_dir(dir, cause)) == -1 &&
+	    (errno == ENOENT || errno == ENOTDIR))
+		*cause = xasprintf("%s is not a directory; move it away %s",
+		    dir, purpose);
+	return fd;
+}
+
 /* Writes all of buf to fd, retrying after signals; -1 with errno on error. */
 int
 files_write_all(int fd, const void *buf, size_t len)

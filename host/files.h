@@ -13,6 +13,9 @@
 char	*files_dirname(const char *path);
 int	 files_make_dirs(const char *dir, mode_t mode, const char *purpose,
 	    char **cause);
+int	 files_open_private_dir(const char *dir, char **cause);
+int	 files_check_private_dir(const char *dir, char **cause);
+int	 files_private_dir(const char *dir, const char *purpose, char **cause);
 int	 files_write_all(int fd, const void *buf, size_t len);
 void	 files_vprintf(int fd, const char *fmt, va_list ap)
 	    __attribute__((format(printf, 2, 0)));

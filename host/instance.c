@@ -207,19 +207,34 @@ instance_compare(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-/* Adds the live instances of one directory; removes files of dead hosts. */
+/*
+ * Adds the live instances of one directory; removes files of dead hosts.
+ * A directory that is a link or that others may change (it and the one
+ * above it) is skipped: its files could send clients and their token
+ * anywhere.
+ */
 static void
 instance_scan(const char *dir, struct instance **list, size_t *count)
 {
 	struct instance	 found;
 	struct dirent	*entry;
 	DIR		*d;
-	char		*path, *cause = NULL;
+	char		*path, *cause = NULL, *base = files_dirname(dir);
 	size_t		 len, i;
 	bool		 known;
+	int		 fd = -1;
 
-	if ((d = opendir(dir)) == NULL)
+	if (files_check_private_dir(base, &cause) == 0)
+		fd = files_open_private_dir(dir, &cause);
+	free(base);
+	free(cause);
+	cause = NULL;
+	if (fd == -1)
 		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
 	while ((entry = readdir(d)) != NULL) {
 		len = strlen(entry->d_name);
 		if (entry->d_name[0] == '.' || len < 6 ||

@@ -32,7 +32,10 @@ static const char *const log_level_names[] = {
  */
 static struct log *log_libevent_target;
 
-/* Opens a log at the given level, appending to path when it is not NULL. */
+/*
+ * Opens a log at the given level, appending to path when it is not NULL
+ * (never through a symbolic link).
+ */
 struct log *
 log_open(enum log_level level, const char *path, char **cause)
 {
@@ -40,7 +43,16 @@ log_open(enum log_level level, const char *path, char **cause)
 	int		 fd = -1;
 
 	if (path != NULL) {
-		fd = open(path, O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC, 0600);
+		/* A link could point the appends at any file of the user's. */
+		fd = open(path, O_WRONLY|O_CREAT|O_APPEND|O_NOFOLLOW|O_NOCTTY|
+		    O_CLOEXEC, 0600);
+		if (fd == -1 && errno == ELOOP) {
+			*cause = xasprintf("log file %s is a symbolic link; give "
+			    "--log the path of the file itself, or remove the "
+			    "link (rm %s) and a new log file is made", path,
+			    path);
+			return NULL;
+		}
 		if (fd == -1) {
 			*cause = xasprintf("cannot open log file %s: %s",
 			    path, strerror(errno));

@@ -102,6 +102,8 @@ mcp_new(const struct tool_registry *tools, size_t tools_page_size,
 void
 mcp_free(struct mcp *mcp)
 {
+	if (mcp == NULL)
+		return;	/* bridge_new failed before making it */
 	mcp_listeners_free(mcp->listeners);
 	free(mcp);
 }

@@ -96,17 +96,44 @@ runtime_file_dirs(char *dirs[RUNTIME_FILE_DIRS_MAX])
 	return count;
 }
 
+/*
+ * Makes or checks the directories the runtime file at path goes in (its
+ * own and the one above it, browser-bridge), each the user's alone, and
+ * returns the upper one; NULL with *cause saying how to fix them.
+ */
+char *
+runtime_file_prepare(const char *path, char **cause)
+{
+	char	*hosts = files_dirname(path), *base = files_dirname(hosts);
+	int	 fd = -1;
+
+	if ((fd = files_private_dir(base, "so the host's runtime files can "
+	    "be kept there", cause)) != -1) {
+		close(fd);
+		fd = files_private_dir(hosts, "so the runtime file can be "
+		    "written there", cause);
+	}
+	free(hosts);
+	if (fd == -1) {
+		free(base);
+		return NULL;
+	}
+	close(fd);
+	return base;
+}
+
 /* Writes contents as indented JSON to path through a temporary file. */
 int
 runtime_file_write(const char *path, const json_t *contents, char **cause)
 {
 	char	*dir, *tmp = NULL, *text = NULL, *line = NULL;
-	int	 result = -1;
+	int	 result = -1, fd;
 
 	dir = files_dirname(path);
-	if (files_make_dirs(dir, 0700, "so the runtime file can be written "
-	    "there", cause) == -1)
+	if ((fd = files_private_dir(dir, "so the runtime file can be written "
+	    "there", cause)) == -1)
 		goto out;
+	close(fd);
 	text = json_dumps(contents, JSON_INDENT(2));
 	if (text == NULL) {
 		*cause = xstrdup("cannot encode the runtime file's contents");

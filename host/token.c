@@ -148,14 +148,15 @@ token_create(const char *path, char **token, char **cause)
 {
 	char	 text[TOKEN_HEX_LENGTH + 2];
 	char	*dir, *tmp = NULL;
-	int	 result = -1;
+	int	 result = -1, fd;
 
 	dir = files_dirname(path);
-	if (files_make_dirs(dir, 0700, "so the token can be stored there",
-	    cause) == -1) {
+	if ((fd = files_private_dir(dir, "so the token can be stored there",
+	    cause)) == -1) {
 		free(dir);
 		return -1;
 	}
+	close(fd);
 	if (random_hex(text, TOKEN_HEX_LENGTH / 2) == -1) {
 		*cause = xasprintf("cannot make a random token: %s",
 		    strerror(errno));
@@ -197,13 +198,20 @@ out:
 	return result;
 }
 
-/* Returns the token stored at path, making the file first if it is missing. */
+/*
+ * Returns the token stored at path, making the file first if it is missing;
+ * its directory must be the user's alone.
+ */
 char *
 token_load_or_create(const char *path, char **cause)
 {
-	char	*token = NULL;
-	int	 tries;
+	char	*token = NULL, *dir = files_dirname(path);
+	int	 tries, rc;
 
+	rc = files_check_private_dir(dir, cause);
+	free(dir);
+	if (rc == -1)
+		return NULL;
 	for (tries = 0; tries < TOKEN_CREATE_TRIES; tries++) {
 		switch (token_read(path, &token, cause)) {
 		case TOKEN_READ_OK:

@@ -18,6 +18,8 @@
 #include "check-helpers.h"
 #include "files.h"
 #include "http-guard.h"
+#include "instance.h"
+#include "log.h"
 #include "proof.h"
 #include "random.h"
 #include "runtime-file.h"
@@ -773,15 +775,46 @@ test_setenv(const char *name, const char *value)
 
 /* ------------------------------------------------------------ upload */
 
+/* Checks one path against roots with a stage in the test directory. */
+static json_t *
+test_upload_one(const char *path, char *const *roots, size_t nroots,
+    struct upload_stage *stage, char **why)
+{
+	json_t	*paths = json_pack("[s]", path), *protected_dirs = json_array();
+	json_t	*copies;
+
+	*why = NULL;
+	copies = upload_check(paths, roots, nroots, protected_dirs, stage, why);
+	json_decref(protected_dirs);
+	json_decref(paths);
+	return copies;
+}
+
+/* Asserts that path is refused with a message containing words. */
+static void
+test_upload_refused(const char *path, char *const *roots,
+    struct upload_stage *stage, const char *words)
+{
+	char	*why = NULL;
+
+	ck_assert_msg(test_upload_one(path, roots, 1, stage, &why) == NULL,
+	    "%s was accepted", path);
+	ck_assert_msg(why != NULL && strstr(why, words) != NULL,
+	    "%s: \"%s\" lacks \"%s\"", path, why, words);
+	free(why);
+}
+
 START_TEST(test_upload_check_roots_links_and_protected)
 {
 	char	*root = test_path("uploads"), *private = test_path("private");
-	char	*state = test_path("uploads/state");
+	char	*state = test_path("uploads/state"), *staging = test_path("st");
 	char	*ok = test_path("uploads/ok.txt"), *secret = test_path("private/s.txt");
 	char	*link = test_path("uploads/link.txt"), *own = test_path("uploads/state/t");
-	char	*roots[] = { root }, *why = NULL;
+	char	*roots[] = { root }, *why = NULL, *text;
 	const char *const refused[] = { secret, link, own, root, "relative.txt" };
-	json_t	*paths, *resolved, *protected_dirs;
+	struct upload_stage *stage;
+	json_t	*paths, *copies, *protected_dirs;
+	const char *copy;
 	size_t	 i;
 
 	ck_assert_int_eq(mkdir(root, 0700), 0);
@@ -792,45 +825,241 @@ START_TEST(test_upload_check_roots_links_and_protected)
 	test_write_file(own, "data", 4, 0600);
 	ck_assert_int_eq(symlink(secret, link), 0);
 	protected_dirs = json_pack("[s]", state);
+	stage = upload_stage_new(staging, &why);
+	ck_assert_msg(stage != NULL, "upload_stage_new: %s", why);
 
+	/* The page gets a private copy with the file's name and contents. */
 	paths = json_pack("[s]", ok);
-	resolved = upload_check(paths, roots, 1, protected_dirs, &why);
-	ck_assert_ptr_nonnull(resolved);
-	ck_assert_uint_eq(json_array_size(resolved), 1);
-	json_decref(resolved);
+	copies = upload_check(paths, roots, 1, protected_dirs, stage, &why);
+	ck_assert_msg(copies != NULL, "upload_check: %s", why);
+	ck_assert_uint_eq(json_array_size(copies), 1);
+	copy = json_string_value(json_array_get(copies, 0));
+	ck_assert_msg(strncmp(copy, staging, strlen(staging)) == 0 &&
+	    strcmp(strrchr(copy, '/'), "/ok.txt") == 0, "copy %s", copy);
+	text = test_read_file(copy);
+	ck_assert_str_eq(text, "data");
+	ck_assert_uint_eq(test_mode(copy), 0600);
+	free(text);
+	json_decref(copies);
 	json_decref(paths);
 
 	/* Outside, a link out, the host's own directory, a directory, relative. */
 	for (i = 0; i < sizeof refused / sizeof *refused; i++) {
 		paths = json_pack("[s]", refused[i]);
 		why = NULL;
-		ck_assert_ptr_null(upload_check(paths, roots, 1, protected_dirs, &why));
+		ck_assert_ptr_null(upload_check(paths, roots, 1, protected_dirs,
+		    stage, &why));
 		ck_assert_ptr_nonnull(why);
 		free(why);
 		json_decref(paths);
 	}
 	paths = json_pack("[s]", ok);
 	why = NULL;
-	ck_assert_ptr_null(upload_check(paths, roots, 0, protected_dirs, &why));
+	ck_assert_ptr_null(upload_check(paths, roots, 0, protected_dirs, stage,
+	    &why));
 	ck_assert_ptr_nonnull(strstr(why, "uploads are off"));
 	free(why);
 	json_decref(paths);
 
+	upload_stage_free(stage);
 	json_decref(protected_dirs);
-	unlink(link);
-	unlink(own);
-	unlink(ok);
-	unlink(secret);
-	rmdir(state);
-	rmdir(root);
-	rmdir(private);
 	free(root);
 	free(private);
 	free(state);
+	free(staging);
 	free(ok);
 	free(secret);
 	free(link);
 	free(own);
+}
+END_TEST
+
+START_TEST(test_upload_refuses_links_of_every_kind)
+{
+	char	*root = test_path("Downloads"), *private = test_path("private");
+	char	*secret = test_path("private/id_rsa"), *staging = test_path("st");
+	char	*hard = test_path("Downloads/hard"), *soft = test_path("Downloads/soft");
+	char	*dir = test_path("Downloads/dir"), *through = test_path("Downloads/dir/id_rsa");
+	char	*roots[] = { root }, *why = NULL;
+	struct upload_stage *stage;
+
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	ck_assert_int_eq(mkdir(private, 0700), 0);
+	test_write_file(secret, "SECRET", 6, 0600);
+	stage = upload_stage_new(staging, &why);
+	ck_assert_ptr_nonnull(stage);
+
+	/* A hard link in the root to a file outside it. */
+	ck_assert_int_eq(link(secret, hard), 0);
+	test_upload_refused(hard, roots, stage, "hard links");
+	/* A symbolic link at the end of the path. */
+	ck_assert_int_eq(symlink(secret, soft), 0);
+	test_upload_refused(soft, roots, stage, "is a symbolic link");
+	/* A link to a directory on the way: the opened file is what counts. */
+	ck_assert_int_eq(unlink(hard), 0);
+	ck_assert_int_eq(symlink(private, dir), 0);
+	test_upload_refused(through, roots, stage, "outside the directories");
+	ck_assert_int_eq(test_count_entries(staging), 1);	/* PID only */
+
+	upload_stage_free(stage);
+	free(root);
+	free(private);
+	free(secret);
+	free(staging);
+	free(hard);
+	free(soft);
+	free(dir);
+	free(through);
+}
+END_TEST
+
+START_TEST(test_upload_root_is_not_a_prefix)
+{
+	char	*root = test_path("Downloads"), *evil = test_path("Downloads-evil");
+	char	*file = test_path("Downloads-evil/x"), *inside = test_path("Downloads/x");
+	char	*staging = test_path("st"), *roots[] = { root }, *why = NULL;
+	struct upload_stage *stage;
+	json_t	*copies;
+
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	ck_assert_int_eq(mkdir(evil, 0700), 0);
+	test_write_file(file, "x", 1, 0600);
+	test_write_file(inside, "x", 1, 0600);
+	stage = upload_stage_new(staging, &why);
+	ck_assert_ptr_nonnull(stage);
+	test_upload_refused(file, roots, stage, "outside the directories");
+	copies = test_upload_one(inside, roots, 1, stage, &why);
+	ck_assert_msg(copies != NULL, "inside refused: %s", why);
+	json_decref(copies);
+
+	upload_stage_free(stage);
+	free(root);
+	free(evil);
+	free(file);
+	free(inside);
+	free(staging);
+}
+END_TEST
+
+START_TEST(test_upload_copy_keeps_what_was_checked)
+{
+	char	*root = test_path("Downloads"), *file = test_path("Downloads/a.txt");
+	char	*secret = test_path("secret"), *staging = test_path("st");
+	char	*roots[] = { root }, *why = NULL, *text;
+	struct upload_stage *stage;
+	json_t	*copies;
+
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	test_write_file(file, "alpha", 5, 0600);
+	test_write_file(secret, "SECRET", 6, 0600);
+	stage = upload_stage_new(staging, &why);
+	ck_assert_ptr_nonnull(stage);
+	copies = test_upload_one(file, roots, 1, stage, &why);
+	ck_assert_msg(copies != NULL, "upload_check: %s", why);
+
+	/* The file is swapped for a link after the check: the page's path
+	 * still holds what was checked. */
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(symlink(secret, file), 0);
+	text = test_read_file(json_string_value(json_array_get(copies, 0)));
+	ck_assert_str_eq(text, "alpha");
+
+	free(text);
+	json_decref(copies);
+	upload_stage_free(stage);
+	free(root);
+	free(file);
+	free(secret);
+	free(staging);
+}
+END_TEST
+
+START_TEST(test_upload_refuses_big_files_and_cleans_refused_calls)
+{
+	char	*root = test_path("Downloads"), *big = test_path("Downloads/big");
+	char	*ok = test_path("Downloads/ok"), *staging = test_path("st");
+	char	*pid = NULL, *roots[] = { root }, *why = NULL;
+	struct upload_stage *stage;
+	json_t	*paths, *protected_dirs = json_array();
+	int	 fd;
+
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	test_write_file(ok, "ok", 2, 0600);
+	fd = open(big, O_WRONLY|O_CREAT, 0600);
+	ck_assert_int_ne(fd, -1);
+	ck_assert_int_eq(ftruncate(fd, (off_t)UPLOAD_FILE_MAX + 1), 0);
+	close(fd);
+	stage = upload_stage_new(staging, &why);
+	ck_assert_ptr_nonnull(stage);
+	test_upload_refused(big, roots, stage, "make it smaller");
+
+	/* A refused call leaves no copy of the files before the refused one. */
+	paths = json_pack("[s,s]", ok, big);
+	ck_assert_ptr_null(upload_check(paths, roots, 1, protected_dirs, stage,
+	    &why));
+	free(why);
+	pid = xasprintf("%s/%ld", staging, (long)getpid());
+	ck_assert_int_eq(test_count_entries(pid), 0);
+
+	json_decref(paths);
+	json_decref(protected_dirs);
+	upload_stage_free(stage);
+	free(pid);
+	free(root);
+	free(big);
+	free(ok);
+	free(staging);
+}
+END_TEST
+
+START_TEST(test_upload_stage_removed_at_exit_and_start)
+{
+	char	*root = test_path("Downloads"), *file = test_path("Downloads/a");
+	char	*staging = test_path("st"), *dead = test_path("st/999999999");
+	char	*dead_copy = test_path("st/999999999/0");
+	char	*alive = NULL, *mine = NULL, *roots[] = { root }, *why = NULL;
+	struct upload_stage *stage;
+	json_t	*copies;
+
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	test_write_file(file, "a", 1, 0600);
+	ck_assert_int_eq(mkdir(staging, 0700), 0);
+	/* A host that died left a copy; a running one (our parent) keeps its. */
+	ck_assert_int_eq(mkdir(dead, 0700), 0);
+	ck_assert_int_eq(mkdir(dead_copy, 0700), 0);
+	free(dead_copy);
+	dead_copy = test_path("st/999999999/0/old.txt");
+	test_write_file(dead_copy, "old", 3, 0600);
+	alive = xasprintf("%s/%ld", staging, (long)getppid());
+	ck_assert_int_eq(mkdir(alive, 0700), 0);
+
+	stage = upload_stage_new(staging, &why);
+	ck_assert_msg(stage != NULL, "upload_stage_new: %s", why);
+	ck_assert_int_eq(access(dead, F_OK), -1);
+	ck_assert_int_eq(access(alive, F_OK), 0);
+	mine = xasprintf("%s/%ld", staging, (long)getpid());
+	ck_assert_uint_eq(test_mode(mine), 0700);
+	ck_assert_uint_eq(test_mode(staging), 0700);
+	copies = test_upload_one(file, roots, 1, stage, &why);
+	ck_assert_ptr_nonnull(copies);
+	ck_assert_int_eq(access(json_string_value(json_array_get(copies, 0)),
+	    F_OK), 0);
+
+	/* The host exits: its copies go, the running host's stay. */
+	upload_stage_free(stage);
+	ck_assert_int_eq(access(json_string_value(json_array_get(copies, 0)),
+	    F_OK), -1);
+	ck_assert_int_eq(access(mine, F_OK), -1);
+	ck_assert_int_eq(access(alive, F_OK), 0);
+
+	json_decref(copies);
+	free(root);
+	free(file);
+	free(staging);
+	free(dead);
+	free(dead_copy);
+	free(alive);
+	free(mine);
 }
 END_TEST
 
@@ -1155,6 +1384,176 @@ START_TEST(test_files_make_dirs_refuses_file_in_path)
 }
 END_TEST
 
+/* Asserts that making or checking dir is refused with words in the cause. */
+static void
+test_private_dir_refused(const char *dir, const char *words)
+{
+	char	*cause = NULL;
+
+	ck_assert_int_eq(files_check_private_dir(dir, &cause), -1);
+	ck_assert_msg(cause != NULL && strstr(cause, words) != NULL,
+	    "check %s: \"%s\" lacks \"%s\"", dir, cause, words);
+	free(cause);
+	cause = NULL;
+	ck_assert_int_eq(files_private_dir(dir, "so tests pass", &cause), -1);
+	ck_assert_msg(cause != NULL && strstr(cause, words) != NULL,
+	    "make %s: \"%s\" lacks \"%s\"", dir, cause, words);
+	free(cause);
+}
+
+START_TEST(test_files_private_dir_refuses_open_modes_and_links)
+{
+	char	*open_dir = test_path("open"), *link = test_path("link");
+	char	*made = test_path("a/b"), *words, *cause = NULL;
+	int	 fd;
+
+	ck_assert_int_eq(mkdir(open_dir, 0700), 0);
+	ck_assert_int_eq(chmod(open_dir, 0777), 0);
+	words = xasprintf("chmod 700 %s", open_dir);
+	test_private_dir_refused(open_dir, words);
+	free(words);
+	ck_assert_int_eq(chmod(open_dir, 0720), 0);
+	test_private_dir_refused(open_dir, "mode 720");
+	/* A link to a private directory is refused too: it can be swapped. */
+	ck_assert_int_eq(chmod(open_dir, 0700), 0);
+	ck_assert_int_eq(symlink(open_dir, link), 0);
+	words = xasprintf("remove the link (rm %s)", link);
+	test_private_dir_refused(link, words);
+	free(words);
+
+	/* A missing one is fine to check and made 0700. */
+	ck_assert_int_eq(files_check_private_dir(made, &cause), 0);
+	fd = files_private_dir(made, "so tests pass", &cause);
+	ck_assert_msg(fd != -1, "files_private_dir: %s", cause);
+	close(fd);
+	ck_assert_uint_eq(test_mode(made), 0700);
+	ck_assert_int_eq(files_check_private_dir(made, &cause), 0);
+
+	free(open_dir);
+	free(link);
+	free(made);
+}
+END_TEST
+
+START_TEST(test_runtime_and_config_dirs_refused_when_open)
+{
+	char	*base = test_path("run/browser-bridge");
+	char	*hosts = test_path("run/browser-bridge/hosts");
+	char	*file = test_path("run/browser-bridge/hosts/1.json");
+	char	*elsewhere = test_path("elsewhere"), *token = test_path("cfg/token");
+	char	*config = test_path("cfg"), *cause = NULL, *made;
+
+	/* Missing: made private. */
+	made = runtime_file_prepare(file, &cause);
+	ck_assert_msg(made != NULL, "runtime_file_prepare: %s", cause);
+	ck_assert_str_eq(made, base);
+	ck_assert_uint_eq(test_mode(hosts), 0700);
+	free(made);
+
+	/* A hosts directory any user may write to. */
+	ck_assert_int_eq(chmod(hosts, 0777), 0);
+	ck_assert_ptr_null(runtime_file_prepare(file, &cause));
+	ck_assert_msg(strstr(cause, "chmod 700") != NULL, "cause: %s", cause);
+	free(cause);
+	cause = NULL;
+
+	/* A planted link for it. */
+	ck_assert_int_eq(rmdir(hosts), 0);
+	ck_assert_int_eq(mkdir(elsewhere, 0700), 0);
+	ck_assert_int_eq(symlink(elsewhere, hosts), 0);
+	ck_assert_ptr_null(runtime_file_prepare(file, &cause));
+	ck_assert_msg(strstr(cause, "symbolic link") != NULL, "cause: %s",
+	    cause);
+	free(cause);
+	cause = NULL;
+	ck_assert_int_eq(unlink(hosts), 0);
+
+	/* browser-bridge itself open to others. */
+	ck_assert_int_eq(chmod(base, 0757), 0);
+	ck_assert_ptr_null(runtime_file_prepare(file, &cause));
+	ck_assert_msg(strstr(cause, "chmod 700") != NULL, "cause: %s", cause);
+	free(cause);
+	cause = NULL;
+
+	/* The config directory, where the token lives. */
+	ck_assert_int_eq(mkdir(config, 0777), 0);
+	ck_assert_int_eq(chmod(config, 0777), 0);
+	ck_assert_ptr_null(token_load_or_create(token, &cause));
+	ck_assert_msg(strstr(cause, "chmod 700") != NULL, "cause: %s", cause);
+	ck_assert_int_eq(access(token, F_OK), -1);
+	free(cause);
+
+	free(base);
+	free(hosts);
+	free(file);
+	free(elsewhere);
+	free(token);
+	free(config);
+}
+END_TEST
+
+START_TEST(test_instances_in_open_directories_ignored)
+{
+	char		*hosts = test_path("browser-bridge/hosts");
+	char		*file, *cause = NULL, *made;
+	struct instance	*list;
+	json_t		*contents;
+	size_t		 count, i;
+	bool		 found;
+	mode_t		 modes[] = { 0700, 0777 };
+	size_t		 m;
+
+	test_setenv("XDG_RUNTIME_DIR", test_dir);
+	test_setenv("XDG_STATE_HOME", test_dir);
+	test_setenv("HOME", test_dir);
+	file = xasprintf("%s/%ld.json", hosts, (long)getpid());
+	made = runtime_file_prepare(file, &cause);
+	ck_assert_ptr_nonnull(made);
+	free(made);
+	contents = test_runtime_contents(getpid(), 4321);
+	ck_assert_int_eq(runtime_file_write(file, contents, &cause), 0);
+	for (m = 0; m < nitems(modes); m++) {
+		ck_assert_int_eq(chmod(hosts, modes[m]), 0);
+		count = instance_list(&list);
+		found = false;
+		for (i = 0; i < count; i++)
+			found = found || list[i].pid == (long)getpid();
+		instance_list_free(list, count);
+		ck_assert_msg(found == (modes[m] == 0700), "mode %03o: found %d",
+		    (unsigned)modes[m], found);
+	}
+	json_decref(contents);
+	free(file);
+	free(hosts);
+}
+END_TEST
+
+START_TEST(test_log_refuses_symlink)
+{
+	char		*target = test_path("target"), *link = test_path("log");
+	char		*cause = NULL, *text;
+	struct log	*log;
+
+	test_write_file(target, "keep\n", 5, 0600);
+	ck_assert_int_eq(symlink(target, link), 0);
+	ck_assert_ptr_null(log_open(LOG_LEVEL_INFO, link, &cause));
+	ck_assert_msg(cause != NULL && strstr(cause, "symbolic link") != NULL,
+	    "cause: %s", cause);
+	free(cause);
+	text = test_read_file(target);
+	ck_assert_str_eq(text, "keep\n");
+	free(text);
+	/* A plain file is appended to. */
+	cause = NULL;
+	log = log_open(LOG_LEVEL_INFO, target, &cause);
+	ck_assert_msg(log != NULL, "log_open: %s", cause);
+	log_close(log);
+
+	free(target);
+	free(link);
+}
+END_TEST
+
 START_TEST(test_files_write_all_writes_everything)
 {
 	enum { SIZE = 256 * 1024 };
@@ -1310,6 +1709,11 @@ security_suite(void)
 	tc = tcase_create("upload");
 	tcase_add_checked_fixture(tc, test_dir_setup, test_dir_teardown);
 	tcase_add_test(tc, test_upload_check_roots_links_and_protected);
+	tcase_add_test(tc, test_upload_refuses_links_of_every_kind);
+	tcase_add_test(tc, test_upload_root_is_not_a_prefix);
+	tcase_add_test(tc, test_upload_copy_keeps_what_was_checked);
+	tcase_add_test(tc, test_upload_refuses_big_files_and_cleans_refused_calls);
+	tcase_add_test(tc, test_upload_stage_removed_at_exit_and_start);
 	suite_add_tcase(suite, tc);
 
 	tc = tcase_create("runtime-file");
@@ -1329,6 +1733,10 @@ security_suite(void)
 	tcase_add_test(tc, test_files_dirname_table);
 	tcase_add_test(tc, test_files_make_dirs_nested_private);
 	tcase_add_test(tc, test_files_make_dirs_refuses_file_in_path);
+	tcase_add_test(tc, test_files_private_dir_refuses_open_modes_and_links);
+	tcase_add_test(tc, test_runtime_and_config_dirs_refused_when_open);
+	tcase_add_test(tc, test_instances_in_open_directories_ignored);
+	tcase_add_test(tc, test_log_refuses_symlink);
 	tcase_add_test(tc, test_files_write_all_writes_everything);
 	tcase_add_test(tc, test_files_write_temp_private_next_to_path);
 	suite_add_tcase(suite, tc);
