@@ -33,6 +33,7 @@ function startRefused(env, args = []) {
 		child.stderr.setEncoding('utf8');
 		child.stderr.on('data', text => { stderr += text; });
 		child.stdin.on('error', () => {});
+		child.stdin.end();	/* a host that starts after all exits at EOF */
 		child.on('close', code => resolve({ code, stderr }));
 	});
 }
@@ -83,6 +84,7 @@ describe('the host\'s own directories', { concurrency: true }, () => {
 
 	it('upload copies live in a private directory of the host\'s, go when it exits, and a dead host\'s go when the next starts', async () => {
 		const { home, env, base } = makeHome();
+		let host;
 		try {
 			const uploads = join(base, 'uploads');
 			const stale = join(uploads, '999999999', '0');
@@ -91,7 +93,7 @@ describe('the host\'s own directories', { concurrency: true }, () => {
 			mkdirSync(join(home, 'Downloads'), { mode: 0o700 });
 			writeFileSync(join(home, 'Downloads', 'a.txt'), 'alpha');
 
-			const host = await startHost({ env });
+			host = await startHost({ env });
 			assert.equal(existsSync(join(uploads, '999999999')), false, 'the dead host\'s copies are gone');
 			const mine = join(uploads, String(host.pid));
 			assert.equal(statSync(mine).mode & 0o777, 0o700);
@@ -104,6 +106,8 @@ describe('the host\'s own directories', { concurrency: true }, () => {
 			await host.stop();
 			assert.equal(existsSync(mine), false, 'the host removed its copies as it exited');
 		} finally {
+			host?.kill();
+			host?.cleanup();
 			rmSync(home, { recursive: true, force: true });
 		}
 	});
