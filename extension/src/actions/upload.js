@@ -2,7 +2,7 @@
  * upload_file: files from the user's disk into a file input, through the
  * debugger (DOM.setFileInputFiles). The host decides which files may go:
  * only regular files under config.json's "upload_roots" (default
- * ~/Downloads), links resolved, never its own directories.
+ * ~/Downloads), the opened file checked and copied by the host, never its own directories.
  * @module actions/upload
  */
 
