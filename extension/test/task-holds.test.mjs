@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { Navigator } from '../src/navigator.js';
 import { HISTORY_MAX, TASK_KEEP_MS, TaskManager, credentialOf, taskActions } from '../src/agents/tasks.js';
 import { ErrorCode } from '../src/errors.js';
+import { Fence } from '../src/agents/fence.js';
 
 beforeEach(() => {
 	globalThis.chrome = {
@@ -80,6 +81,7 @@ function setup(scripts, caller = { credential: 'alice' }) {
 		createProvider: () => ({ complete: input => model.complete(input) }),
 		buildPrompt: () => ({ system: '', messages: [] }),
 		browser: { tabs: { group: async () => 7 }, tabGroups: { update: async () => {} } },
+		fence: new Fence({ rules: { getSessionRules: async () => [], updateSessionRules: async () => {} }, tabs: chrome.tabs }),
 		optionsUrl: 'chrome-extension://x/options/options.html',
 		evaluateEnabled: async () => false,
 		credential: async () => caller.credential,
