@@ -126,6 +126,16 @@ test('a newborn tab stays fenced until it is known to be the person\'s; a first 
 	await fence.navigationFailed({ tabId: 4, frameId: 0, url: 'https://news.test/', error: BLOCKED_ERROR });
 	assert.equal(browser.updated.length, 1, 'only once');
 
+	/* Blocked before anyone knew whose it was: loaded again once it is let out. */
+	const settle = fence.expectOpen('t1');
+	await fence.tabCreated({ id: 8, windowId: 1, pendingUrl: 'https://mail.test/' });
+	await fence.navigationFailed({ tabId: 8, frameId: 0, url: 'https://mail.test/', error: BLOCKED_ERROR });
+	assert.equal(browser.updated.length, 1, 'not while it is unplaced');
+	settle(undefined, '');
+	await fence.syncing;
+	await new Promise(resolve => setImmediate(resolve));
+	assert.deepEqual(browser.updated.at(-1), { id: 8, url: 'https://mail.test/' });
+
 	await fence.tabCreated({ id: 5, windowId: 9, pendingUrl: '' });
 	await fence.syncing;
 	assert.ok(!knownTabs(browser.rules).includes(5), 'a popup waits for its opener');

@@ -102,6 +102,8 @@ export class Fence {
 		this.unplaced = new Set();
 		/** Tabs let out of the newborn fence, whose first navigation it may have blocked. */
 		this.released = new Set();
+		/** The first page the newborn fence blocked in an unplaced tab, loaded again if the tab is let out. */
+		this.blockedAtBirth = new Map();
 		/** Task actions that open a tab (manage_tabs open, navigate_to new_tab) in flight. */
 		this.opening = 0;
 		this.syncing = Promise.resolve();
@@ -212,7 +214,11 @@ export class Fence {
 	release(tabId) {
 		this.unplaced.delete(tabId);
 		this.known.add(tabId);
-		if (this.active) {
+		const url = this.blockedAtBirth.get(tabId);
+		this.blockedAtBirth.delete(tabId);
+		if (url !== undefined)
+			this.sync().then(() => this.deps.tabs.update(tabId, { url })).catch(() => {});
+		else if (this.active) {
 			this.released.add(tabId);
 			this.syncLater();
 		}
@@ -288,7 +294,13 @@ export class Fence {
 			this.fences.get(owner).blocked.push({ url: details.url, tab_id: details.tabId, frame_id: details.frameId });
 			return;
 		}
-		if (details.frameId !== 0 || !this.released.delete(details.tabId))
+		if (details.frameId !== 0)
+			return;
+		if (this.unplaced.has(details.tabId)) {
+			this.blockedAtBirth.set(details.tabId, details.url);
+			return;
+		}
+		if (!this.released.delete(details.tabId))
 			return;
 		await this.syncing.catch(() => {});
 		await this.deps.tabs.update(details.tabId, { url: details.url }).catch(() => {});
@@ -302,6 +314,7 @@ export class Fence {
 		this.known.delete(tabId);
 		this.unplaced.delete(tabId);
 		this.released.delete(tabId);
+		this.blockedAtBirth.delete(tabId);
 		const owner = this.ownerOf(tabId);
 		if (owner !== undefined) {
 			this.fences.get(owner).tabs.delete(tabId);
