@@ -239,7 +239,7 @@ describe('run_task', () => {
 		assert.match(refused.detail, /\(domain localhost\) is outside the domains this task may visit \(127\.0\.0\.1\)/);
 	});
 
-	test('navigate_to a same-site URL that redirects outside: the outside site gets nothing', async () => {
+	test('navigate_to or a start_url on the site that redirects outside: the outside site gets nothing', async () => {
 		await useScenario({ steps: [{ do: 'navigate', url: `${b.site.origin}/redirect?to=${encodeURIComponent(partnerUrl())}` }] },
 		    { domains: '127.0.0.1' });
 		const before = outside();
@@ -248,6 +248,11 @@ describe('run_task', () => {
 		assert.equal(r.data.stop_reason, 'max_failures', r.text);
 		const step = r.data.steps.find(s => s.tool === 'navigate_to');
 		assert.match(step.detail, /localhost/, JSON.stringify(step));
+
+		const start = await b.fails('run_task', { task: 'Track it.', start_url: `${b.site.origin}/redirect?to=${encodeURIComponent(partnerUrl())}` });
+		assert.equal(start.code, 'INVALID_ARGUMENT');
+		assert.match(start.message, /blocked start_url on its way: .*\(domain localhost\)/);
+		assert.equal(outside(), before, 'nor for a start_url that redirects');
 	});
 
 	test('the person\'s list is a ceiling: a wider client list is refused, an empty one means the person\'s', async () => {

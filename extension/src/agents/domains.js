@@ -23,7 +23,7 @@ export function hostWithin(host, domains) {
  * @param {string} url
  * @returns {string|null}
  */
-export function urlHost(url) {
+function urlHost(url) {
 	try {
 		return new URL(url).hostname.toLowerCase().replace(/\.$/, '');
 	} catch {

@@ -239,8 +239,13 @@ export class TaskManager {
 				await this.deps.navigator.dispatch('navigate_to', { tab_id: tabId, url: params.start_url },
 				    { signal: new AbortController().signal, deadline: Date.now() + START_MS, progress: () => {}, owner });
 			} catch (error) {
+				const blocked = this.deps.fence.blocked(id);
 				release();
 				await this.deps.fence.end(id);
+				await this.deps.browser.tabs.remove(tabId).catch(() => {});
+				if (blocked.length > 0)
+					throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
+					    `The browser blocked start_url on its way: ${domainRefusal(blocked[0].url, allowedDomains)}`);
 				throw error;
 			}
 		}
