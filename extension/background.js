@@ -15,6 +15,7 @@ import { registerActions } from './src/actions/index.js';
 import { ConsoleStore } from './src/actions/console.js';
 import { evaluateEnabled } from './src/actions/content.js';
 import { TaskManager, credentialOf } from './src/agents/tasks.js';
+import { Fence } from './src/agents/fence.js';
 import { createProvider } from './src/agents/providers/index.js';
 import { buildPrompt } from './src/agents/prompts.js';
 import { ResourceNotifier } from './src/resource-events.js';
@@ -59,12 +60,24 @@ const navigator = new Navigator({
 	log,
 });
 const consoleStore = new ConsoleStore();
+
+/* The browser's fence around the tasks' tabs; its listeners come first, so no tab is born unseen. */
+const fence = new Fence({ rules: chrome.declarativeNetRequest, tabs: chrome.tabs, windows: chrome.windows, log });
+chrome.tabs.onCreated.addListener(tab => {
+	fence.tabCreated(tab).catch(error => log(`fence: tab ${tab.id}: ${error?.message ?? error}`));
+});
+chrome.webNavigation.onCreatedNavigationTarget.addListener(details => fence.navigationTarget(details));
+chrome.webNavigation.onErrorOccurred.addListener(details => {
+	fence.navigationFailed(details).catch(error => log(`fence: tab ${details.tabId}: ${error?.message ?? error}`));
+});
+
 const tasks = new TaskManager({
 	navigator,
 	storage: chrome.storage.local,
 	createProvider,
 	buildPrompt,
 	browser: { tabs: chrome.tabs, tabGroups: chrome.tabGroups },
+	fence,
 	optionsUrl: chrome.runtime.getURL('options/options.html'),
 	evaluateEnabled: () => evaluateEnabled(navigator.services),
 	credential: () => credentialOf(navigator.services.welcome?.token),
@@ -76,6 +89,7 @@ const tasks = new TaskManager({
 registerActions(navigator, { consoleStore, tasks });
 
 chrome.tabs.onRemoved.addListener(tabId => {
+	fence.tabRemoved(tabId);
 	consoleStore.forget(tabId);
 	navigator.forgetTab(tabId);
 	refs.expireTab(tabId, `its tab (${tabId}) was closed`);

@@ -71,6 +71,7 @@ function readForm() {
 		limits,
 		allowed_domains: readDomains(document.getElementById('allowed_domains').value.split('\n')),
 		vision: document.getElementById('vision').checked,
+		keep_tabs: document.getElementById('keep_tabs').checked,
 	};
 }
 
@@ -86,6 +87,7 @@ function showSettings(settings) {
 	document.getElementById('timeout_s').value = Math.round(settings.limits.timeout_ms / 1000);
 	document.getElementById('allowed_domains').value = settings.allowed_domains.join('\n');
 	document.getElementById('vision').checked = settings.vision;
+	document.getElementById('keep_tabs').checked = settings.keep_tabs;
 }
 
 /** Says how an action went. */

@@ -38,6 +38,7 @@ function fakeBrowser({ pages, actions = {} }) {
 		url: Object.keys(pages)[0],
 		acted: [],
 		wentBack: 0,
+		blockedUrls: [],
 		async read() {
 			const page = pages[browser.url];
 			return {
@@ -57,6 +58,7 @@ function fakeBrowser({ pages, actions = {} }) {
 			browser.wentBack++;
 			browser.url = Object.keys(pages)[0];
 		},
+		blocked: () => browser.blockedUrls.splice(0),
 	};
 	return browser;
 }
@@ -251,6 +253,44 @@ test('an unknown action and a URL outside allowed_domains are refused as errors 
 	assert.deepEqual(browser.acted.map(a => a.tool), ['click_element'], 'the refused navigate_to never ran');
 	assert.equal(browser.wentBack, 1, 'the click that left the domains was undone');
 	assert.match(result.steps[4].detail, /evil\.test.*outside the domains this task may visit \(example\)/);
+});
+
+test('a page the browser\'s fence blocked fails the step, naming its domain; the tab goes back only from the error page', async () => {
+	const browser = fakeBrowser({
+		pages: { 'http://shop.example/': { state: 's', labels: { e1: 'Partner', e2: 'Track' } } },
+		actions: {
+			/* A new tab opened and was blocked: the task's own tab stayed. */
+			click_element: (args, b) => {
+				b.blockedUrls.push(args.ref === 'e1' ? { url: 'http://evil.test/new', here: false } : { url: 'http://evil.test/track', here: true });
+			},
+			/* The navigation itself failed on the blocked redirect. */
+			navigate_to: (args, b) => {
+				b.blockedUrls.push({ url: 'http://evil.test/r', here: true });
+				throw new BridgeError(ErrorCode.NAVIGATION_FAILED, 'net::ERR_BLOCKED_BY_CLIENT');
+			},
+		},
+	});
+	const { task } = makeTask({
+		browser, allowedDomains: ['example'], limits: { planner_interval: 10, max_failures: 5 },
+		scripts: {
+			planner: [plan(), plan(), plan()],
+			navigator: [
+				act(['click_element', { ref: 'e1' }]),
+				act(['click_element', { ref: 'e2' }]),
+				act(['navigate_to', { url: 'http://shop.example/r' }]),
+				done('ok'),
+			],
+			validator: [accept],
+		},
+	});
+	const result = await task.run(new AbortController().signal);
+	const steps = result.steps.filter(step => step.tool !== 'planner' && step.tool !== 'validator');
+	assert.deepEqual(steps.map(step => step.outcome), ['refused', 'refused', 'refused']);
+	assert.match(steps[0].detail, /^The browser blocked a page: http:\/\/evil\.test\/new \(domain evil\.test\) is outside the domains this task may visit \(example\)/);
+	assert.doesNotMatch(steps[0].detail, /went back/);
+	assert.match(steps[1].detail, /evil\.test\/track.*The tab went back\./);
+	assert.match(steps[2].detail, /evil\.test\/r \(domain evil\.test\).*The tab went back\./);
+	assert.equal(browser.wentBack, 2);
 });
 
 test('the token budget stops the task before the next model call', async () => {

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { Navigator } from '../src/navigator.js';
 import { HISTORY_MAX, TASK_KEEP_MS, TaskManager, credentialOf, taskActions } from '../src/agents/tasks.js';
 import { ErrorCode } from '../src/errors.js';
+import { Fence } from '../src/agents/fence.js';
 
 beforeEach(() => {
 	globalThis.chrome = {
@@ -58,7 +59,7 @@ function scriptedModel(scripts = {}) {
 
 // The navigator with the task tools, a fake page and a mutating action,
 // recording who issued each read and action.
-function setup(scripts, caller = { credential: 'alice' }) {
+function setup(scripts, caller = { credential: 'alice' }, settings = {}) {
 	const issued = [];
 	const model = scriptedModel(scripts);
 	const navigator = new Navigator({
@@ -70,7 +71,8 @@ function setup(scripts, caller = { credential: 'alice' }) {
 		return { content: [{ type: 'text', text: name }], structuredContent: { tab: { url: context.tab.url, title: context.tab.title }, elements: [] } };
 	};
 	navigator.register({ get_browser_state: { run: record('read') }, get_page_content: { run: record('text') }, poke: { run: record('poke') } });
-	const stored = new Map([['agents', { provider: { kind: 'openai', model: 'scripted' } }]]);
+	const stored = new Map([['agents', { provider: { kind: 'openai', model: 'scripted' }, ...settings }]]);
+	const closed = [];
 	const tasks = new TaskManager({
 		navigator,
 		storage: {
@@ -79,14 +81,18 @@ function setup(scripts, caller = { credential: 'alice' }) {
 		},
 		createProvider: () => ({ complete: input => model.complete(input) }),
 		buildPrompt: () => ({ system: '', messages: [] }),
-		browser: { tabs: { group: async () => 7 }, tabGroups: { update: async () => {} } },
+		browser: {
+			tabs: { group: async () => 7, get: chrome.tabs.get, remove: async id => closed.push(id) },
+			tabGroups: { update: async () => {} },
+		},
+		fence: new Fence({ rules: { getSessionRules: async () => [], updateSessionRules: async () => {} }, tabs: chrome.tabs }),
 		optionsUrl: 'chrome-extension://x/options/options.html',
 		evaluateEnabled: async () => false,
 		credential: async () => caller.credential,
 	});
 	navigator.register(taskActions(tasks));
 	running = tasks;
-	return { navigator, tasks, model, issued };
+	return { navigator, tasks, model, issued, closed };
 }
 
 /** The tasks of the current test, stopped after it even when it fails (their timers would keep node alive). */
@@ -132,6 +138,26 @@ test('a running task acts on its tab while others are refused; the hold ends whe
 	assert.equal(navigator.holds.size, 0);
 	await navigator.dispatch('poke', { tab_id: 1 }, call());
 	assert.equal(issued.at(-1), 'poke@1 by client');
+});
+
+test('the tabs a task opened are listed in its result and closed at its end, unless the person keeps them', async () => {
+	for (const keep of [false, true]) {
+		const { navigator, tasks, model, closed } = setup({ planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }] },
+		    undefined, { keep_tabs: keep });
+		const started = await navigator.dispatch('run_task', { task: 'Compare mugs', tab_id: 1, wait: false }, call());
+		await model.waiting(1);
+		/* The page opened a tab (target=_blank), and that tab another. */
+		await tasks.deps.fence.tabCreated({ id: 5, openerTabId: 1, windowId: 1, pendingUrl: 'http://shop.test/5' });
+		await tasks.deps.fence.tabCreated({ id: 6, openerTabId: 5, windowId: 1, pendingUrl: 'http://shop.test/6' });
+		await tasks.deps.fence.tabCreated({ id: 7, windowId: 1, pendingUrl: 'http://news.test/' });
+		model.pending[0](impossible);
+		const result = await (await tasks.get(started.structuredContent.task_id)).done;
+		assert.deepEqual(result.opened_tabs, [
+			{ tab_id: 5, url: 'http://shop.test/5', kept: keep },
+			{ tab_id: 6, url: 'http://shop.test/6', kept: keep },
+		]);
+		assert.deepEqual(closed, keep ? [] : [5, 6], 'the task\'s own tab and the person\'s tab stay');
+	}
 });
 
 test('stop_task ends the hold', async () => {

@@ -203,6 +203,74 @@ describe('run_task', () => {
 		assert.match(tab.data.tab.url, /^http:\/\/127\.0\.0\.1:\d+\/shop\/index\.html/, `the tab went back: ${JSON.stringify(r.data.steps)}`);
 	});
 
+	// The fence is the browser's: the outside site (the fixture server under
+	// the name localhost) must receive no request at all, not one that is
+	// undone afterwards.
+	const outside = () => b.site.requestsTo('localhost').length;
+	const partnerUrl = () => `http://localhost:${new URL(b.site.origin).port}/shop/partner.html`;
+
+	test('a target=_blank link to another site: the new tab is fenced from birth, is the task\'s, and is closed at its end', async () => {
+		await useScenario({ steps: [{ do: 'click', label: 'Partner deals in a new tab' }, { do: 'answer', pattern: 'Links that leave the shop' }] },
+		    { domains: '127.0.0.1' });
+		const before = outside();
+		const r = await runTask({ task: 'Open the partner deals, then report the heading.', start_url: b.page('shop/elsewhere.html'),
+		    allowed_domains: ['127.0.0.1'], max_failures: 1 });
+		assert.equal(outside(), before, `the outside site got no request: ${JSON.stringify(b.site.requestsTo('localhost').slice(before))}`);
+		assert.equal(r.data.opened_tabs?.length, 1, r.text);
+		const [opened] = r.data.opened_tabs;
+		assert.match(opened.url, /^http:\/\/localhost:\d+\/shop\/partner\.html/);
+		assert.equal(opened.kept, false);
+		assert.match(r.text, new RegExp(`Tabs it opened: ${opened.tab_id} \\(`));
+		assert.equal(await inExtension(b, `chrome.tabs.get(${opened.tab_id}).then(() => 'open', () => 'closed')`), 'closed');
+		assert.equal(await inExtension(b, 'chrome.declarativeNetRequest.getSessionRules().then(rules => rules.length)'), 0,
+		    'the rules went with the task');
+	});
+
+	test('a same-site link that redirects outside is blocked before the outside site hears of it, and the step names the domain', async () => {
+		await useScenario({ steps: [{ do: 'click', label: 'Track my parcel' }] }, { domains: '127.0.0.1' });
+		const before = outside();
+		const redirects = b.site.requestsTo('127.0.0.1').filter(path => path.startsWith('/redirect')).length;
+		const r = await runTask({ task: 'Track my parcel.', start_url: b.page('shop/elsewhere.html'), max_failures: 1 });
+		assert.equal(outside(), before, `the outside site got no request: ${JSON.stringify(b.site.requestsTo('localhost').slice(before))}`);
+		assert.equal(b.site.requestsTo('127.0.0.1').filter(path => path.startsWith('/redirect')).length, redirects + 1, 'the link was followed');
+		assert.equal(r.data.stop_reason, 'max_failures', r.text);
+		const refused = r.data.steps.find(s => s.tool === 'click_element');
+		assert.equal(refused.outcome, 'refused', JSON.stringify(refused));
+		assert.match(refused.detail, /\(domain localhost\) is outside the domains this task may visit \(127\.0\.0\.1\)/);
+	});
+
+	test('navigate_to or a start_url on the site that redirects outside: the outside site gets nothing', async () => {
+		await useScenario({ steps: [{ do: 'navigate', url: `${b.site.origin}/redirect?to=${encodeURIComponent(partnerUrl())}` }] },
+		    { domains: '127.0.0.1' });
+		const before = outside();
+		const r = await runTask({ task: 'Open the tracking page.', start_url: b.page('shop/elsewhere.html'), max_failures: 1 });
+		assert.equal(outside(), before, `the outside site got no request: ${JSON.stringify(b.site.requestsTo('localhost').slice(before))}`);
+		assert.equal(r.data.stop_reason, 'max_failures', r.text);
+		const step = r.data.steps.find(s => s.tool === 'navigate_to');
+		assert.match(step.detail, /localhost/, JSON.stringify(step));
+
+		const start = await b.fails('run_task', { task: 'Track it.', start_url: `${b.site.origin}/redirect?to=${encodeURIComponent(partnerUrl())}` });
+		assert.equal(start.code, 'INVALID_ARGUMENT');
+		assert.match(start.message, /blocked start_url on its way: .*\(domain localhost\)/);
+		assert.equal(outside(), before, 'nor for a start_url that redirects');
+	});
+
+	test('the person\'s list is a ceiling: a wider client list is refused, an empty one means the person\'s', async () => {
+		await useScenario({ steps: [{ do: 'answer', pattern: 'Partner deals' }] }, { domains: '127.0.0.1' });
+		const before = outside();
+		const wider = await b.fails('run_task', { task: 'Look at the partner deals.', start_url: b.page('shop/index.html'),
+		    allowed_domains: ['127.0.0.1', 'localhost'] });
+		assert.equal(wider.code, 'INVALID_ARGUMENT');
+		assert.match(wider.message, /can only narrow the person's list of allowed domains \(127\.0\.0\.1\), and localhost lies outside it/);
+		for (const allowed of [[], undefined]) {
+			const empty = await b.fails('run_task', { task: 'Look at the partner deals.', start_url: partnerUrl(),
+			    ...(allowed !== undefined ? { allowed_domains: allowed } : {}) });
+			assert.equal(empty.code, 'INVALID_ARGUMENT');
+			assert.match(empty.message, /\(domain localhost\) is outside the domains this task may visit \(127\.0\.0\.1\)/);
+		}
+		assert.equal(outside(), before);
+	});
+
 	test('wait:false and get_task with wait_ms return the finished result', async () => {
 		await useScenario({ steps: [{ do: 'answer', pattern: 'Order #[0-9]+' }] });
 		const started = await runTask({ task: 'Report the order number.', wait: false,

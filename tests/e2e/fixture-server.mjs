@@ -6,6 +6,7 @@
 //   /slow?ms=N          answers after N ms (an HTML page)
 //   /hang               never answers (until the server closes)
 //   /status/404         a 404 page
+//   /redirect?to=URL    a 302 to URL
 //   /resource?ms=N      a small script answered after N ms
 //   /vendor/NAME.js     a front-end framework's browser build from npm
 //                       (pinned in tests/package.json): react, react-dom, vue
@@ -80,12 +81,16 @@ function listen(handler) {
 	});
 }
 
-// Starts the two servers; resolves to { origin, other, close() }.
+// Starts the two servers; resolves to { origin, other, requestsTo(host), close() }.
 export async function startFixtureSite() {
 	const origins = {};
 	const hanging = new Set();
+	/* The paths asked for, by the host name the browser used (the sites outside a task's fence are counted here). */
+	const requests = new Map();
 	const handler = which => async (req, res) => {
 		const url = new URL(req.url, 'http://x');
+		const host = new URL(`http://${req.headers.host ?? 'unknown'}`).hostname;
+		requests.set(host, [...(requests.get(host) ?? []), req.url]);
 		const own = origins[which], other = origins[which === 'a' ? 'b' : 'a'];
 		const send = (status, type, body) => {
 			res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
@@ -101,6 +106,11 @@ export async function startFixtureSite() {
 		if (url.pathname === '/hang') {
 			hanging.add(res);
 			res.on('close', () => hanging.delete(res));
+			return;
+		}
+		if (url.pathname === '/redirect') {
+			res.writeHead(302, { Location: url.searchParams.get('to') ?? '/', 'Cache-Control': 'no-store' });
+			res.end();
 			return;
 		}
 		if (url.pathname === '/status/404') {
@@ -147,6 +157,8 @@ export async function startFixtureSite() {
 	return {
 		origin: a.origin,
 		other: b.origin,
+		// The paths requested under a host name (e.g. localhost), oldest first.
+		requestsTo: host => [...(requests.get(host) ?? [])],
 		async close() {
 			for (const res of hanging)
 				res.destroy();

@@ -2,7 +2,8 @@
  * The agents' settings: which model serves each role, the limits a task
  * runs under, where the agents may go. Kept in chrome.storage.local under
  * one key (the options page writes it); API keys never leave this
- * extension. A run_task call may tighten or override the limits.
+ * extension. A run_task call may tighten or override the limits, and
+ * narrow the allowed domains (domains.taskDomains).
  * @module agents/settings
  */
 
@@ -45,8 +46,9 @@ const LIMIT_BOUNDS = Object.freeze({
  * @property {ProviderSettings|null} provider the model for every role without its own
  * @property {Record<string, ProviderSettings|null>} roles a model per role (optional)
  * @property {typeof DEFAULT_LIMITS} limits
- * @property {string[]} allowed_domains empty: anywhere
+ * @property {string[]} allowed_domains empty: anywhere; a ceiling a run_task call can only narrow
  * @property {boolean} vision send a viewport screenshot to the navigator
+ * @property {boolean} keep_tabs keep the tabs a task opens when it ends (else they are closed)
  */
 
 /**
@@ -112,6 +114,7 @@ export function normaliseSettings(stored) {
 		limits,
 		allowed_domains: readDomains(value.allowed_domains),
 		vision: value.vision === true,
+		keep_tabs: value.keep_tabs === true,
 	};
 }
 

@@ -85,6 +85,8 @@ class TaskStop extends Error {
  * @property {(signal: AbortSignal) => Promise<PageView>} read the page as the model sees it
  * @property {(tool: string, args: object, signal: AbortSignal) => Promise<{text: string, url?: string}>} act runs one catalogue tool
  * @property {(signal: AbortSignal) => Promise<void>} back returns from a page outside the allowed domains
+ * @property {() => {url: string, here: boolean}[]} blocked the pages the browser's fence stopped in the task's tabs
+ *   since the last call; here: in place of the task tab's own page (it shows the browser's error page)
  * @property {(signal: AbortSignal) => Promise<{media_type: string, data: string}>} [screenshot]
  */
 
@@ -514,23 +516,48 @@ export class AgentTask {
 			/* The person took control back: stop, do not retry around it. */
 			if (code === ErrorCode.PAUSED_BY_USER)
 				throw new TaskStop(StopReason.PAUSED_BY_USER, `Stopped: ${error.message}`);
+			const blocked = this.browser.blocked();
+			if (blocked.length > 0)
+				return this.refuse(step, blocked, undefined, signal);
 			const hint = RECOVERABLE.has(code) ? ' The page was read again: pick the element from the new state.' : '';
 			return this.failed(step, 'error', `${code}: ${error?.message ?? error}${hint}`);
 		}
-		if (reply.url !== undefined && !domainAllowed(reply.url, this.allowedDomains)) {
-			let back = 'The tab went back.';
-			try {
-				await this.browser.back(signal);
-			} catch (error) {
-				signal.throwIfAborted();
-				back = `Going back failed (${error?.message ?? error}): navigate to an allowed page.`;
-			}
-			return this.failed(step, 'refused', `${domainRefusal(reply.url, this.allowedDomains)} ${back}`);
-		}
+		const blocked = this.browser.blocked();
+		const left = reply.url !== undefined && !domainAllowed(reply.url, this.allowedDomains);
+		if (blocked.length > 0 || left)
+			return this.refuse(step, blocked, left ? reply.url : undefined, signal);
 		this.failures = 0;
 		this.record({ ...step, outcome: 'ok', detail: brief(reply.text) });
 		this.onEvent({ type: 'action', step: this.stepsTaken, tool, label, args, outcome: 'ok', detail: brief(reply.text) });
 		return true;
+	}
+
+	/**
+	 * Refuses an action that led outside the allowed domains: the
+	 * browser's fence stopped pages (the first is named, with its domain),
+	 * or the tab ended up outside. A tab left on the outside page or the
+	 * browser's error page for it goes back.
+	 * @param {object} step
+	 * @param {{url: string, here: boolean}[]} blocked
+	 * @param {string|undefined} outside the tab's URL when it lies outside
+	 * @param {AbortSignal} signal
+	 * @returns {Promise<false>}
+	 */
+	async refuse(step, blocked, outside, signal) {
+		const more = blocked.length > 1 ? ` (and ${blocked.length - 1} more)` : '';
+		let detail = blocked.length > 0 ?
+		    `The browser blocked a page${more}: ${domainRefusal(blocked[0].url, this.allowedDomains)}` :
+		    domainRefusal(outside, this.allowedDomains);
+		if (outside !== undefined || blocked.some(entry => entry.here)) {
+			try {
+				await this.browser.back(signal);
+				detail += ' The tab went back.';
+			} catch (error) {
+				signal.throwIfAborted();
+				detail += ` Going back failed (${error?.message ?? error}): navigate to an allowed page.`;
+			}
+		}
+		return this.failed(step, 'refused', detail);
 	}
 
 	/**

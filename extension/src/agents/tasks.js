@@ -11,7 +11,13 @@ import { BridgeError, ErrorCode } from '../errors.js';
 import { getTab, resolveTab } from '../browser/tabs.js';
 import { AgentTask } from './task.js';
 import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js';
-import { domainAllowed, domainRefusal } from './domains.js';
+import { domainAllowed, domainRefusal, taskDomains } from './domains.js';
+
+/** Task tools that open a tab, with the arguments that make them do it. */
+const OPENS_TAB = {
+	manage_tabs: args => args.action === 'open',
+	navigate_to: args => args.new_tab === true,
+};
 
 /** Tools the agents never get: the task tools themselves. */
 export const TASK_TOOLS = ['run_task', 'get_task', 'stop_task', 'list_tasks', 'answer_task'];
@@ -32,6 +38,9 @@ const PAGE_TEXT_CHARS = 4000;
 
 /** Answer a waiting run_task this long before the host's deadline. */
 const DEADLINE_MARGIN_MS = 1500;
+
+/** How long the start_url may take to load before the task starts. */
+const START_MS = 60000;
 
 /** Longest task text shown in lists and tab group titles. */
 const TITLE_CHARS = 40;
@@ -111,6 +120,8 @@ export function describeTask(record) {
 	const actions = result.steps.filter(step => step.tool !== 'planner');
 	if (actions.length > 0)
 		lines.push('Steps:', ...actions.map((step, i) => `${i + 1}. ${describeStep(step)}`));
+	if (result.opened_tabs?.length > 0)
+		lines.push(`Tabs it opened: ${result.opened_tabs.map(tab => `${tab.tab_id} (${tab.url}, ${tab.kept ? 'kept' : 'closed'})`).join(', ')}.`);
 	lines.push(`Tokens: ${result.usage.input_tokens} in, ${result.usage.output_tokens} out (${result.usage.model_calls} model calls).`);
 	return lines.join('\n');
 }
@@ -141,6 +152,7 @@ export class TaskManager {
 	 * @param {(settings: object, deps: object) => {complete: Function}} deps.createProvider
 	 * @param {(role: string, input: object) => object} deps.buildPrompt
 	 * @param {object} deps.browser chrome.tabs and chrome.tabGroups (or stand-ins)
+	 * @param {import('./fence.js').Fence} deps.fence the browser's fence around the tasks' tabs
 	 * @param {string} deps.optionsUrl the options page, for "set up a model" errors
 	 * @param {() => Promise<boolean>} deps.evaluateEnabled whether the user allowed evaluate_script
 	 * @param {() => Promise<string>} [deps.credential] the current caller's credential (credentialOf)
@@ -199,7 +211,7 @@ export class TaskManager {
 	async start(params, onEvent = () => {}, { byPerson = false, client } = {}) {
 		const settings = await loadSettings(this.deps.storage);
 		const models = roleModels(settings, this.deps.optionsUrl);
-		const allowedDomains = params.allowed_domains !== undefined ? readDomains(params.allowed_domains) : settings.allowed_domains;
+		const allowedDomains = taskDomains(settings.allowed_domains, readDomains(params.allowed_domains), this.deps.optionsUrl);
 		if (params.start_url !== undefined && !domainAllowed(params.start_url, allowedDomains))
 			throw new BridgeError(ErrorCode.INVALID_ARGUMENT, domainRefusal(params.start_url, allowedDomains));
 		const tab = params.start_url !== undefined ? null : await resolveTab(params);
@@ -210,15 +222,40 @@ export class TaskManager {
 			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
 		const id = newTaskId();
 		const credential = byPerson ? PERSON : await this.credential();
-		const tabId = tab !== null ? tab.id : (await this.deps.browser.tabs.create({ url: params.start_url, active: true })).id;
-		const providerDeps = { fetch: this.deps.fetch ?? fetch.bind(globalThis), sleep: this.deps.sleep, log: this.deps.log };
+		const tools = await this.modelTools();
+		/* A start_url tab opens blank: the fence is up before its first request. */
+		const tabId = tab !== null ? tab.id : (await this.deps.browser.tabs.create({ url: 'about:blank', active: true })).id;
+		try {
+			await this.deps.fence.enclose(id, tabId, allowedDomains);
+		} catch (error) {
+			throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
+			    `The browser refused to fence the task to ${allowedDomains.join(', ')} (${error?.message ?? error}), ` +
+			    'so it did not start. Check that each allowed domain is a host name.');
+		}
 		const owner = { kind: 'task', id, label: `task ${id} ("${shortTask(params.task)}")` };
+		const release = this.deps.navigator.hold(tabId, owner);
+		if (params.start_url !== undefined) {
+			try {
+				await this.deps.navigator.dispatch('navigate_to', { tab_id: tabId, url: params.start_url },
+				    { signal: new AbortController().signal, deadline: Date.now() + START_MS, progress: () => {}, owner });
+			} catch (error) {
+				const blocked = this.deps.fence.blocked(id);
+				release();
+				await this.deps.fence.end(id);
+				await this.deps.browser.tabs.remove(tabId).catch(() => {});
+				if (blocked.length > 0)
+					throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
+					    `The browser blocked start_url on its way: ${domainRefusal(blocked[0].url, allowedDomains)}`);
+				throw error;
+			}
+		}
+		const providerDeps = { fetch: this.deps.fetch ?? fetch.bind(globalThis), sleep: this.deps.sleep, log: this.deps.log };
 		const agent = new AgentTask({
 			task: params.task,
 			models: Object.fromEntries(Object.entries(models).map(([role, model]) => [role, this.deps.createProvider(model, providerDeps)])),
 			buildPrompt: this.deps.buildPrompt,
-			browser: this.tabBrowser(tabId, owner),
-			tools: await this.modelTools(),
+			browser: this.tabBrowser(tabId, owner, id),
+			tools,
 			limits: taskLimits(settings, params),
 			allowedDomains,
 			vision: settings.vision,
@@ -235,12 +272,12 @@ export class TaskManager {
 		};
 		this.tasks.set(id, record);
 		await this.groupTab(record);
-		const release = this.deps.navigator.hold(tabId, owner);
-		record.done = agent.run(record.controller.signal).then(result => {
+		record.done = agent.run(record.controller.signal).then(async result => {
+			const openedTabs = await this.closeOpened(id, settings.keep_tabs);
 			record.updated = Date.now();
 			/* Once stopped, a task stays stopped, even if its last step finished it. */
 			const stopReason = record.stopped ? record.stopReason : result.stop_reason;
-			record.result = { task_id: id, status: 'finished', tab_id: tabId, ...result, stop_reason: stopReason };
+			record.result = { task_id: id, status: 'finished', tab_id: tabId, ...result, stop_reason: stopReason, opened_tabs: openedTabs };
 			return record.result;
 		}).finally(() => {
 			release();
@@ -252,6 +289,24 @@ export class TaskManager {
 		});
 		this.changed();
 		return record;
+	}
+
+	/**
+	 * Takes down a finished task's fence and closes the tabs it opened,
+	 * unless the person keeps them (the options page's keep_tabs).
+	 * @param {string} id
+	 * @param {boolean} keep
+	 * @returns {Promise<{tab_id: number, url: string, kept: boolean}[]>} the tabs it opened
+	 */
+	async closeOpened(id, keep) {
+		const tabs = this.deps.browser.tabs;
+		const opened = await this.deps.fence.end(id);
+		return Promise.all(opened.map(async ({ tab_id: tabId, url, open }) => {
+			const now = open ? await tabs.get(tabId).catch(() => null) : null;
+			if (now !== null && !keep)
+				await tabs.remove(tabId).catch(error => this.deps.log?.(`task ${id}: tab ${tabId} not closed (${error?.message ?? error})`));
+			return { tab_id: tabId, url: now?.url || url, kept: now !== null && keep };
+		}));
 	}
 
 	/**
@@ -350,12 +405,13 @@ export class TaskManager {
 
 	/**
 	 * The browser as a task sees it: its tab, through the navigator, as
-	 * the tab's holder.
+	 * the tab's holder, inside the task's fence.
 	 * @param {number} tabId
 	 * @param {object} owner
+	 * @param {string} taskId
 	 * @returns {import('./task.js').TaskBrowser}
 	 */
-	tabBrowser(tabId, owner) {
+	tabBrowser(tabId, owner, taskId) {
 		const navigator = this.deps.navigator;
 		const call = signal => ({ signal, deadline: Date.now() + 60000, progress: () => {}, owner });
 		const run = (method, params, signal) => navigator.dispatch(method, params, call(signal));
@@ -383,13 +439,23 @@ export class TaskManager {
 				const params = { ...args };
 				if (params.tab_id === undefined && typeof params.ref !== 'string' && tool !== 'manage_tabs')
 					params.tab_id = tabId;
-				const result = await run(tool, params, signal);
-				if (tool === 'manage_tabs' && args.action === 'open')
+				/* A tab the task opens is fenced from birth and becomes the task's. */
+				const opens = OPENS_TAB[tool]?.(args) === true;
+				const settle = opens ? this.deps.fence.expectOpen(taskId) : undefined;
+				let result;
+				try {
+					result = await run(tool, params, signal);
+				} finally {
+					settle?.(openedTab(result), result?.structuredContent?.url ?? args.url ?? '');
+				}
+				if (opens)
 					await this.joinGroup(tabId, result);
 				const tab = await getTab(tabId).catch(() => null);
 				return { text: text(result), url: tab?.url };
 			},
 			back: signal => run('navigate_history', { tab_id: tabId, action: 'back' }, signal).then(() => {}),
+			blocked: () => this.deps.fence.blocked(taskId)
+			    .map(entry => ({ url: entry.url, here: entry.tab_id === tabId && entry.frame_id === 0 })),
 			screenshot: async signal => {
 				const shot = await run('take_screenshot', { tab_id: tabId }, signal);
 				const image = shot.content.find(part => part.type === 'image');
@@ -405,7 +471,7 @@ export class TaskManager {
 	 */
 	async joinGroup(taskTab, result) {
 		const record = this.runningIn(taskTab);
-		const opened = result.structuredContent?.tab?.id ?? result.structuredContent?.tab_id;
+		const opened = openedTab(result);
 		if (record?.groupId === undefined || opened === undefined)
 			return;
 		await this.deps.browser.tabs.group({ groupId: record.groupId, tabIds: [opened] }).catch(() => {});
@@ -481,6 +547,15 @@ export class TaskManager {
 		const credential = await this.credential();
 		return [...this.tasks.values()].filter(record => record.credential === credential).reverse();
 	}
+}
+
+/**
+ * The tab a tool's result says it opened (manage_tabs open, navigate_to new_tab).
+ * @param {object|undefined} result
+ * @returns {number|undefined}
+ */
+function openedTab(result) {
+	return result?.structuredContent?.tab?.id ?? result?.structuredContent?.tab_id;
 }
 
 /**
