@@ -1,8 +1,9 @@
 /**
  * upload_file: files from the user's disk into a file input, through the
  * debugger (DOM.setFileInputFiles). The host decides which files may go:
- * only regular files under config.json's "upload_roots" (default
- * ~/Downloads), the opened file checked and copied by the host, never its own directories.
+ * only regular files with one link under config.json's "upload_roots"
+ * (default ~/Downloads), never its own directories; the page gets the
+ * host's private copy of each.
  * @module actions/upload
  */
 
