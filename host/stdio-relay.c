@@ -42,13 +42,16 @@ enum stdio_state {
 TAILQ_HEAD(stdio_posts, stdio_post);
 
 /*
- * A client's subscriptions/listen (2026-07-28): acknowledged here at once,
- * carried by a stream from the host whenever one runs (post), held while
- * none does, until the client cancels it.
+ * A client's subscriptions/listen (2026-07-28): carried by a stream from
+ * the host whenever one runs (post), held while none does, until the
+ * client cancels it. The host acknowledges it; while none runs, the
+ * relay does (ack), with the same filter checks.
  */
 struct stdio_listen {
 	json_t			*request;
 	struct mcp_listener	*listener;	/* stdio-offline's: the filter */
+	json_t			*ack;		/* NULL once the client has one */
+	json_t			*refusal;	/* the host's answer, if any */
 	struct stdio_post	*post;		/* NULL: held */
 	TAILQ_ENTRY(stdio_listen) entry;
 };
@@ -86,6 +89,8 @@ struct stdio_relay {
 
 static void	stdio_relay_dispatch(struct stdio_relay *, json_t *);
 static void	stdio_relay_maybe_exit(struct stdio_relay *);
+static void	stdio_relay_listen_message(struct stdio_relay *,
+		    struct stdio_post *, json_t *);
 
 /* Queues a message for the client. */
 static void
@@ -187,7 +192,7 @@ stdio_relay_host_message(struct stdio_post *post, const char *text,
 	struct stdio_relay	*relay = post->cb->arg;
 	json_error_t		 error;
 	json_t			*message;
-	const char		*version, *method;
+	const char		*version;
 	bool			 response;
 
 	message = json_loadb(text, len, 0, &error);
@@ -202,12 +207,9 @@ stdio_relay_host_message(struct stdio_post *post, const char *text,
 	    json_object_get(message, "method") == NULL;
 	if (response)
 		post->answered = true;
-	method = jsonrpc_string(json_object_get(message, "method"));
-	if (post->kind == STDIO_POST_LISTEN && (method == NULL ||
-	    strcmp(method, "notifications/subscriptions/acknowledged") == 0)) {
-		/* The client has its acknowledgement from here; a refusal
-		 * (a response) ends the listen when the post finishes. */
-	} else if (response && (post->kind == STDIO_POST_INITIALIZE ||
+	if (post->kind == STDIO_POST_LISTEN)
+		stdio_relay_listen_message(relay, post, message);
+	else if (response && (post->kind == STDIO_POST_INITIALIZE ||
 	    post->kind == STDIO_POST_REPLAY)) {
 		version = json_string_value(json_object_get(json_object_get(
 		    message, "result"), "protocolVersion"));
@@ -422,45 +424,107 @@ stdio_relay_listen_free(struct stdio_relay *relay,
 		stdio_post_cancel(listen->post);
 	stdio_offline_unlisten(relay->offline, listen->listener);
 	json_decref(listen->request);
+	json_decref(listen->ack);
+	json_decref(listen->refusal);
 	free(listen);
+}
+
+/* The listen a stream from the host carries, or NULL (cancelled). */
+static struct stdio_listen *
+stdio_relay_listen_find(struct stdio_relay *relay, struct stdio_post *post)
+{
+	struct stdio_listen	*listen;
+
+	TAILQ_FOREACH(listen, &relay->listens, entry) {
+		if (listen->post == post)
+			return listen;
+	}
+	return NULL;
+}
+
+/* Gives the client its listen's acknowledgement, once. */
+static void
+stdio_relay_listen_ack(struct stdio_relay *relay, struct stdio_listen *listen,
+    const json_t *ack)
+{
+	if (listen->ack == NULL)
+		return;
+	stdio_relay_write(relay, ack);
+	json_decref(listen->ack);
+	listen->ack = NULL;
+}
+
+/*
+ * A message on a listen's stream: the host's acknowledgement goes to the
+ * client unless it had one from here; a response is the host's refusal,
+ * kept for when the stream ends; notifications go to the client.
+ */
+static void
+stdio_relay_listen_message(struct stdio_relay *relay, struct stdio_post *post,
+    json_t *message)
+{
+	struct stdio_listen	*listen = stdio_relay_listen_find(relay, post);
+	const char		*method = jsonrpc_string(json_object_get(message,
+				    "method"));
+
+	if (listen == NULL)
+		return;
+	if (method == NULL) {
+		json_decref(listen->refusal);
+		listen->refusal = json_incref(message);
+	} else if (strcmp(method, "notifications/subscriptions/acknowledged") ==
+	    0)
+		stdio_relay_listen_ack(relay, listen, message);
+	else
+		stdio_relay_write(relay, message);
 }
 
 /*
  * A listen's stream from the host ended. The host went away: hold the
- * listen until one runs again. The host refused it (it answered the
- * request): end it, and tell the client as a server ends a listen on
+ * listen until one runs again (acknowledged from here if the host had not
+ * yet). The host refused it: end it, with the host's answer when the
+ * client has no acknowledgement yet, else as a server ends a listen on
  * stdio, with notifications/cancelled naming it. Steals cause.
  */
 static void
 stdio_relay_listen_finished(struct stdio_relay *relay,
     struct stdio_post *post, char *cause)
 {
-	struct stdio_listen	*listen;
+	struct stdio_listen	*listen = stdio_relay_listen_find(relay, post);
 	json_t			*note;
+	char			*text;
+	int			 code;
 
-	TAILQ_FOREACH(listen, &relay->listens, entry) {
-		if (listen->post == post)
-			break;
-	}
 	if (listen == NULL) {
 		free(cause);
-		return;		/* cancelled */
+		return;
 	}
 	listen->post = NULL;
 	if (!post->answered && (cause != NULL || post->status == 200)) {
 		relay->host_verified = false;
 		stdio_relay_set_error(relay, cause != NULL ? cause :
 		    xstrdup("the host closed a subscriptions/listen stream"));
+		stdio_relay_listen_ack(relay, listen, listen->ack);
 		return;
 	}
 	free(cause);
 	log_warn(relay->log, "the host refused a subscriptions/listen "
 	    "(HTTP %d); ended it", post->status);
-	note = jsonrpc_notification("notifications/cancelled", json_pack(
-	    "{s:O,s:s}", "requestId", json_object_get(listen->request, "id"),
-	    "reason", "the Browser Bridge host refused the subscription"));
-	stdio_relay_write(relay, note);
-	json_decref(note);
+	if (listen->ack != NULL && listen->refusal != NULL)
+		stdio_relay_write(relay, listen->refusal);
+	else if (listen->ack != NULL) {
+		text = stdio_post_error_text(post, &code);
+		stdio_relay_emit(jsonrpc_error(json_object_get(listen->request,
+		    "id"), code, text, NULL), true, relay);
+		free(text);
+	} else {
+		note = jsonrpc_notification("notifications/cancelled",
+		    json_pack("{s:O,s:s}", "requestId", json_object_get(
+		    listen->request, "id"), "reason", "the Browser Bridge "
+		    "host ended the subscription"));
+		stdio_relay_write(relay, note);
+		json_decref(note);
+	}
 	stdio_relay_listen_free(relay, listen);
 }
 
@@ -473,8 +537,9 @@ stdio_relay_host_ready(struct stdio_relay *relay)
 }
 
 /*
- * subscriptions/listen: checked and acknowledged here, then carried by
- * the host when one runs (stdio_relay_retry_cb attaches held ones).
+ * subscriptions/listen: its filter checked here, then carried by the host
+ * when one runs, which acknowledges it; while none does, acknowledged here
+ * and held (stdio_relay_retry_cb attaches held ones).
  */
 static void
 stdio_relay_listen(struct stdio_relay *relay, const json_t *request)
@@ -483,17 +548,21 @@ stdio_relay_listen(struct stdio_relay *relay, const json_t *request)
 	struct mcp_listener	*listener;
 	json_t			*reply;
 
-	listener = stdio_offline_listen(relay->offline, request, &reply);
-	stdio_relay_write(relay, reply);
-	json_decref(reply);
-	if (listener == NULL)
+	if ((listener = stdio_offline_listen(relay->offline, request,
+	    &reply)) == NULL) {
+		stdio_relay_write(relay, reply);
+		json_decref(reply);
 		return;
+	}
 	listen = xcalloc(1, sizeof *listen);
 	listen->request = json_incref((json_t *)request);
 	listen->listener = listener;
+	listen->ack = reply;
 	TAILQ_INSERT_TAIL(&relay->listens, listen, entry);
 	if (stdio_relay_host_ready(relay))
 		stdio_relay_listen_attach(relay, listen);
+	else
+		stdio_relay_listen_ack(relay, listen, listen->ack);
 }
 
 /*
