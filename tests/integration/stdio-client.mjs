@@ -52,7 +52,8 @@ export function recordWire(client) {
 
 // A v2 SDK client pinned to 2026-07-28 that starts `browser-bridge stdio`
 // with env over the SDK's minimal environment, as Claude or Cursor do.
-// client.stderrText() is what the bridge logged.
+// client.stderrText() is what the bridge logged; client.close() checks
+// that the bridge then exited cleanly by itself.
 export async function connectModernStdio(env, extra = []) {
 	const argv = bridgeArgv(extra);
 	const transport = new ModernStdioTransport({ command: argv[0], args: argv.slice(1), env, stderr: 'pipe' });
@@ -64,6 +65,13 @@ export async function connectModernStdio(env, extra = []) {
 	const client = new ModernClient({ name: 'modern-stdio-test', version: '2.0.0' },
 	    { versionNegotiation: { mode: { pin: MODERN } } });
 	await client.connect(transport, { timeout: scaled(10000) });
+	const exit = new Promise(resolve => transport._process.once('exit', (code, signal) => resolve({ code, signal })));
+	const close = client.close.bind(client);
+	client.close = async () => {
+		await close();
+		assert.deepEqual(await exit, { code: 0, signal: null },
+		    `the stdio bridge exited with ${JSON.stringify(await exit)}\n--- its stderr ---\n${stderr.slice(-4000)}`);
+	};
 	client.stderrText = () => stderr;
 	return recordWire(client);
 }
