@@ -22,6 +22,7 @@
 #include "http-server.h"
 #include "instance.h"
 #include "log.h"
+#include "loop.h"
 #include "mcp.h"
 #include "probe.h"
 #include "rpc.h"
@@ -433,19 +434,6 @@ bridge_write_runtime_file(struct bridge *bridge)
 	free(url);
 }
 
-/* Makes the event base; epoll's changelist saves a syscall per change. */
-static struct event_base *
-bridge_event_base_new(void)
-{
-	struct event_config	*cfg = event_config_new();
-	struct event_base	*base;
-
-	event_config_set_flag(cfg, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
-	base = event_base_new_with_config(cfg);
-	event_config_free(cfg);
-	return base;
-}
-
 /*
  * Builds the host top to bottom, every part wired, listening. Steals
  * config. Each part gets only what it uses; bridge_free is the one cleanup.
@@ -494,7 +482,14 @@ bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 		log_warn(bridge->log, "authentication is off: any local "
 		    "process can drive the browser");
 
-	bridge->base = bridge_event_base_new();
+	bridge->base = loop_new(in_fd, out_fd);
+	if (!loop_pollable(in_fd))
+		log_warn(bridge->log, "standard input is not a pipe (a file or "
+		    "/dev/null?): the host reads it to its end, then exits. "
+		    "A browser starts the host itself, with a pipe to its "
+		    "extension; open the browser with the Browser Bridge "
+		    "extension instead (`browser-bridge doctor` checks the "
+		    "setup)");
 	bridge->rpc = rpc_new(bridge->base, bridge->clock, bridge->log,
 	    config->hello_grace_ms, &callbacks);
 	bridge->sessions = session_store_new(config->max_sessions,

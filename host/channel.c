@@ -262,7 +262,7 @@ channel_new(struct event_base *base, int in_fd, int out_fd,
 	channel_set_nonblocking(channel, in_fd);
 	channel_set_nonblocking(channel, out_fd);
 
-	/* A regular file or /dev/null cannot be watched: treat it as closed. */
+	/* Input the loop cannot watch at all: treat it as closed. */
 	if (event_add(channel->read_event, NULL) == -1) {
 		log_warn(log, "native messaging: closing: cannot watch input "
 		    "fd %d", in_fd);

@@ -24,7 +24,8 @@ static int	cli_usage_error(const char *, const char *);
 /* The commands, in the order help lists them. */
 static const struct cli_command cli_commands[] = {
 	{ "serve", "[chrome-extension://ID/] [options]",
-	  "run the host (Chrome starts it; the default command)",
+	  "run the host until its standard input ends (the browser starts "
+	  "it, with a pipe; the default command)",
 	  CONFIG_OPTIONS_HOST, cli_serve },
 	{ "token", "", "print the MCP bearer token (created on first use)", 0,
 	  cli_token },

@@ -102,37 +102,20 @@ http_modern_check(struct evhttp_request *req, const json_t *body,
     const char *version)
 {
 	const char	*method = jsonrpc_string(json_object_get(body, "method"));
-	const json_t	*params = json_object_get(body, "params");
-	const char	*name_field = NULL;
+	const char	*name_field = mcp_modern_name_field(method);
+	json_t		*refusal;
 
 	if (http_modern_header(req, body, "MCP-Protocol-Version", version) != 0)
 		return -1;
-	if (!mcp_modern_version_supported(version)) {
-		http_reply_json(req, 400, "Bad Request", mcp_modern_unsupported(
-		    json_object_get(body, "id"), version));
-		return -1;
-	}
-	if (!json_is_object(json_object_get(json_object_get(params, "_meta"),
-	    MCP_META_CAPABILITIES))) {
-		http_reply_error_to(req, 400, "Bad Request", body,
-		    JSONRPC_INVALID_PARAMS, "Invalid params: params._meta must "
-		    "carry " MCP_META_CAPABILITIES " (an object; {} when the "
-		    "client has none)");
+	if ((refusal = mcp_modern_refusal(body)) != NULL) {
+		http_reply_json(req, 400, "Bad Request", refusal);
 		return -1;
 	}
 	if (http_modern_header(req, body, "Mcp-Method", method) != 0)
 		return -1;
-	if (method != NULL && (strcmp(method, "tools/call") == 0 ||
-	    strcmp(method, "prompts/get") == 0))
-		name_field = "name";
-	else if (method != NULL && strcmp(method, "resources/read") == 0)
-		name_field = "uri";
-	else if (method != NULL && (strcmp(method, "tasks/get") == 0 ||
-	    strcmp(method, "tasks/update") == 0 ||
-	    strcmp(method, "tasks/cancel") == 0))
-		name_field = "taskId";
 	if (name_field != NULL && http_modern_header(req, body, "Mcp-Name",
-	    jsonrpc_string(json_object_get(params, name_field))) != 0)
+	    jsonrpc_string(json_object_get(json_object_get(body, "params"),
+	    name_field))) != 0)
 		return -1;
 	return 0;
 }

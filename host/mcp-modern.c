@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "errors.h"
 #include "jsonrpc.h"
 #include "mcp.h"
 #include "mcp-tasks.h"
@@ -26,11 +27,11 @@ mcp_modern_version(const json_t *message)
 	return jsonrpc_string(json_object_get(meta, MCP_META_VERSION));
 }
 
-/* Whether the host serves a modern version. */
+/* Whether the host serves a modern version (NULL names none). */
 bool
 mcp_modern_version_supported(const char *version)
 {
-	return strcmp(version, MCP_MODERN_VERSION) == 0;
+	return version != NULL && strcmp(version, MCP_MODERN_VERSION) == 0;
 }
 
 /* The versions this host speaks, newest first: the modern one, then the legacy ones. */
@@ -41,6 +42,50 @@ mcp_modern_supported(void)
 
 	json_array_insert_new(versions, 0, json_string(MCP_MODERN_VERSION));
 	return versions;
+}
+
+/*
+ * The field of params that a method's Mcp-Name header carries (the tool,
+ * resource or task it names), or NULL when the method has none.
+ */
+const char *
+mcp_modern_name_field(const char *method)
+{
+	if (method == NULL)
+		return NULL;
+	if (strcmp(method, "tools/call") == 0 ||
+	    strcmp(method, "prompts/get") == 0)
+		return "name";
+	if (strcmp(method, "resources/read") == 0)
+		return "uri";
+	if (strcmp(method, "tasks/get") == 0 ||
+	    strcmp(method, "tasks/update") == 0 ||
+	    strcmp(method, "tasks/cancel") == 0)
+		return "taskId";
+	return NULL;
+}
+
+/*
+ * The error a modern request gets before it is served, on any transport,
+ * or NULL when it may be: the version it names must be one this host
+ * speaks (UnsupportedProtocolVersionError), and its _meta must carry the
+ * client's capabilities.
+ */
+json_t *
+mcp_modern_refusal(const json_t *request)
+{
+	const json_t	*id = json_object_get(request, "id");
+	const json_t	*meta;
+
+	if (!mcp_modern_version_supported(mcp_modern_version(request)))
+		return mcp_modern_unsupported(id, mcp_modern_version(request));
+	meta = json_object_get(json_object_get(request, "params"), "_meta");
+	if (!json_is_object(json_object_get(meta, MCP_META_CAPABILITIES))) {
+		return jsonrpc_error(id, JSONRPC_INVALID_PARAMS, "Invalid "
+		    "params: params._meta must carry " MCP_META_CAPABILITIES
+		    " (an object; {} when the client has none)", NULL);
+	}
+	return NULL;
 }
 
 /* The UnsupportedProtocolVersionError for a request. */

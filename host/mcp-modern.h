@@ -25,6 +25,8 @@
 const char	*mcp_modern_version(const json_t *message);
 bool		 mcp_modern_version_supported(const char *version);
 json_t		*mcp_modern_unsupported(const json_t *id, const char *requested);
+json_t		*mcp_modern_refusal(const json_t *request);
+const char	*mcp_modern_name_field(const char *method);
 json_t		*mcp_modern_discover(const char *instructions);
 void		 mcp_modern_finish(json_t *result, const char *method);
 

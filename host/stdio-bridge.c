@@ -1,9 +1,6 @@
 /* The stdio bridge: MCP lines on stdin/stdout, handed to the relay. */
 #include "stdio-bridge.h"
 
-#include <sys/types.h>
-#include <sys/stat.h>
-
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -20,6 +17,7 @@
 #include "errors.h"
 #include "jsonrpc.h"
 #include "log.h"
+#include "loop.h"
 #include "stdio-relay.h"
 #include "tools.h"
 #include "xmalloc.h"
@@ -193,17 +191,6 @@ stdio_signal_cb(evutil_socket_t fd, short events, void *arg)
 	stdio_finish(bridge);
 }
 
-/* Says whether epoll can watch fd (pipes, sockets and terminals). */
-static bool
-stdio_pollable(int fd)
-{
-	struct stat	sb;
-
-	if (fstat(fd, &sb) == -1)
-		return false;
-	return S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode) || isatty(fd);
-}
-
 /* Writes what is still queued for the client, blocking. */
 static void
 stdio_flush(struct stdio_bridge *bridge)
@@ -246,20 +233,6 @@ stdio_bridge_free(struct stdio_bridge *bridge)
 	free(bridge);
 }
 
-/* Makes the event loop; epoll cannot watch files, so avoid it for them. */
-static struct event_base *
-stdio_event_base_new(int in_fd, int out_fd)
-{
-	struct event_config	*ev_config = event_config_new();
-	struct event_base	*base;
-
-	if (!stdio_pollable(in_fd) || !stdio_pollable(out_fd))
-		event_config_avoid_method(ev_config, "epoll");
-	base = event_base_new_with_config(ev_config);
-	event_config_free(ev_config);
-	return base;
-}
-
 /* Runs the stdio bridge until the client closes stdin. */
 int
 stdio_bridge_run(struct config *config, int out_fd)
@@ -287,8 +260,7 @@ stdio_bridge_run(struct config *config, int out_fd)
 	if (config->file_error != NULL)
 		log_warn(bridge->log, "ignored settings: %s",
 		    config->file_error);
-	if ((bridge->base = stdio_event_base_new(bridge->in_fd,
-	    out_fd)) == NULL) {
+	if ((bridge->base = loop_new(bridge->in_fd, out_fd)) == NULL) {
 		log_error(bridge->log, "cannot make an event loop");
 		goto out;
 	}

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "errors.h"
+#include "jsonrpc.h"
+#include "mcp-modern.h"
 #include "session.h"
 #include "tools.h"
 #include "xmalloc.h"
@@ -94,6 +96,30 @@ stdio_offline_free(struct stdio_offline *offline)
 }
 
 /*
+ * Answers a modern (2026-07-28) request here in a state of its own, as
+ * the host answers one over HTTP: refused when its version or _meta is
+ * not served, else handled for the client its _meta names.
+ */
+static void
+stdio_offline_answer_modern(struct stdio_offline *offline,
+    const json_t *message, mcp_emit_cb emit, void *arg)
+{
+	struct session	*session;
+	struct mcp_call	*call;
+	json_t		*refusal;
+
+	if ((refusal = mcp_modern_refusal(message)) != NULL) {
+		emit(refusal, true, arg);
+		return;
+	}
+	session = session_stateless_new(mcp_modern_version(message));
+	session_set_client(session, json_object_get(json_object_get(
+	    json_object_get(message, "params"), "_meta"), MCP_META_CLIENT_INFO));
+	mcp_handle(offline->mcp, session, message, emit, arg, &call);
+	session_stateless_free(session);
+}
+
+/*
  * Answers one client message here through emit. lost says the host went
  * away during the request; why (or NULL) is what the last attempt to reach
  * one found. Returns the protocol version an initialize agreed, or NULL.
@@ -106,10 +132,44 @@ stdio_offline_answer(struct stdio_offline *offline, const json_t *message,
 
 	offline->lost = lost;
 	offline->why = why;
+	if (mcp_modern_version(message) != NULL) {
+		stdio_offline_answer_modern(offline, message, emit, arg);
+		offline->why = NULL;
+		return NULL;
+	}
 	offline->session.protocol_version[0] = '\0';
 	mcp_handle(offline->mcp, &offline->session, message, emit, arg, &call);
 	offline->why = NULL;
 	if (offline->session.protocol_version[0] == '\0')
 		return NULL;
 	return offline->session.protocol_version;
+}
+
+/* Delivers nothing: a held listen hears its notifications from the host. */
+static void
+stdio_offline_deliver(const json_t *message, void *arg)
+{
+}
+
+/*
+ * Opens a subscriptions/listen request's filter here, with or without a
+ * host: returns its listener, with the acknowledgement in *reply, or NULL
+ * with the error in *reply (a malformed filter, too many streams).
+ */
+struct mcp_listener *
+stdio_offline_listen(struct stdio_offline *offline, const json_t *request,
+    json_t **reply)
+{
+	if ((*reply = mcp_modern_refusal(request)) != NULL)
+		return NULL;
+	return mcp_listen(offline->mcp, request, stdio_offline_deliver, NULL,
+	    reply);
+}
+
+/* Closes a listener stdio_offline_listen opened. */
+void
+stdio_offline_unlisten(struct stdio_offline *offline,
+    struct mcp_listener *listener)
+{
+	mcp_unlisten(offline->mcp, listener);
 }

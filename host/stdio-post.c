@@ -9,8 +9,11 @@
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
+#include <sodium.h>
 
 #include "errors.h"
+#include "jsonrpc.h"
+#include "mcp-modern.h"
 #include "xmalloc.h"
 
 #define STDIO_POST_BODY_MAX		(64u * 1024 * 1024)
@@ -171,10 +174,65 @@ stdio_post_fail_early(struct stdio_post *post, const char *why)
 	return post;
 }
 
+/*
+ * Adds a routing header with a value from the body: as it is when it is
+ * visible ASCII without spaces at its ends, else in the Base64 sentinel
+ * form (=?base64?...?=) the host decodes.
+ */
+static void
+stdio_post_routing_header(struct evkeyvalq *headers, const char *name,
+    const char *value)
+{
+	size_t	 len = strlen(value), i, b64_len;
+	bool	 plain = len > 0 && value[0] != ' ' && value[len - 1] != ' ' &&
+		    strncmp(value, "=?base64?", 9) != 0;
+	char	*b64, *text;
+
+	for (i = 0; plain && i < len; i++)
+		plain = value[i] >= 0x20 && value[i] <= 0x7e;
+	if (plain) {
+		evhttp_add_header(headers, name, value);
+		return;
+	}
+	b64_len = sodium_base64_encoded_len(len,
+	    sodium_base64_VARIANT_ORIGINAL);
+	b64 = xmalloc(b64_len);
+	sodium_bin2base64(b64, b64_len, (const unsigned char *)value, len,
+	    sodium_base64_VARIANT_ORIGINAL);
+	text = xasprintf("=?base64?%s?=", b64);
+	evhttp_add_header(headers, name, text);
+	free(text);
+	free(b64);
+}
+
+/*
+ * Adds the headers a 2026-07-28 request carries, from its body: the
+ * version, the method and what it names (tool, resource or task).
+ */
+static void
+stdio_post_modern_headers(struct evkeyvalq *headers, const json_t *message)
+{
+	const char	*method = jsonrpc_string(json_object_get(message,
+			    "method"));
+	const char	*field = mcp_modern_name_field(method);
+	const char	*name = NULL;
+
+	evhttp_add_header(headers, "MCP-Protocol-Version",
+	    mcp_modern_version(message));
+	if (method != NULL)
+		stdio_post_routing_header(headers, "Mcp-Method", method);
+	if (field != NULL)
+		name = jsonrpc_string(json_object_get(json_object_get(message,
+		    "params"), field));
+	if (name != NULL)
+		stdio_post_routing_header(headers, "Mcp-Name", name);
+}
+
 /* Adds the headers that say who sends what to the host. */
 static void
 stdio_post_headers(struct evkeyvalq *headers,
-    const struct stdio_post_target *target, enum stdio_post_kind kind)
+    const struct stdio_post_target *target, enum stdio_post_kind kind,
+    const json_t *message)
 {
 	char	*text;
 
@@ -186,7 +244,9 @@ stdio_post_headers(struct evkeyvalq *headers,
 		evhttp_add_header(headers, "Authorization", text);
 		free(text);
 	}
-	if (kind != STDIO_POST_INITIALIZE && kind != STDIO_POST_REPLAY) {
+	if (kind == STDIO_POST_MODERN || kind == STDIO_POST_LISTEN)
+		stdio_post_modern_headers(headers, message);
+	else if (kind != STDIO_POST_INITIALIZE && kind != STDIO_POST_REPLAY) {
 		if (target->session_id != NULL)
 			evhttp_add_header(headers, "Mcp-Session-Id",
 			    target->session_id);
@@ -240,7 +300,7 @@ stdio_post_send(struct event_base *base, const struct stdio_post_target *target,
 	evhttp_request_set_chunked_cb(req, stdio_post_chunk);
 	evhttp_request_set_error_cb(req, stdio_post_error_cb);
 	stdio_post_headers(evhttp_request_get_output_headers(req), target,
-	    kind);
+	    kind, message);
 	if (kind == STDIO_POST_STREAM)
 		method = EVHTTP_REQ_GET;
 	else if (kind == STDIO_POST_DELETE)

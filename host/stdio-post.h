@@ -26,6 +26,8 @@ enum stdio_post_kind {
 	STDIO_POST_REPLAY,	/* that initialize again, for a new host */
 	STDIO_POST_STREAM,	/* GET /mcp: notifications for no request */
 	STDIO_POST_DELETE,	/* DELETE /mcp at exit */
+	STDIO_POST_MODERN,	/* a 2026-07-28 request: no session */
+	STDIO_POST_LISTEN,	/* a 2026-07-28 subscriptions/listen stream */
 };
 
 /* Where a request goes and what identifies the client to the host. */

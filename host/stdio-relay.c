@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "config.h"
@@ -13,6 +14,7 @@
 #include "instance.h"
 #include "jsonrpc.h"
 #include "log.h"
+#include "mcp-modern.h"
 #include "probe.h"
 #include "queue.h"
 #include "stdio-offline.h"
@@ -39,6 +41,22 @@ enum stdio_state {
 
 TAILQ_HEAD(stdio_posts, stdio_post);
 
+/*
+ * A client's subscriptions/listen (2026-07-28): carried by a stream from
+ * the host whenever one runs (post), held while none does, until the
+ * client cancels it. The host acknowledges it; while none runs, the
+ * relay does (ack), with the same filter checks.
+ */
+struct stdio_listen {
+	json_t			*request;
+	struct mcp_listener	*listener;	/* stdio-offline's: the filter */
+	json_t			*ack;		/* NULL once the client has one */
+	json_t			*refusal;	/* the host's answer, if any */
+	struct stdio_post	*post;		/* NULL: held */
+	TAILQ_ENTRY(stdio_listen) entry;
+};
+TAILQ_HEAD(stdio_listens, stdio_listen);
+
 struct stdio_relay {
 	struct event_base		*base;
 	const struct config		*config;
@@ -59,16 +77,20 @@ struct stdio_relay {
 
 	long				 host_pid;
 	int				 host_port;
+	bool				 host_verified;	/* proved, not lost */
 	char				*token;
 	char				*session_id;
 	char				*last_error;	/* why no host */
 	uint64_t			 generation;	/* per connect */
 	struct stdio_post		*stream;	/* GET /mcp, or NULL */
 	struct stdio_posts		 posts;
+	struct stdio_listens		 listens;	/* 2026-07-28 */
 };
 
 static void	stdio_relay_dispatch(struct stdio_relay *, json_t *);
 static void	stdio_relay_maybe_exit(struct stdio_relay *);
+static void	stdio_relay_listen_message(struct stdio_relay *,
+		    struct stdio_post *, json_t *);
 
 /* Queues a message for the client. */
 static void
@@ -156,6 +178,7 @@ stdio_relay_lost(struct stdio_relay *relay, char *cause)
 	}
 	log_warn(relay->log, "lost the host (%s); answering here until it "
 	    "is back", cause);
+	relay->host_verified = false;
 	stdio_relay_drop_session(relay);
 	free(relay->last_error);
 	relay->last_error = cause;
@@ -184,7 +207,9 @@ stdio_relay_host_message(struct stdio_post *post, const char *text,
 	    json_object_get(message, "method") == NULL;
 	if (response)
 		post->answered = true;
-	if (response && (post->kind == STDIO_POST_INITIALIZE ||
+	if (post->kind == STDIO_POST_LISTEN)
+		stdio_relay_listen_message(relay, post, message);
+	else if (response && (post->kind == STDIO_POST_INITIALIZE ||
 	    post->kind == STDIO_POST_REPLAY)) {
 		version = json_string_value(json_object_get(json_object_get(
 		    message, "result"), "protocolVersion"));
@@ -220,16 +245,17 @@ stdio_relay_find_host(struct stdio_relay *relay, char **cause)
 }
 
 /*
- * Starts a session with the host: sends the client's initialize (its own,
- * or the one kept from before, to replay for a new host). Fails at once
- * when no host is found.
+ * Finds the host and has it prove it holds the token before the token
+ * goes to it; remembers it until it is lost. Returns -1 (the reason kept)
+ * when there is none.
  */
 static int
-stdio_relay_connect(struct stdio_relay *relay, json_t *client_initialize)
+stdio_relay_verify_host(struct stdio_relay *relay)
 {
 	char	*cause = NULL;
-	json_t	*replay, *health = NULL;
+	json_t	*health = NULL;
 
+	relay->host_verified = false;
 	if (stdio_relay_find_host(relay, &cause) != 0) {
 		stdio_relay_set_error(relay, cause);
 		return -1;
@@ -248,6 +274,22 @@ stdio_relay_connect(struct stdio_relay *relay, json_t *client_initialize)
 		return -1;
 	}
 	json_decref(health);
+	relay->host_verified = true;
+	return 0;
+}
+
+/*
+ * Starts a session with the host: sends the client's initialize (its own,
+ * or the one kept from before, to replay for a new host). Fails at once
+ * when no host is found.
+ */
+static int
+stdio_relay_connect(struct stdio_relay *relay, json_t *client_initialize)
+{
+	json_t	*replay;
+
+	if (stdio_relay_verify_host(relay) != 0)
+		return -1;
 	relay->state = STDIO_CONNECTING;
 	relay->generation++;
 	log_debug(relay->log, "connecting to the host (pid %ld, port %d)",
@@ -325,6 +367,257 @@ stdio_relay_connected(struct stdio_post *post, const char *session_id)
 }
 
 /*
+ * A 2026-07-28 request to the host ended. Unanswered, it is answered here:
+ * as the host would without the browser when the host went away, with
+ * the host's own error when it refused the request (-32022 names the
+ * versions it speaks), or with what its HTTP status said. Steals cause.
+ */
+static void
+stdio_relay_modern_finished(struct stdio_relay *relay,
+    struct stdio_post *post, char *cause)
+{
+	json_t	*body;
+	char	*text;
+	int	 code;
+
+	if (cause != NULL) {
+		relay->host_verified = false;
+		stdio_relay_set_error(relay, cause);
+		if (!post->answered)
+			stdio_relay_answer_offline(relay, post->message, true);
+		return;
+	}
+	if (post->answered)
+		return;
+	body = json_loadb((const char *)evbuffer_pullup(post->body, -1),
+	    evbuffer_get_length(post->body), 0, NULL);
+	if (json_is_object(json_object_get(body, "error")) &&
+	    json_equal(json_object_get(body, "id"),
+	    json_object_get(post->message, "id"))) {
+		stdio_relay_write(relay, body);
+	} else {
+		text = stdio_post_error_text(post, &code);
+		log_warn(relay->log, "%s", text);
+		stdio_relay_emit(jsonrpc_error(json_object_get(post->message,
+		    "id"), code, text, NULL), true, relay);
+		free(text);
+	}
+	json_decref(body);
+}
+
+/* Has the host carry a listen's notifications. */
+static void
+stdio_relay_listen_attach(struct stdio_relay *relay,
+    struct stdio_listen *listen)
+{
+	listen->post = stdio_relay_post(relay, STDIO_POST_LISTEN,
+	    json_incref(listen->request));
+}
+
+/* Ends a listen: its stream, its filter, its memory. */
+static void
+stdio_relay_listen_free(struct stdio_relay *relay,
+    struct stdio_listen *listen)
+{
+	TAILQ_REMOVE(&relay->listens, listen, entry);
+	if (listen->post != NULL)
+		stdio_post_cancel(listen->post);
+	stdio_offline_unlisten(relay->offline, listen->listener);
+	json_decref(listen->request);
+	json_decref(listen->ack);
+	json_decref(listen->refusal);
+	free(listen);
+}
+
+/* The listen a stream from the host carries, or NULL (cancelled). */
+static struct stdio_listen *
+stdio_relay_listen_find(struct stdio_relay *relay, struct stdio_post *post)
+{
+	struct stdio_listen	*listen;
+
+	TAILQ_FOREACH(listen, &relay->listens, entry) {
+		if (listen->post == post)
+			return listen;
+	}
+	return NULL;
+}
+
+/* Gives the client its listen's acknowledgement, once. */
+static void
+stdio_relay_listen_ack(struct stdio_relay *relay, struct stdio_listen *listen,
+    const json_t *ack)
+{
+	if (listen->ack == NULL)
+		return;
+	stdio_relay_write(relay, ack);
+	json_decref(listen->ack);
+	listen->ack = NULL;
+}
+
+/*
+ * A message on a listen's stream: the host's acknowledgement goes to the
+ * client unless it had one from here; a response is the host's refusal,
+ * kept for when the stream ends; notifications go to the client.
+ */
+static void
+stdio_relay_listen_message(struct stdio_relay *relay, struct stdio_post *post,
+    json_t *message)
+{
+	struct stdio_listen	*listen = stdio_relay_listen_find(relay, post);
+	const char		*method = jsonrpc_string(json_object_get(message,
+				    "method"));
+
+	if (listen == NULL)
+		return;
+	if (method == NULL) {
+		json_decref(listen->refusal);
+		listen->refusal = json_incref(message);
+	} else if (strcmp(method, "notifications/subscriptions/acknowledged") ==
+	    0)
+		stdio_relay_listen_ack(relay, listen, message);
+	else
+		stdio_relay_write(relay, message);
+}
+
+/*
+ * A listen's stream from the host ended. The host went away: hold the
+ * listen until one runs again (acknowledged from here if the host had not
+ * yet). The host refused it: end it, with the host's answer when the
+ * client has no acknowledgement yet, else as a server ends a listen on
+ * stdio, with notifications/cancelled naming it. Steals cause.
+ */
+static void
+stdio_relay_listen_finished(struct stdio_relay *relay,
+    struct stdio_post *post, char *cause)
+{
+	struct stdio_listen	*listen = stdio_relay_listen_find(relay, post);
+	json_t			*note;
+	char			*text;
+	int			 code;
+
+	if (listen == NULL) {
+		free(cause);
+		return;
+	}
+	listen->post = NULL;
+	if (!post->answered && (cause != NULL || post->status == 200)) {
+		relay->host_verified = false;
+		stdio_relay_set_error(relay, cause != NULL ? cause :
+		    xstrdup("the host closed a subscriptions/listen stream"));
+		stdio_relay_listen_ack(relay, listen, listen->ack);
+		return;
+	}
+	free(cause);
+	log_warn(relay->log, "the host refused a subscriptions/listen "
+	    "(HTTP %d); ended it", post->status);
+	if (listen->ack != NULL && listen->refusal != NULL)
+		stdio_relay_write(relay, listen->refusal);
+	else if (listen->ack != NULL) {
+		text = stdio_post_error_text(post, &code);
+		stdio_relay_emit(jsonrpc_error(json_object_get(listen->request,
+		    "id"), code, text, NULL), true, relay);
+		free(text);
+	} else {
+		note = jsonrpc_notification("notifications/cancelled",
+		    json_pack("{s:O,s:s}", "requestId", json_object_get(
+		    listen->request, "id"), "reason", "the Browser Bridge "
+		    "host ended the subscription"));
+		stdio_relay_write(relay, note);
+		json_decref(note);
+	}
+	stdio_relay_listen_free(relay, listen);
+}
+
+/* Whether the host is there to take a request: known, or found now. */
+static bool
+stdio_relay_host_ready(struct stdio_relay *relay)
+{
+	return relay->host_verified ||
+	    (!relay->input_closed && stdio_relay_verify_host(relay) == 0);
+}
+
+/*
+ * subscriptions/listen: its filter checked here, then carried by the host
+ * when one runs, which acknowledges it; while none does, acknowledged here
+ * and held (stdio_relay_retry_cb attaches held ones).
+ */
+static void
+stdio_relay_listen(struct stdio_relay *relay, const json_t *request)
+{
+	struct stdio_listen	*listen;
+	struct mcp_listener	*listener;
+	json_t			*reply;
+
+	if ((listener = stdio_offline_listen(relay->offline, request,
+	    &reply)) == NULL) {
+		stdio_relay_write(relay, reply);
+		json_decref(reply);
+		return;
+	}
+	listen = xcalloc(1, sizeof *listen);
+	listen->request = json_incref((json_t *)request);
+	listen->listener = listener;
+	listen->ack = reply;
+	TAILQ_INSERT_TAIL(&relay->listens, listen, entry);
+	if (stdio_relay_host_ready(relay))
+		stdio_relay_listen_attach(relay, listen);
+	else
+		stdio_relay_listen_ack(relay, listen, listen->ack);
+}
+
+/*
+ * notifications/cancelled for a 2026-07-28 request: its request to the
+ * host is closed, which cancels it there (and it gets no response); a
+ * listen ends.
+ */
+static void
+stdio_relay_modern_cancel(struct stdio_relay *relay, const json_t *id)
+{
+	struct stdio_post	*post;
+	struct stdio_listen	*listen;
+
+	TAILQ_FOREACH(listen, &relay->listens, entry) {
+		if (json_equal(json_object_get(listen->request, "id"), id)) {
+			stdio_relay_listen_free(relay, listen);
+			return;
+		}
+	}
+	TAILQ_FOREACH(post, &relay->posts, entry) {
+		if (post->kind == STDIO_POST_MODERN && !post->done &&
+		    json_equal(json_object_get(post->message, "id"), id)) {
+			stdio_post_cancel(post);
+			return;
+		}
+	}
+}
+
+/*
+ * A 2026-07-28 message: each request goes to the host on its own, without
+ * a session (answered here while no host runs); cancellations close the
+ * request they name. Other notifications have nothing to do.
+ */
+static void
+stdio_relay_modern(struct stdio_relay *relay, json_t *message)
+{
+	const char	*method = jsonrpc_string(json_object_get(message,
+			    "method"));
+
+	if (json_object_get(message, "id") == NULL) {
+		if (method != NULL &&
+		    strcmp(method, "notifications/cancelled") == 0)
+			stdio_relay_modern_cancel(relay, json_object_get(
+			    json_object_get(message, "params"), "requestId"));
+		return;
+	}
+	if (method != NULL && strcmp(method, "subscriptions/listen") == 0)
+		stdio_relay_listen(relay, message);
+	else if (stdio_relay_host_ready(relay))
+		stdio_relay_post(relay, STDIO_POST_MODERN, json_incref(message));
+	else
+		stdio_relay_answer_offline(relay, message, false);
+}
+
+/*
  * A request to the host ended: replied (with an HTTP status), or failed
  * (status 0: no reply, the host is not or no longer there).
  */
@@ -396,6 +689,12 @@ stdio_relay_post_finished(struct stdio_post *post, const char *session_id)
 		free(cause);
 		relay->cb.finished(relay->cb.arg);
 		break;
+	case STDIO_POST_MODERN:
+		stdio_relay_modern_finished(relay, post, cause);
+		break;
+	case STDIO_POST_LISTEN:
+		stdio_relay_listen_finished(relay, post, cause);
+		break;
 	}
 }
 
@@ -416,6 +715,10 @@ stdio_relay_dispatch(struct stdio_relay *relay, json_t *message)
 	const char	*method;
 	bool		 request;
 
+	if (mcp_modern_version(message) != NULL) {
+		stdio_relay_modern(relay, message);
+		return;
+	}
 	method = json_string_value(json_object_get(message, "method"));
 	request = method != NULL && json_object_get(message, "id") != NULL;
 	if (request && strcmp(method, "initialize") == 0) {
@@ -471,6 +774,7 @@ static void
 stdio_relay_maybe_exit(struct stdio_relay *relay)
 {
 	struct stdio_post	*post;
+	struct stdio_listen	*listen;
 	struct timeval		 tv;
 
 	if (!relay->input_closed || relay->exiting)
@@ -479,10 +783,13 @@ stdio_relay_maybe_exit(struct stdio_relay *relay)
 		return;
 	TAILQ_FOREACH(post, &relay->posts, entry) {
 		if (!post->done && post->kind != STDIO_POST_STREAM &&
+		    post->kind != STDIO_POST_LISTEN &&
 		    post->kind != STDIO_POST_DELETE)
 			return;
 	}
 	relay->exiting = true;
+	while ((listen = TAILQ_FIRST(&relay->listens)) != NULL)
+		stdio_relay_listen_free(relay, listen);
 	if (relay->stream != NULL) {
 		stdio_post_cancel(relay->stream);
 		relay->stream = NULL;
@@ -514,15 +821,28 @@ stdio_relay_exit_cb(evutil_socket_t fd, short events, void *arg)
 	relay->cb.finished(relay->cb.arg);
 }
 
-/* Looks for a host again while there is none. */
+/*
+ * Looks for a host again while there is none: for the client's session,
+ * and for the listens held.
+ */
 static void
 stdio_relay_retry_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct stdio_relay	*relay = arg;
+	struct stdio_listen	*listen;
+	bool			 held = false;
 
 	if (relay->state == STDIO_OFFLINE && relay->initialize != NULL &&
 	    !relay->input_closed)
 		(void)stdio_relay_connect(relay, NULL);
+	TAILQ_FOREACH(listen, &relay->listens, entry)
+		held = held || listen->post == NULL;
+	if (!held || !stdio_relay_host_ready(relay))
+		return;
+	TAILQ_FOREACH(listen, &relay->listens, entry) {
+		if (listen->post == NULL)
+			stdio_relay_listen_attach(relay, listen);
+	}
 }
 
 /* Makes the relay, offline until the client initializes and a host runs. */
@@ -546,6 +866,7 @@ stdio_relay_new(struct event_base *base, const struct config *config,
 	    log);
 	relay->queue = json_array();
 	TAILQ_INIT(&relay->posts);
+	TAILQ_INIT(&relay->listens);
 	relay->retry_timer = event_new(base, -1, EV_PERSIST,
 	    stdio_relay_retry_cb, relay);
 	relay->exit_timer = evtimer_new(base, stdio_relay_exit_cb, relay);
@@ -560,12 +881,17 @@ void
 stdio_relay_free(struct stdio_relay *relay)
 {
 	struct stdio_post	*post;
+	struct stdio_listen	*listen;
 
 	if (relay == NULL)
 		return;
 	while ((post = TAILQ_FIRST(&relay->posts)) != NULL) {
 		TAILQ_REMOVE(&relay->posts, post, entry);
 		stdio_post_free(post);
+	}
+	while ((listen = TAILQ_FIRST(&relay->listens)) != NULL) {
+		listen->post = NULL;	/* freed above */
+		stdio_relay_listen_free(relay, listen);
 	}
 	event_free(relay->retry_timer);
 	event_free(relay->exit_timer);

@@ -2,7 +2,8 @@
  * The stdio bridge's relay: every client message goes to the running host
  * over Streamable HTTP, every answer back. Without a host it answers here
  * (stdio-offline.c) and connects as soon as one appears, replaying the
- * client's initialize.
+ * client's initialize. 2026-07-28 requests need no session: each goes to
+ * the host on its own, and their listen streams wait for a host.
  */
 #ifndef STDIO_RELAY_H
 #define STDIO_RELAY_H

@@ -49,6 +49,24 @@ grep -q "^  stdio \[--instance NAME\]$" "$dir/out" || fail "--help does not list
 run 0 help stdio
 grep -q "^usage: browser-bridge stdio \[--instance NAME\]$" "$dir/out" || fail "help stdio printed: $(cat "$dir/out")"
 
+# Standard input that epoll cannot watch (/dev/null, a file) is read to its
+# end like a pipe: serve exits at once, saying it needs a browser on the
+# other end, instead of waiting forever; stdio exits too. The timeout only
+# stops a run that would never end.
+: >"$dir/empty"
+for input in /dev/null "$dir/empty"; do
+	for args in "serve --port 0" stdio; do
+		# shellcheck disable=SC2086 # args is a command and its options
+		timeout 30 "$BRIDGE_BIN" $args <"$input" >"$dir/out" 2>"$dir/err"
+		got=$?
+		[ "$got" -eq 0 ] || fail "browser-bridge $args <$input: exit $got, expected 0; stderr: $(cat "$dir/err")"
+		[ -s "$dir/out" ] && fail "browser-bridge $args <$input wrote to stdout: $(cat "$dir/out")"
+	done
+done
+timeout 30 "$BRIDGE_BIN" serve --port 0 </dev/null >"$dir/out" 2>"$dir/err"
+grep -q "standard input is not a pipe.*A browser starts the host itself" "$dir/err" ||
+	fail "serve </dev/null does not say it needs a browser on the other end: $(cat "$dir/err")"
+
 # expect_usage_error PATTERN ARGS...: exit 2 and a message matching PATTERN.
 expect_usage_error() {
 	pattern=$1

@@ -5,8 +5,7 @@
 // the bridge connects when a host appears and lets go when it leaves).
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
@@ -16,14 +15,13 @@ import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelc
 
 import { TOOL_NAMES, never, scaled, startHost } from './fake-extension.mjs';
 import { close, connect, eventually, opts, textOf } from './mcp-client.mjs';
+import { bridgeArgv, freshDirs } from './stdio-client.mjs';
 
 // Starts `browser-bridge stdio` with env and connects an SDK client to it.
 // The client gets .child (the process), .exit (resolves to its exit) and
 // .stderrText() (what it logged).
 async function connectStdio(env, extra = []) {
-	const bin = process.env.BRIDGE_BIN;
-	const wrapper = (process.env.BRIDGE_WRAPPER ?? '').split(' ').filter(Boolean);
-	const argv = [...wrapper, bin, 'stdio', ...extra];
+	const argv = bridgeArgv(extra);
 	const transport = new StdioClientTransport({
 		command: argv[0],
 		args: argv.slice(1),
@@ -56,19 +54,6 @@ async function closeStdio(client) {
 	assert.deepEqual(exit, { code: 0, signal: null },
 	    `the stdio bridge exited with ${JSON.stringify(exit)}\n--- its stderr ---\n${client.stderrText().slice(-4000)}`);
 	assert.deepEqual(client.transportErrors, [], 'the bridge wrote something that is not a JSON-RPC line');
-}
-
-// A private HOME, config and runtime directory for a run without a host.
-function freshDirs() {
-	const dir = mkdtempSync(join(tmpdir(), 'bb-stdio-'));
-	const env = {
-		HOME: dir,
-		XDG_CONFIG_HOME: join(dir, 'config'),
-		XDG_RUNTIME_DIR: join(dir, 'run'),
-	};
-	mkdirSync(env.XDG_CONFIG_HOME, { mode: 0o700 });
-	mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
-	return { dir, env };
 }
 
 describe('stdio bridge with a running host', () => {
