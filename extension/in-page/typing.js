@@ -1,5 +1,5 @@
 /*
- * In-page script: typing. Gets a field ready (focus, caret, select all),
+ * In-page script: typing. Gets a field ready (focus, select all or caret at the end),
  * sets the value of date, color and range inputs and selects, types with
  * DOM events when the debugger cannot be used, and reads the value back. See text.js for how the files fit together.
  */
@@ -70,7 +70,9 @@
 			const n = element.value.length;
 			element.setSelectionRange(n, n);
 		} catch {
-			/* email and number inputs have no selection API */
+			/* Email and number inputs have no selection API: select all, then collapse it to its end. */
+			element.select();
+			element.ownerDocument.getSelection().collapseToEnd();
 		}
 	}
 
@@ -99,7 +101,8 @@
 
 	/**
 	 * Gets an element ready for typing: checks, focuses, scrolls into view,
-	 * and selects all (clear) or puts the caret at the end.
+	 * and selects all, so that typing replaces it, or with append puts the
+	 * caret at the end.
 	 */
 	function prepareType(id, options) {
 		const element = elementById(id);
@@ -122,10 +125,10 @@
 			return { kind: kind.kind, info: about, focused: true, value: currentValue(element) };
 		element.focus({ preventScroll: true });
 		const focused = deepActiveElement() === element && document.hasFocus();
-		if (options.clear)
-			selectAll(element);
-		else
+		if (options.append)
 			caretToEnd(element);
+		else
+			selectAll(element);
 		const rect = element.getBoundingClientRect();
 		const hit = hitTest(element, rect);
 		return {

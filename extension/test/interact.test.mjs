@@ -1,10 +1,12 @@
 // Unit tests: select_option's option matching and wording, press_keys'
-// parsing and wording.
+// parsing and wording, the keys with which typing replaces a field.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { describeOptions, matchOptions } from '../src/select-options.js';
 import { describePressed, parsePressKeys } from '../src/actions/interact.js';
+import { replacementKeys } from '../src/actions/input.js';
+import { parseKeySequence } from '../src/keys.js';
 import { BridgeError } from '../src/errors.js';
 
 const OPTIONS = [
@@ -50,4 +52,16 @@ test('parsePressKeys refuses bad and empty sequences with INVALID_ARGUMENT', () 
 test('describePressed lists keys in braces and quotes text', () => {
 	assert.equal(describePressed(parsePressKeys('{Control+a}{Backspace}')), '{Control+A} {Backspace}');
 	assert.equal(describePressed(parsePressKeys('hi{Enter}')), '"hi" {Enter}');
+});
+
+test('replacementKeys: typed text replaces the selection; a leading key, no text or DOM events need more', () => {
+	const names = keys => keys.map(k => [...k.modifiers, k.key].join('+'));
+	const field = { kind: 'text', empty: false };
+	assert.deepEqual(names(replacementKeys(field, parseKeySequence('3'), false)), []);
+	assert.deepEqual(names(replacementKeys(field, parseKeySequence('{Tab}3'), false)), ['Backspace']);
+	assert.deepEqual(names(replacementKeys(field, parseKeySequence(''), false)), ['Backspace']);
+	assert.deepEqual(names(replacementKeys(field, [{ type: 'text', text: '' }], false)), ['Backspace']);
+	assert.deepEqual(names(replacementKeys(field, parseKeySequence('3'), true)), ['Control+a']);
+	assert.deepEqual(names(replacementKeys({ kind: 'keys', empty: false }, parseKeySequence('{Enter}'), false)), ['Control+a', 'Backspace']);
+	assert.deepEqual(replacementKeys({ kind: 'text', empty: true }, parseKeySequence('{Tab}'), true), []);
 });

@@ -292,16 +292,16 @@ describe('typing and scrolling', () => {
 		await b?.close();
 	});
 
-	test('type_value types into an input, appends, and clears first when asked', async () => {
+	test('type_value replaces what an input holds, and appends when asked', async () => {
 		const { url } = await b.open('editor.html');
 		const s = await b.state();
 		const ref = s.ref('textbox', 'Single');
-		const appended = await b.ok('type_value', { ref, text: ' and more' });
-		assert.equal(await b.evaluate(url, 'document.getElementById("single").value'), 'old value and more');
-		assert.equal(appended.data.value, 'old value and more');
-		const cleared = await b.ok('type_value', { ref, text: 'fresh', clear: true });
+		const replaced = await b.ok('type_value', { ref, text: 'fresh' });
 		assert.equal(await b.evaluate(url, 'document.getElementById("single").value'), 'fresh');
-		assert.match(cleared.text, /\(cleared first\)\. Its value is now "fresh"\./);
+		assert.match(replaced.text, /into e\d+ \(textbox "Single"\)\. Its value is now "fresh"\./);
+		const appended = await b.ok('type_value', { ref, text: ' and more', append: true });
+		assert.equal(await b.evaluate(url, 'document.getElementById("single").value'), 'fresh and more');
+		assert.equal(appended.data.value, 'fresh and more');
 	});
 
 	test('{Control+A} selects all, doubled braces type braces', async () => {
@@ -329,7 +329,7 @@ describe('typing and scrolling', () => {
 		const s = await b.state();
 		await b.ok('type_value', { ref: s.ref('textbox', 'Query'), text: 'cats{Enter}' });
 		assert.equal(await b.evaluate(url, 'document.getElementById("searched").textContent'), 'Searched cats');
-		await b.ok('type_value', { ref: s.ref('textbox', 'Query'), text: 'dogs', clear: true, submit: true });
+		await b.ok('type_value', { ref: s.ref('textbox', 'Query'), text: 'dogs', submit: true });
 		assert.equal(await b.evaluate(url, 'document.getElementById("searched").textContent'), 'Searched dogs');
 	});
 
@@ -343,7 +343,7 @@ describe('typing and scrolling', () => {
 		const rich = await b.ok('type_value', { ref: s.ref('textbox', 'Rich editor'), text: 'ab{Enter}cx{Backspace}d' });
 		assert.equal(await b.evaluate(url, 'document.getElementById("rich").__text'), 'ab\ncd');
 		assert.match(rich.text, /Typed 5 characters and \{Enter\} \{Backspace\}/);
-		await b.ok('type_value', { ref: s.ref('textarea', 'Message'), text: 'unicode: héllo 😀 日本', clear: true });
+		await b.ok('type_value', { ref: s.ref('textarea', 'Message'), text: 'unicode: héllo 😀 日本' });
 		assert.equal(await b.evaluate(url, 'document.getElementById("message").value'), 'unicode: héllo 😀 日本');
 	});
 
@@ -374,7 +374,7 @@ describe('typing and scrolling', () => {
 		assert.match(ro.message, /read-only/);
 	});
 
-	test('typed text reaches React and Vue controlled inputs at once; per_key sends one key event per character', async () => {
+	test('typed text replaces what React and Vue controlled inputs hold, at once; per_key sends one key event per character', async () => {
 		const { url } = await b.open('frameworks.html');
 		await until(async () => (await b.evaluate(url, 'document.getElementById("react-echo") !== null && window.__vue !== undefined')),
 		    { what: 'React and Vue to render' });
@@ -385,14 +385,14 @@ describe('typing and scrolling', () => {
 		assert.equal(await b.evaluate(url, 'document.getElementById("vue-echo").textContent'), 'Vue says: Grace Hopper');
 		assert.equal(await b.evaluate(url, 'window.__reactKeys'), 0, 'inserted at once: no key events');
 		const again = await b.state();
-		await b.ok('type_value', { ref: again.ref('textbox', 'React name'), text: 'xyz', clear: true, per_key: true });
+		await b.ok('type_value', { ref: again.ref('textbox', 'React name'), text: 'xyz', per_key: true });
 		assert.equal(await b.evaluate(url, 'document.getElementById("react-echo").textContent'), 'React says: xyz');
 		assert.ok(await b.evaluate(url, 'window.__reactKeys') >= 3, 'one keydown per character');
 		await b.ok('type_value', { ref: again.ref('textbox', 'Vue name'), text: '{Control+A}{Backspace}Vue{Enter}' });
 		assert.equal(await b.evaluate(url, 'window.__vue.name'), 'Vue', 'keys in braces are still keys');
 	});
 
-	test('typed text reaches an Angular ngModel input at once; per_key types key by key', async () => {
+	test('typed text replaces what an Angular ngModel input holds, at once; per_key types key by key', async () => {
 		const { url } = await b.open('angular.html');
 		await until(async () => (await b.evaluate(url, 'window.__angular !== undefined || window.__angularError !== undefined')),
 		    { what: 'Angular to compile and render' });
@@ -402,7 +402,7 @@ describe('typing and scrolling', () => {
 		assert.equal(await b.evaluate(url, 'document.getElementById("angular-echo").textContent'), 'Angular says: Katherine Johnson');
 		assert.equal(await b.evaluate(url, 'window.__angular.name'), 'Katherine Johnson', 'the model has the text');
 		assert.equal(await b.evaluate(url, 'window.__angularKeys'), 0, 'inserted at once: no key events');
-		await b.ok('type_value', { ref: s.ref('textbox', 'Angular name'), text: 'Ada', clear: true, per_key: true });
+		await b.ok('type_value', { ref: s.ref('textbox', 'Angular name'), text: 'Ada', per_key: true });
 		assert.equal(await b.evaluate(url, 'window.__angular.name'), 'Ada');
 		assert.ok(await b.evaluate(url, 'window.__angularKeys') >= 3, 'one keydown per character');
 	});
@@ -423,7 +423,7 @@ describe('typing and scrolling', () => {
 		const { url, tabId } = await b.open('editor.html');
 		const s = await b.state();
 		const other = await b.ok('navigate_to', { url: b.page('checkout.html'), new_tab: true });
-		await b.ok('type_value', { ref: s.ref('textbox', 'Single'), text: 'typed in the background', clear: true, tab_id: tabId });
+		await b.ok('type_value', { ref: s.ref('textbox', 'Single'), text: 'typed in the background', tab_id: tabId });
 		assert.equal(await b.evaluate(url, 'document.getElementById("single").value'), 'typed in the background');
 		const tabs = (await b.ok('manage_tabs', { action: 'list' })).data.tabs;
 		assert.equal(tabs.find(t => t.active).id, other.data.tab_id);

@@ -71,7 +71,7 @@ const SYSTEMS = {
 		navigate: url => ['navigate_to', { url }],
 		snapshot: () => ['get_browser_state', {}],
 		ref: (text, role, name) => new RegExp(`^\\s*(e\\d+) ${role} "${name}"`, 'm').exec(text)?.[1],
-		type: (ref, text) => ['type_value', { ref, text, clear: true }],
+		type: (ref, text) => ['type_value', { ref, text }],
 		click: ref => ['click_element', { ref }],
 	},
 	'@playwright/mcp': {

@@ -30,7 +30,7 @@ describe('tool calls', () => {
 		const args = {
 			ref: 'e12',
 			text: AWKWARD,
-			clear: true,
+			append: true,
 			submit: false,
 			tab_id: 2147483647,
 		};

@@ -10,8 +10,7 @@ import { DebuggerUnavailable } from '../browser/debugger.js';
 import { callOnElement, runOnElement } from '../browser/page-channel.js';
 import { OutcomeObserver } from '../browser/outcome.js';
 import { quote } from '../page-state/format.js';
-import { parseKeyName } from '../keys.js';
-import { actionResult, cdpClick, cdpType, elementLabel, pointerTarget, throwIfFailed } from './input.js';
+import { actionResult, cdpClick, elementLabel, pointerTarget, throwIfFailed, typeIntoField } from './input.js';
 
 /** Values that tick a checkbox, and those that untick it. */
 const TICK = new Set(['true', 'on', 'yes', 'checked', '1']);
@@ -64,30 +63,19 @@ async function fillCheck(context, read, value, label) {
 }
 
 /**
- * Fills one text-like, select or value field as type_value would.
+ * Fills one text-like, select or value field as type_value would, replacing what it held.
  * @returns {Promise<string>} what was done
  */
 async function fillValue(context, value, label) {
 	const text = String(value);
-	const prepared = await callOnElement(context, 'prepareType', [{ clear: true }]);
+	const prepared = await callOnElement(context, 'prepareType', [{}]);
 	throwIfFailed('fill', context.element.ref, prepared);
 	if (prepared.kind === 'value' || prepared.kind === 'select') {
 		const set = await callOnElement(context, 'setValue', [text]);
 		throwIfFailed('set', context.element.ref, { ...set, info: prepared.info });
 		return `${label} = ${quote(set.value)}`;
 	}
-	const tokens = [{ type: 'text', text }];
-	try {
-		/* prepareType selected what was there: a Backspace clears it. */
-		if (!prepared.empty)
-			await cdpType(context.services.debuggers, context.tab.id, [parseKeyName('Backspace')], context.signal);
-		await cdpType(context.services.debuggers, context.tab.id, tokens, context.signal, { perKey: prepared.kind === 'keys' });
-	} catch (error) {
-		if (!(error instanceof DebuggerUnavailable))
-			throw error;
-		const r = await callOnElement(context, 'syntheticType', [[parseKeyName('Control+A'), parseKeyName('Backspace'), ...tokens]]);
-		throwIfFailed('fill', context.element.ref, { ...r, info: prepared.info });
-	}
+	await typeIntoField(context, prepared, text === '' ? [] : [{ type: 'text', text }], { perKey: prepared.kind === 'keys' });
 	return `${label} = ${quote(text.length > 60 ? `${text.slice(0, 59)}…` : text)}`;
 }
 

@@ -207,6 +207,58 @@ export async function cdpType(debuggers, tabId, tokens, signal, { perKey = false
 }
 
 /**
+ * The keys that make typed tokens replace what prepareType selected, as a
+ * user's select-all and typing would: Control+A first where the page could
+ * not select it (a key-driven widget, or DOM events), then a Backspace
+ * unless text comes first (typed text replaces a selection by itself).
+ * @param {{kind: string, empty: boolean}} prepared
+ * @param {ReturnType<typeof parseKeySequence>} typed
+ * @param {boolean} synthetic
+ * @returns {ReturnType<typeof parseKeySequence>}
+ */
+export function replacementKeys(prepared, typed, synthetic) {
+	if (prepared.empty)
+		return [];
+	const keys = synthetic || prepared.kind === 'keys' ? [parseKeyName('Control+A')] : [];
+	if (typed[0]?.type !== 'text' || typed[0].text === '')
+		keys.push(parseKeyName('Backspace'));
+	return keys;
+}
+
+/**
+ * Types tokens into the text field prepareType readied, replacing its
+ * content unless append: trusted input, after clicking the field when focus
+ * did not move there (another frame or window has it), else DOM events.
+ * @param {import('../navigator.js').ActionContext} context
+ * @param {object} prepared what prepareType answered
+ * @param {ReturnType<typeof parseKeySequence>} typed
+ * @param {{append?: boolean, perKey?: boolean}} options
+ * @returns {Promise<string|undefined>} the note when DOM events replaced trusted input
+ */
+export async function typeIntoField(context, prepared, typed, { append = false, perKey = false }) {
+	const { tab, element, signal, services } = context;
+	try {
+		if (prepared.visible !== false && (!prepared.active || !prepared.hasFocus)) {
+			const offset = element.frameId === 0 ? { x: 0, y: 0 } : await frameOffset(tab, element.frameId, false);
+			if (prepared.x !== undefined)
+				await cdpClick(services.debuggers, tab.id, offset.x + prepared.x, offset.y + prepared.y, {});
+			prepared = await callOnElement(context, 'prepareType', [{ append }]);
+			throwIfFailed('type into', element.ref, prepared);
+		}
+		const first = append ? [] : replacementKeys(prepared, typed, false);
+		await cdpType(services.debuggers, tab.id, [...first, ...typed], signal, { perKey });
+		return undefined;
+	} catch (error) {
+		if (!(error instanceof DebuggerUnavailable))
+			throw error;
+		const first = append ? [] : replacementKeys(prepared, typed, true);
+		const r = await callOnElement(context, 'syntheticType', [[...first, ...typed]]);
+		throwIfFailed('type into', element.ref, { ...r, info: prepared.info });
+		return syntheticNote(error);
+	}
+}
+
+/**
  * An action's result: the sentence, then what happened.
  * @param {string} sentence
  * @param {import('../browser/outcome.js').Outcome} outcome
@@ -345,13 +397,13 @@ export const inputActions = {
 			const typed = [...tokens];
 			if (params.submit === true)
 				typed.push(parseKeyName('Enter'));
-			const clear = params.clear === true;
+			const append = params.append === true;
 			const observer = new OutcomeObserver(tab, services.network);
 			try {
 				await Promise.all([observer.start(element.documentId), services.debuggers.attach(tab.id).catch(() => {})]);
 				if (element.frameId !== 0)
 					await frameOffset(tab, element.frameId, true);
-				let prepared = await callOnElement(context, 'prepareType', [{ clear }]);
+				const prepared = await callOnElement(context, 'prepareType', [{ append }]);
 				throwIfFailed('type into', element.ref, prepared);
 				const label = elementLabel(element.ref, prepared.info);
 				if (prepared.kind === 'value' || prepared.kind === 'select') {
@@ -368,28 +420,7 @@ export const inputActions = {
 				}
 				/* A key-driven widget (no native text field) hears only keys. */
 				const perKey = params.per_key === true || prepared.kind === 'keys';
-				let note;
-				try {
-					if (prepared.visible !== false && (!prepared.active || !prepared.hasFocus)) {
-						/* Focus did not move there (another frame or window has it): click it. */
-						const offset = element.frameId === 0 ? { x: 0, y: 0 } :
-						    await frameOffset(tab, element.frameId, false);
-						if (prepared.x !== undefined)
-							await cdpClick(services.debuggers, tab.id, offset.x + prepared.x, offset.y + prepared.y, {});
-						prepared = await callOnElement(context, 'prepareType', [{ clear }]);
-						throwIfFailed('type into', element.ref, prepared);
-					}
-					if (clear && !prepared.empty)
-						await cdpType(services.debuggers, tab.id, [parseKeyName('Backspace')], signal);
-					await cdpType(services.debuggers, tab.id, typed, signal, { perKey });
-				} catch (error) {
-					if (!(error instanceof DebuggerUnavailable))
-						throw error;
-					note = syntheticNote(error);
-					const synthetic = clear ? [parseKeyName('Control+A'), parseKeyName('Backspace'), ...typed] : typed;
-					const r = await callOnElement(context, 'syntheticType', [synthetic]);
-					throwIfFailed('type into', element.ref, { ...r, info: prepared.info });
-				}
+				const note = await typeIntoField(context, prepared, typed, { append, perKey });
 				let value;
 				try {
 					const r = await callInDocument(tab, element.documentId, 'readValue', [element.localId]);
@@ -404,7 +435,7 @@ export const inputActions = {
 				let sentence = `Typed ${characters} character${characters === 1 ? '' : 's'}`;
 				if (keys.length > 0)
 					sentence += ` and ${keys.map(k => `{${k}}`).join(' ')}`;
-				sentence += ` into ${label}${clear ? ' (cleared first)' : ''}.`;
+				sentence += ` into ${label}${append ? ' after its text' : ''}.`;
 				if (value !== undefined)
 					sentence += ` Its value is now ${quote(value.length > 200 ? `${value.slice(0, 199)}…` : value)}.`;
 				const structured = { ref: element.ref };
