@@ -30,14 +30,19 @@ function addProviderFields(prefix) {
 		label.htmlFor = `${prefix}-${label.dataset.for}`;
 	for (const input of fields.querySelectorAll('[data-field]'))
 		input.id = `${prefix}-${input.dataset.field}`;
+	const kind = fields.querySelector('[data-field="kind"]');
+	if (prefix !== 'main')
+		kind.prepend(new Option('Same as the main model', ''));
 	fieldset.append(fields);
-	const kind = document.getElementById(`${prefix}-kind`);
-	kind.addEventListener('change', () => showPlaceholders(prefix));
+	kind.addEventListener('change', () => {
+		for (const shown of prefix === 'main' ? ['main', ...ROLES] : [prefix])
+			showPlaceholders(shown);
+	});
 }
 
-/** Shows the chosen provider's defaults as placeholders. */
+/** Shows the chosen provider's defaults as placeholders (a role without one: the main provider's). */
 function showPlaceholders(prefix) {
-	const kind = document.getElementById(`${prefix}-kind`).value;
+	const kind = document.getElementById(`${prefix}-kind`).value || document.getElementById('main-kind').value;
 	document.getElementById(`${prefix}-base_url`).placeholder = PLACEHOLDERS[kind].base_url;
 	document.getElementById(`${prefix}-model`).placeholder = PLACEHOLDERS[kind].model;
 }
@@ -52,7 +57,7 @@ function readProviderFields(prefix) {
 
 /** Shows a provider in its fieldset. */
 function showProvider(prefix, provider) {
-	document.getElementById(`${prefix}-kind`).value = provider?.kind ?? 'openai';
+	document.getElementById(`${prefix}-kind`).value = provider?.kind ?? (prefix === 'main' ? 'openai' : '');
 	document.getElementById(`${prefix}-base_url`).value = provider?.base_url ?? '';
 	document.getElementById(`${prefix}-api_key`).value = provider?.api_key ?? '';
 	document.getElementById(`${prefix}-model`).value = provider?.model ?? '';

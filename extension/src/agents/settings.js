@@ -44,7 +44,7 @@ const LIMIT_BOUNDS = Object.freeze({
 /**
  * @typedef {object} AgentSettings
  * @property {ProviderSettings|null} provider the model for every role without its own
- * @property {Record<string, ProviderSettings|null>} roles a model per role (optional)
+ * @property {Record<string, ProviderSettings|null>} roles a model per role (optional; its kind may be missing)
  * @property {typeof DEFAULT_LIMITS} limits
  * @property {string[]} allowed_domains empty: anywhere; a ceiling a run_task call can only narrow
  * @property {boolean} vision send a viewport screenshot to the navigator
@@ -52,15 +52,18 @@ const LIMIT_BOUNDS = Object.freeze({
  */
 
 /**
- * Reads a provider entry, or null when it is missing or incomplete.
+ * Reads a provider entry, or null when it is missing or incomplete. A
+ * role's entry may leave its kind out (the main provider's is meant).
  * @param {unknown} value
+ * @param {boolean} [kindOptional]
  * @returns {ProviderSettings|null}
  */
-function readProvider(value) {
+function readProvider(value, kindOptional = false) {
 	if (value === null || typeof value !== 'object')
 		return null;
-	const kind = value.kind;
-	if (!['openai', 'anthropic', 'gemini'].includes(kind) || typeof value.model !== 'string' || value.model === '')
+	const kind = kindOptional && (value.kind === undefined || value.kind === '') ? undefined : value.kind;
+	if ((kind !== undefined && !['openai', 'anthropic', 'gemini'].includes(kind)) || (kind === undefined && !kindOptional) ||
+	    typeof value.model !== 'string' || value.model === '')
 		return null;
 	return {
 		kind,
@@ -101,7 +104,7 @@ export function normaliseSettings(stored) {
 	const value = stored !== null && typeof stored === 'object' ? stored : {};
 	const roles = {};
 	for (const role of ROLES)
-		roles[role] = readProvider(value.roles?.[role]);
+		roles[role] = readProvider(value.roles?.[role], true);
 	const limits = { ...DEFAULT_LIMITS };
 	for (const [name, [low, high]] of Object.entries(LIMIT_BOUNDS)) {
 		const wanted = value.limits?.[name];
@@ -129,6 +132,24 @@ export async function loadSettings(storage) {
 }
 
 /**
+ * A role's own model completed from the main provider: the main kind when
+ * the role names none, and, when the role calls the same kind of API at the
+ * same address (its base URL empty or the main one), the main base URL and
+ * key where its own are empty. The main key goes nowhere else.
+ * @param {ProviderSettings} own the role's entry
+ * @param {ProviderSettings|null} main
+ * @returns {ProviderSettings|null} null when the role names no kind and there is no main provider
+ */
+export function roleProvider(own, main) {
+	const kind = own.kind ?? main?.kind;
+	if (kind === undefined)
+		return null;
+	if (main === null || kind !== main.kind || (own.base_url !== undefined && own.base_url !== main.base_url))
+		return { ...own, kind };
+	return { kind, base_url: main.base_url, api_key: own.api_key !== '' ? own.api_key : main.api_key, model: own.model };
+}
+
+/**
  * The model settings each role uses.
  * @param {AgentSettings} settings
  * @param {string} optionsUrl the options page, named in the error
@@ -138,7 +159,8 @@ export async function loadSettings(storage) {
 export function roleModels(settings, optionsUrl) {
 	const models = {};
 	for (const role of ROLES) {
-		const model = settings.roles[role] ?? settings.provider;
+		const own = settings.roles[role];
+		const model = own === null ? settings.provider : roleProvider(own, settings.provider);
 		if (model === null)
 			throw new BridgeError(ErrorCode.PROVIDER_NOT_CONFIGURED,
 			    `run_task needs a language model, and none is set up for the ${role}. ` +
