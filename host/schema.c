@@ -2,6 +2,12 @@
  * A small JSON Schema checker for tool arguments. Causes are written for
  * the model that sent the call: they name the argument by its path
  * ("options.button", "values[2]") and say in words what it must be.
+ *
+ * The subset is the one common function-calling formats accept (Gemini's
+ * function declarations take an OpenAPI subset): one type name per
+ * "type" (several are an "anyOf"), string enums, additionalProperties
+ * only as true or false (converters for Gemini drop it), and no "const",
+ * "examples", "oneOf", "allOf", "not" or "$ref".
  */
 #include "schema.h"
 
@@ -22,8 +28,8 @@ struct schema_text {
 
 static const char *schema_keywords[] = {
 	"type", "properties", "required", "additionalProperties", "enum",
-	"const", "minimum", "maximum", "minLength", "maxLength", "items",
-	"minItems", "maxItems", "description", "default", "title", "examples",
+	"anyOf", "minimum", "maximum", "minLength", "maxLength", "items",
+	"minItems", "maxItems", "description", "default", "title",
 	NULL
 };
 
@@ -190,11 +196,19 @@ schema_expectation(const json_t *schema, bool article)
 	struct schema_text	 text = { NULL, 0, 0 };
 	const json_t		*type, *value, *item;
 	const char		*name;
+	char			*branch;
 	size_t			 i, n;
 	bool			 numeric = false, string = false, array = false;
 
-	if ((value = json_object_get(schema, "const")) != NULL) {
-		schema_text_add_json(&text, value);
+	if ((value = json_object_get(schema, "anyOf")) != NULL) {
+		n = json_array_size(value);
+		json_array_foreach(value, i, item) {
+			if (i != 0)
+				schema_text_add(&text, i + 1 == n ? " or " : ", ");
+			branch = schema_expectation(item, article);
+			schema_text_add(&text, "%s", branch);
+			free(branch);
+		}
 		return schema_text_take(&text);
 	}
 	if ((value = json_object_get(schema, "enum")) != NULL) {
@@ -220,19 +234,6 @@ schema_expectation(const json_t *schema, bool article)
 		    strcmp(name, "number") == 0;
 		string = strcmp(name, "string") == 0;
 		array = strcmp(name, "array") == 0;
-	} else if (json_is_array(type)) {
-		n = json_array_size(type);
-		json_array_foreach(type, i, item) {
-			if (i != 0)
-				schema_text_add(&text, i + 1 == n ? " or " : ", ");
-			if ((name = json_string_value(item)) == NULL)
-				name = "?";
-			schema_text_add(&text, "%s",
-			    schema_type_words(name, article));
-			if (strcmp(name, "integer") == 0 ||
-			    strcmp(name, "number") == 0)
-				numeric = true;
-		}
 	} else {
 		schema_text_add(&text, article ? "a value" : "value");
 		numeric = true;
@@ -292,20 +293,39 @@ schema_type_matches(const char *type, const json_t *instance)
 static bool
 schema_type_ok(const json_t *schema, const json_t *instance)
 {
-	const json_t	*type, *item;
-	size_t		 i;
+	const json_t	*type;
 
 	type = json_object_get(schema, "type");
-	if (type == NULL)
-		return true;
-	if (json_is_string(type))
-		return schema_type_matches(json_string_value(type), instance);
-	json_array_foreach(type, i, item) {
-		if (json_is_string(item) &&
-		    schema_type_matches(json_string_value(item), instance))
-			return true;
+	return type == NULL ||
+	    schema_type_matches(json_string_value(type), instance);
+}
+
+/*
+ * Validates instance against the branches of an "anyOf": valid when one
+ * fits. Otherwise the cause is the one branch of the instance's type has
+ * (it says more, such as which key is wrong), or else what they accept.
+ */
+static int
+schema_validate_any_of(const json_t *schema, const json_t *branches,
+    const json_t *instance, const char *path, char **cause)
+{
+	const json_t	*branch, *typed = NULL;
+	char		*why;
+	size_t		 i, matching = 0;
+
+	json_array_foreach(branches, i, branch) {
+		if (schema_validate_at(branch, instance, path, &why) == 0)
+			return 0;
+		free(why);
+		if (json_object_get(branch, "type") != NULL &&
+		    schema_type_ok(branch, instance)) {
+			typed = branch;
+			matching++;
+		}
 	}
-	return false;
+	if (matching == 1)
+		return schema_validate_at(typed, instance, path, cause);
+	return schema_fail_expect(schema, path, cause);
 }
 
 /* Compares two JSON numbers: <0, 0 or >0. */
@@ -392,14 +412,6 @@ schema_validate_object(const json_t *schema, const json_t *instance,
 		if (additional == NULL || json_is_true(additional))
 			continue;
 		child = schema_path_key(path, key);
-		if (json_is_object(additional)) {
-			error = schema_validate_at(additional, value, child,
-			    cause);
-			free(child);
-			if (error != 0)
-				return -1;
-			continue;
-		}
 		if (json_object_size(properties) == 0) {
 			if (path == NULL) {
 				*cause = xasprintf("unknown argument \"%s\"; "
@@ -460,9 +472,9 @@ schema_validate_at(const json_t *schema, const json_t *instance,
 	bool		 found;
 	int		 error;
 
-	if ((value = json_object_get(schema, "const")) != NULL &&
-	    !json_equal(value, instance))
-		return schema_fail_expect(schema, path, cause);
+	if ((value = json_object_get(schema, "anyOf")) != NULL &&
+	    schema_validate_any_of(schema, value, instance, path, cause) != 0)
+		return -1;
 	if ((value = json_object_get(schema, "enum")) != NULL) {
 		found = false;
 		json_array_foreach(value, i, item) {
@@ -561,29 +573,36 @@ schema_in_list(const char **list, const char *name)
 	return false;
 }
 
-/* Checks the "type" keyword. */
+/* Checks the "type" keyword: one type name. */
 static int
 schema_check_type(const json_t *type, const char *path, char **cause)
 {
-	const json_t	*item;
+	if (json_is_array(type))
+		return schema_check_fail(path, cause, "\"type\" must be one "
+		    "type name: write several as \"anyOf\" (function-calling "
+		    "formats such as Gemini's take no type lists)");
+	if (!json_is_string(type))
+		return schema_check_fail(path, cause,
+		    "\"type\" must be a type name");
+	if (!schema_in_list(schema_type_names, json_string_value(type)))
+		return schema_check_fail(path, cause,
+		    "unknown type \"%s\"", json_string_value(type));
+	return 0;
+}
+
+/* Checks the "anyOf" keyword: a non-empty list of schemas. */
+static int
+schema_check_any_of(const json_t *branches, const char *path, char **cause)
+{
+	const json_t	*branch;
 	size_t		 i;
 
-	if (json_is_string(type)) {
-		if (!schema_in_list(schema_type_names, json_string_value(type)))
-			return schema_check_fail(path, cause,
-			    "unknown type \"%s\"", json_string_value(type));
-		return 0;
-	}
-	if (!json_is_array(type) || json_array_size(type) == 0)
+	if (!json_is_array(branches) || json_array_size(branches) == 0)
 		return schema_check_fail(path, cause,
-		    "\"type\" must be a type name or a list of them");
-	json_array_foreach(type, i, item) {
-		if (!json_is_string(item))
-			return schema_check_fail(path, cause,
-			    "\"type\" must be a type name or a list of them");
-		if (!schema_in_list(schema_type_names, json_string_value(item)))
-			return schema_check_fail(path, cause,
-			    "unknown type \"%s\"", json_string_value(item));
+		    "\"anyOf\" must be a non-empty list of schemas");
+	json_array_foreach(branches, i, branch) {
+		if (schema_check_at(branch, path, cause) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -646,17 +665,9 @@ schema_check_object(const json_t *schema, const char *path, char **cause)
 	}
 
 	additional = json_object_get(schema, "additionalProperties");
-	if (additional != NULL && !json_is_boolean(additional)) {
-		if (!json_is_object(additional))
-			return schema_check_fail(path, cause,
-			    "\"additionalProperties\" must be a boolean or "
-			    "a schema");
-		child = schema_path_key(path, "*");
-		error = schema_check_at(additional, child, cause);
-		free(child);
-		if (error != 0)
-			return -1;
-	}
+	if (additional != NULL && !json_is_boolean(additional))
+		return schema_check_fail(path, cause,
+		    "\"additionalProperties\" must be true or false");
 	return 0;
 }
 
@@ -681,12 +692,20 @@ schema_check_at(const json_t *schema, const char *path, char **cause)
 	if ((value = json_object_get(schema, "type")) != NULL &&
 	    schema_check_type(value, path, cause) != 0)
 		return -1;
+	if ((value = json_object_get(schema, "anyOf")) != NULL &&
+	    schema_check_any_of(value, path, cause) != 0)
+		return -1;
 
 	value = json_object_get(schema, "enum");
 	if (value != NULL &&
 	    (!json_is_array(value) || json_array_size(value) == 0))
 		return schema_check_fail(path, cause,
 		    "\"enum\" must be a non-empty list");
+	json_array_foreach(value, i, item) {
+		if (!json_is_string(item))
+			return schema_check_fail(path, cause,
+			    "\"enum\" must list strings");
+	}
 
 	low = json_object_get(schema, "minimum");
 	high = json_object_get(schema, "maximum");
@@ -713,11 +732,6 @@ schema_check_at(const json_t *schema, const char *path, char **cause)
 			return schema_check_fail(path, cause,
 			    "\"%s\" must be a string", key);
 	}
-	value = json_object_get(schema, "examples");
-	if (value != NULL && !json_is_array(value))
-		return schema_check_fail(path, cause,
-		    "\"examples\" must be a list");
-
 	value = json_object_get(schema, "items");
 	if (value != NULL) {
 		child = xasprintf("%s[]", path != NULL ? path : "");

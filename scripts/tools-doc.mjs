@@ -84,12 +84,11 @@ function code(value) {
 
 /** @param {object} schema @returns {string} the Type column */
 function type(schema) {
-	if ('const' in schema)
-		return code(schema.const);
 	if ('enum' in schema)
 		return schema.enum.map(code).join(', ');
-	let text = typeof schema.type === 'string' ? schema.type :
-	    Array.isArray(schema.type) ? schema.type.join(' or ') : 'any';
+	if ('anyOf' in schema)
+		return schema.anyOf.map(type).join(' or ');
+	let text = schema.type ?? 'any';
 	if (schema.items !== undefined)
 		text += ' of ' + type(schema.items);
 	const low = schema.minimum, high = schema.maximum;

@@ -556,7 +556,9 @@ START_TEST(test_arguments_valid_calls_pass)
 	    "\"y\":4},\"button\":\"right\",\"click_count\":2,"
 	    "\"modifiers\":[\"Control\"],\"include_state\":true}");
 	expect_arguments_ok("type_value", "{\"ref\":\"e12\",\"text\":"
-	    "\"hi{Enter}\",\"clear\":true}");
+	    "\"hi{Enter}\",\"append\":true}");
+	expect_arguments_ok("fill_form", "{\"fields\":[{\"ref\":\"e1\","
+	    "\"value\":\"Ada\"},{\"ref\":\"e2\",\"value\":true}]}");
 	expect_arguments_ok("wait_for", "{\"selector\":\"#x\",\"state\":"
 	    "\"detached\",\"timeout_ms\":100}");
 	expect_arguments_ok("evaluate_script", "{\"expression\":\"(a) => a\","
@@ -565,6 +567,14 @@ START_TEST(test_arguments_valid_calls_pass)
 	    "\"error\"],\"max\":1000,\"since_last_call\":true}");
 	expect_arguments_ok("run_task", "{\"task\":\"find the cheapest "
 	    "flight\",\"max_steps\":100}");
+}
+END_TEST
+
+START_TEST(test_arguments_any_of_names_each_type)
+{
+	expect_argument_cause("fill_form", "{\"fields\":[{\"ref\":\"e1\","
+	    "\"value\":3}]}",
+	    "argument \"fields[0].value\" must be a string or a boolean");
 }
 END_TEST
 
@@ -807,6 +817,7 @@ tools_suite(void)
 	tcase_add_test(tc, test_arguments_null_is_empty_object);
 	tcase_add_test(tc, test_arguments_must_be_object);
 	tcase_add_test(tc, test_arguments_valid_calls_pass);
+	tcase_add_test(tc, test_arguments_any_of_names_each_type);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("listing");

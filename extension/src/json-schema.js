@@ -1,6 +1,6 @@
 /**
  * Checks a value against a JSON schema of the subset the catalogue and the
- * agents' role outputs use: type (one or a list), enum, const, minimum,
+ * agents' role outputs use: type (one name), anyOf, enum, minimum,
  * maximum, minLength, maxLength, minItems, maxItems, items, properties,
  * required, additionalProperties. The host checks MCP calls with the same
  * subset (host/schema.c); the agents check their models' actions with this.
@@ -26,6 +26,34 @@ function hasType(value, type) {
 }
 
 /**
+ * A type's name with its article: "an integer", "a string", "null".
+ * @param {string} type
+ */
+function typeWords(type) {
+	return type === 'null' ? 'null' : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/**
+ * What an anyOf's value fails, when no branch fits: the one branch of the
+ * value's type says more (which key is wrong), else the types they take.
+ * @param {object[]} branches
+ * @param {unknown} value
+ * @param {string} path
+ * @returns {string|null}
+ */
+function anyOfError(branches, value, path) {
+	const errors = branches.map(branch => schemaError(branch, value, path));
+	if (errors.includes(null))
+		return null;
+	const typed = branches.map((branch, i) => [branch, errors[i]])
+	    .filter(([branch]) => branch.type !== undefined && hasType(value, branch.type));
+	if (typed.length === 1)
+		return typed[0][1];
+	const types = branches.map(branch => branch.type === undefined ? 'a value' : typeWords(branch.type));
+	return `${path} must be ${types.slice(0, -1).join(', ')}${types.length > 1 ? ' or ' : ''}${types.at(-1)}`;
+}
+
+/**
  * Says what is wrong with a value, or null when it fits the schema.
  * @param {object} schema
  * @param {unknown} value
@@ -33,15 +61,15 @@ function hasType(value, type) {
  * @returns {string|null}
  */
 export function schemaError(schema, value, path) {
+	if (schema.anyOf !== undefined) {
+		const wrong = anyOfError(schema.anyOf, value, path);
+		if (wrong !== null)
+			return wrong;
+	}
 	if (schema.enum !== undefined && !schema.enum.some(item => item === value))
 		return `${path} must be one of ${schema.enum.map(item => JSON.stringify(item)).join(', ')}`;
-	if (schema.const !== undefined && value !== schema.const)
-		return `${path} must be ${JSON.stringify(schema.const)}`;
-	if (schema.type !== undefined) {
-		const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-		if (!types.some(type => hasType(value, type)))
-			return `${path} must be ${types.map(type => /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`).join(' or ')}`;
-	}
+	if (schema.type !== undefined && !hasType(value, schema.type))
+		return `${path} must be ${typeWords(schema.type)}`;
 	if (typeof value === 'number') {
 		if (schema.minimum !== undefined && value < schema.minimum)
 			return `${path} must be at least ${schema.minimum}`;
