@@ -18,6 +18,8 @@
 		'menuitemcheckbox', 'menuitemradio', 'option', 'combobox', 'textbox',
 		'searchbox', 'slider', 'spinbutton', 'treeitem',
 	]);
+	/** Longest name of what covers an element. */
+	const COVER_NAME_MAX = 40;
 	/** Input types that take typed text. */
 	const TEXT_INPUT_TYPES = new Set([
 		'text', 'email', 'password', 'search', 'tel', 'url', 'number', '',
@@ -223,6 +225,33 @@
 		return out;
 	}
 
+	/**
+	 * What covers an element, for states and errors: the nearest dialog or
+	 * element with an accessible name (aria-label, aria-labelledby) at or
+	 * around the topmost element at its point, but not around the element
+	 * itself, by that name ("Cookie banner", dialog "Sign in"); else the
+	 * topmost element by tag, id and text.
+	 */
+	function coverLabel(hit, element) {
+		if (hit === null || hit === undefined)
+			return 'another element';
+		for (let n = hit; n !== null && !n.contains(element); n = n.parentElement) {
+			const dialog = n.matches('dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]');
+			const labelledBy = n.getAttribute('aria-labelledby');
+			let name = clean(labelledBy ? textOfIds(n, labelledBy) : '', COVER_NAME_MAX) ||
+			    clean(n.getAttribute('aria-label'), COVER_NAME_MAX);
+			if (name === '' && dialog)
+				name = clean(n.querySelector('h1, h2, h3, [role="heading"]')?.textContent ?? n.textContent, COVER_NAME_MAX);
+			if (name !== '')
+				return dialog ? `dialog ${JSON.stringify(name)}` : JSON.stringify(name);
+			if (dialog)
+				return 'dialog';
+		}
+		const text = clean(hit.textContent, COVER_NAME_MAX);
+		const kind = `${hit.tagName.toLowerCase()}${hit.id ? `#${hit.id}` : ''}`;
+		return text !== '' ? `${kind} ${JSON.stringify(text)}` : kind;
+	}
+
 	/** Role and name of an element, for messages. */
 	function info(element) {
 		const style = getComputedStyle(element);
@@ -243,5 +272,5 @@
 		return out;
 	}
 
-	parts.labels = { TEXT_INPUT_TYPES, nameOf, roleOf, detailsOf, info, stateOf };
+	parts.labels = { TEXT_INPUT_TYPES, nameOf, roleOf, detailsOf, info, stateOf, coverLabel };
 })(globalThis.__browserBridgePageParts ??= {});

@@ -9,9 +9,9 @@
 	if (parts.pointer !== undefined)
 		return;
 
-	const { describe, fail } = parts.text;
+	const { fail } = parts.text;
 	const { elementById } = parts.refs;
-	const { info, stateOf } = parts.labels;
+	const { info, stateOf, coverLabel } = parts.labels;
 	const { isInert, isRendered, whyHidden, hitTest, shownRect, bringIntoView, box } = parts.visibility;
 
 	/** Checks an element can take a click; returns the point or an error. */
@@ -33,7 +33,7 @@
 		if (!hit.inView)
 			return { ...fail('NOT_INTERACTABLE', 'it cannot be scrolled into view'), info: about };
 		if (hit.coveredBy !== undefined)
-			return { ...fail('NOT_INTERACTABLE', `it is covered by ${describe(hit.coveredBy)}`), info: about, coveredBy: describe(hit.coveredBy) };
+			return { ...fail('NOT_INTERACTABLE', `it is covered by ${coverLabel(hit.coveredBy, element)}`), info: about };
 		return {
 			x: hit.x, y: hit.y, scrolled, info: about, rect: box(rect), state: stateOf(element),
 			visible: document.visibilityState === 'visible',

@@ -15,7 +15,7 @@
 	const { localIdOf } = parts.refs;
 	const { shadowRootOf } = parts.tree;
 	const { trackerRuns, listListeners, hasClickListener, hasHoverListener } = parts.clickTracker;
-	const { nameOf, roleOf, detailsOf } = parts.labels;
+	const { nameOf, roleOf, detailsOf, coverLabel } = parts.labels;
 	const { isInert, isRendered, hitTest, clippedSide, box } = parts.visibility;
 	const { isFrame, frameIndexOf, ownFrameIndex, contentBox } = parts.frames;
 
@@ -116,7 +116,7 @@
 					};
 					const hit = hitTest(element, shown);
 					if (hit.inView && hit.coveredBy !== undefined)
-						coveredBy = coverLabel(hit.coveredBy);
+						coveredBy = coverLabel(hit.coveredBy, element);
 				}
 				if (keep) {
 					const item = { id: localIdOf(element), role, name: nameOf(element, role), rect: box(rect) };
@@ -292,22 +292,6 @@
 		const label = element.getAttribute('aria-label') ?? element.title ?? '';
 		const heading = element.querySelector('h1, h2, h3, h4, h5, h6, [role="heading"]')?.textContent ?? '';
 		return clean(label || heading || (element.id ? `#${element.id}` : ''), NAME_MAX);
-	}
-
-	/**
-	 * What covers an element, as the state names it: the dialog (or the
-	 * element) in front, by its label or heading, e.g. 'dialog "Cookies"'.
-	 */
-	function coverLabel(hit) {
-		if (hit === null || hit === undefined)
-			return 'another element';
-		const cover = hit.closest('dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]') ?? hit;
-		const heading = cover.querySelector('h1, h2, h3, [role="heading"]');
-		const name = (cover.getAttribute('aria-label') ?? heading?.textContent ?? cover.textContent ?? '')
-		    .trim().replace(/\s+/g, ' ');
-		const kind = cover !== hit || cover.tagName === 'DIALOG' ? 'dialog' :
-		    `${cover.tagName.toLowerCase()}${cover.id ? `#${cover.id}` : ''}`;
-		return name !== '' ? `${kind} ${JSON.stringify(name.length > 40 ? `${name.slice(0, 39)}…` : name)}` : kind;
 	}
 
 	parts.snapshot = { snapshot };

@@ -138,9 +138,34 @@ test('a click is refused on a covered element, naming what covers it', () => {
 	document.body.append(banner);
 	const answer = api.prepareClick(id);
 	assert.equal(answer.error.code, 'NOT_INTERACTABLE');
-	assert.match(answer.error.message, /covered by <div\.cookie-banner> "We use cookies"/);
+	assert.equal(answer.error.message, 'it is covered by div "We use cookies"');
 	banner.remove();
 	assert.equal(api.prepareClick(id).error, undefined);
+});
+
+test('a cover with an accessible name is named by it, even where a child of it is in front', () => {
+	const { document, api } = pageWith('<button id="pay" data-box="0 0 80 20">Pay</button>' +
+	    '<section id="main" aria-label="Checkout"><button id="buy" data-box="100 0 80 20">Buy</button></section>');
+	const ids = Object.fromEntries(api.snapshot().items.map(item => [item.name, item.id]));
+	const banner = document.createElement('div');
+	banner.id = 'consent';
+	banner.setAttribute('aria-label', 'Cookie banner');
+	banner.innerHTML = '<p data-box="0 0 400 100">We use cookies</p>';
+	document.body.append(banner);
+	assert.equal(api.prepareClick(ids.Pay).error.message, 'it is covered by "Cookie banner"');
+	assert.equal(api.snapshot().items.find(item => item.name === 'Pay').covered_by, '"Cookie banner"');
+	banner.remove();
+	/* What is in front inside the element's own named section is not named by the section. */
+	const overlay = document.createElement('span');
+	overlay.id = 'spinner';
+	overlay.setAttribute('data-box', '100 0 80 20');
+	document.getElementById('main').append(overlay);
+	assert.equal(api.prepareClick(ids.Buy).error.message, 'it is covered by span#spinner');
+	const dialog = document.createElement('div');
+	dialog.setAttribute('role', 'dialog');
+	dialog.innerHTML = '<h2>Sign in</h2><p data-box="0 0 400 100">Your email</p>';
+	document.body.append(dialog);
+	assert.equal(api.prepareClick(ids.Pay).error.message, 'it is covered by dialog "Sign in"');
 });
 
 test('a synthetic click reaches the element\'s listeners', () => {

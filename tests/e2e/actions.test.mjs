@@ -250,11 +250,23 @@ describe('clicking', () => {
 		await b.ok('click_element', { ref: s.ref('button', 'Show overlay') });
 		const error = await b.fails('click_element', { ref: counter });
 		assert.equal(error.code, 'NOT_INTERACTABLE');
-		assert.match(error.message, /it is covered by <div#overlay\.on>/);
+		assert.match(error.message, /it is covered by div#overlay\./);
 		assert.match(error.message, /Close or dismiss/);
 		assert.equal(await b.evaluate(url, 'document.getElementById("counter").textContent'), 'Count 0');
 		const after = await b.state();
 		assert.equal(after.find('button', 'Count 0').covered_by, 'div#overlay', 'the state says what covers it');
+	});
+
+	test('a cover with an accessible name is named by it, in the error and in the state', async () => {
+		const { url } = await b.open('form.html');
+		const s = await b.state();
+		await b.evaluate(url, 'document.getElementById("cookie-banner").className = "on"');
+		const error = await b.fails('click_element', { ref: s.ref('button', 'Count 0') });
+		assert.equal(error.code, 'NOT_INTERACTABLE');
+		assert.match(error.message, /: it is covered by "Cookie banner"\. Close or dismiss/);
+		const after = await b.state();
+		assert.equal(after.find('button', 'Count 0').covered_by, '"Cookie banner"');
+		assert.match(after.text, /button "Count 0" covered by "Cookie banner"$/m);
 	});
 
 	test('a button hidden after the state was read is NOT_INTERACTABLE naming why', async () => {
