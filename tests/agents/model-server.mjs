@@ -7,7 +7,8 @@
 //
 // Usage: node tests/agents/model-server.mjs --scenario FILE [--port N]
 // Prints "listening on http://127.0.0.1:PORT" as its first line.
-// GET /log answers the requests so far: [{n, time, done, api, role, status}].
+// GET /log answers the requests so far: [{n, time, done, api, role, status,
+// model, key}] (key: the API key the request carried, or null).
 
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -203,7 +204,8 @@ export function startModelServer(scenario, port = 0) {
 		const chunks = [];
 		req.on('data', chunk => chunks.push(chunk));
 		req.on('end', async () => {
-			entry = { n: log.length + 1, time: Date.now(), done: null, api, role: null, status: 0 };
+			const key = api === 'openai' ? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] : req.headers['x-api-key'];
+			entry = { n: log.length + 1, time: Date.now(), done: null, api, role: null, status: 0, model: null, key: key ?? null };
 			log.push(entry);
 			const fault = faults.get(entry.n) ?? {};
 			let body;
@@ -216,6 +218,7 @@ export function startModelServer(scenario, port = 0) {
 			}
 			const { role, prompt, tools } = readRequest(api, body);
 			entry.role = role ?? null;
+			entry.model = typeof body.model === 'string' ? body.model : null;
 			if (fault.delay_ms !== undefined) {
 				await new Promise(resolve => setTimeout(resolve, fault.delay_ms));
 				if (res.destroyed || req.socket.destroyed)

@@ -90,17 +90,18 @@ export async function openOptions(bridge) {
 	const run = expression => evaluateIn(bridge.cdp, sessionId, expression);
 	await until(() => run(`document.readyState === 'complete' && document.getElementById('agents').dataset.ready === 'true'`),
 	    { what: 'the options page to load and show the saved settings' });
-	// Reads back what a person sees in a field, by label.
-	const control = label => `(() => {
-		const label = [...document.querySelectorAll('label')].find(l => l.offsetParent !== null && l.textContent.trim().startsWith(${JSON.stringify(label)}));
+	// Reads back what a person sees in a field, by label (the first one, or
+	// the one inside the element a selector names).
+	const control = (label, within = 'body') => `(() => {
+		const label = [...document.querySelector(${JSON.stringify(within)}).querySelectorAll('label')].find(l => l.offsetParent !== null && l.textContent.trim().startsWith(${JSON.stringify(label)}));
 		if (!label || !label.control) throw new Error('no visible field labelled ' + ${JSON.stringify(label)});
 		return label.control;
 	})()`;
 	return {
 		// Types into (or chooses in, or ticks) the field a label names.
-		async fill(label, value) {
+		async fill(label, value, within = 'body') {
 			await run(`(() => {
-				const field = ${control(label)};
+				const field = ${control(label, within)};
 				field.focus();
 				if (field.type === 'checkbox') field.checked = ${JSON.stringify(value)} === true;
 				else field.value = ${JSON.stringify(String(value))};
@@ -108,7 +109,9 @@ export async function openOptions(bridge) {
 				field.dispatchEvent(new Event('change', { bubbles: true }));
 			})()`);
 		},
-		value: label => run(`${control(label)}.value`),
+		value: (label, within = 'body') => run(`${control(label, within)}.value`),
+		// Opens the part of the page a summary names.
+		expand: summary => run(`[...document.querySelectorAll('summary')].find(s => s.textContent.trim() === ${JSON.stringify(summary)}).parentElement.open = true`),
 		// Presses a button by its text; resolves to the status line once it
 		// says how things went (not "Testing…").
 		async press(name) {

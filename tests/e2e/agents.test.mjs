@@ -65,6 +65,36 @@ describe('run_task', () => {
 		assert.equal(log.length, 1);
 	});
 
+	// Sets the navigator's own model on the options page ('' for none).
+	async function setNavigatorModel(name) {
+		const page = await openOptions(b);
+		try {
+			await page.expand('A different model per role (optional)');
+			assert.equal(await page.value('Provider', '#provider-navigator'), '', 'a role\'s provider is the main one by default');
+			await page.fill('Model', name, '#provider-navigator');
+			assert.match(await page.press('Save'), /^Saved\./);
+		} finally {
+			await page.close();
+		}
+	}
+
+	test('a role given only a model on the options page calls the main address with the main key', async () => {
+		await useScenario({ steps: [] });
+		await setNavigatorModel('small-navigator');
+		try {
+			await runTask({ task: 'Report what the page says.', start_url: b.page('index.html') });
+		} finally {
+			await setNavigatorModel('');
+		}
+		const log = await model.log();
+		const navigator = log.filter(entry => entry.role === 'navigator');
+		assert.ok(navigator.length > 0, 'the navigator was asked');
+		for (const entry of navigator)
+			assert.deepEqual([entry.api, entry.model, entry.key], ['openai', 'small-navigator', API_KEY]);
+		const planner = log.find(entry => entry.role === 'planner');
+		assert.deepEqual([planner.model, planner.key], ['scripted', API_KEY]);
+	});
+
 	test('a multi-page task completes with the right answer, progress in order, in a tab group', async () => {
 		await useScenario({ steps: SHOP_ORDER_STEPS });
 		const r = await runTask({ task: 'Order one blue mug for Ada Lovelace, shipping to Canada, and report the order number.',
