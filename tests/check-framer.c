@@ -298,6 +298,34 @@ START_TEST(test_framer_refuses_a_trailer_over_the_head_limit)
 }
 END_TEST
 
+START_TEST(test_framer_counts_requests_passed_whole)
+{
+	static const char	text[] = "GET /a HTTP/1.1\r\n\r\n"
+	    "POST /b HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"
+	    "POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "1\r\nx\r\n0\r\n\r\n"
+	    "POST /d HTTP/1.1\r\nContent-Length: 3\r\n\r\nab";
+	struct feed		f;
+
+	feed_open(&f);
+	ck_assert_uint_eq(http_framer_whole(f.framer), 0);
+	ck_assert_int_eq(feed_text(&f, text, sizeof text - 1),
+	    HTTP_FRAMER_MORE);
+	/* The last body lacks a byte: its request is not whole yet. */
+	ck_assert_uint_eq(http_framer_whole(f.framer), 3);
+	ck_assert_int_eq(feed_text(&f, "c", 1), HTTP_FRAMER_MORE);
+	ck_assert_uint_eq(http_framer_whole(f.framer), 4);
+	/* A head held for judging is no request passed. */
+	ck_assert_int_eq(http_framer_feed(f.framer, f.src, f.dst),
+	    HTTP_FRAMER_MORE);
+	evbuffer_add(f.src, "GET / HTTP/1.1\r\n\r\n", 18);
+	ck_assert_int_eq(http_framer_feed(f.framer, f.src, f.dst),
+	    HTTP_FRAMER_HEAD);
+	ck_assert_uint_eq(http_framer_whole(f.framer), 4);
+	feed_close(&f);
+}
+END_TEST
+
 /* Builds the suite. */
 static Suite *
 framer_suite(void)
@@ -311,6 +339,7 @@ framer_suite(void)
 	tcase_add_test(tc, test_framer_names_broken_requests);
 	tcase_add_test(tc, test_framer_refuses_a_head_over_the_limit_before_its_end);
 	tcase_add_test(tc, test_framer_refuses_a_trailer_over_the_head_limit);
+	tcase_add_test(tc, test_framer_counts_requests_passed_whole);
 	suite_add_tcase(suite, tc);
 	return suite;
 }
