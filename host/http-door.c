@@ -50,7 +50,7 @@ struct http_door_conn {
 	bool				 closing;	/* refused: drop input */
 	size_t				 dropped;	/* bytes since */
 	uint64_t			 answered;	/* replies written */
-	bool				 holding;	/* held waits for them */
+	bool				 holding;	/* held waits */
 	struct http_door_refusal	 held;
 	TAILQ_ENTRY(http_door_conn)	 entry;
 };
@@ -503,11 +503,11 @@ http_door_connection(struct event_base *base, void *arg)
 void
 http_door_track(struct http_door *door, struct evhttp_request *req)
 {
-	struct evhttp_connection	*evcon = evhttp_request_get_connection(req);
+	struct evhttp_connection	*evcon;
 	struct bufferevent		*filter;
 	struct http_door_conn		*conn;
 
-	if (evcon == NULL)
+	if ((evcon = evhttp_request_get_connection(req)) == NULL)
 		return;
 	filter = evhttp_connection_get_bufferevent(evcon);
 	TAILQ_FOREACH(conn, &door->conns, entry) {

@@ -339,7 +339,7 @@ START_TEST(test_door_refuses_a_slow_body_without_waiting_for_its_reply)
 	struct door_test	 test;
 	struct door_client	*client;
 
-	/* The request whose body is cut is owed no reply: its 408 waits for none. */
+	/* The cut request is owed no reply: its 408 waits for none. */
 	door_test_start(&test, 16);
 	client = door_client_connect(&test);
 	door_client_send(client, DOOR_GET("/a") "POST /b HTTP/1.1\r\n"
