@@ -49,6 +49,9 @@ struct http_door_conn {
 	bool				 sending;	/* the door flushes */
 	bool				 closing;	/* refused: drop input */
 	size_t				 dropped;	/* bytes since */
+	uint64_t			 answered;	/* replies written */
+	bool				 holding;	/* held waits */
+	struct http_door_refusal	 held;
 	TAILQ_ENTRY(http_door_conn)	 entry;
 };
 
@@ -123,7 +126,11 @@ http_door_answer(struct http_door_conn *conn,
 	conn->closing = true;
 	http_door_wait_for(conn, HTTP_DOOR_WAIT_LINGER, HTTP_DOOR_LINGER_MS);
 	if (evbuffer_get_length(bufferevent_get_output(conn->filter)) > 0) {
-		/* A reply of evhttp's is being written: no room for ours. */
+		/*
+		 * Every reply is written (http_door_refuse waits for them),
+		 * but evhttp writes what answers no request (a 100 Continue):
+		 * no room for ours.
+		 */
 		http_door_hang_up(conn);
 		return;
 	}
@@ -150,13 +157,42 @@ http_door_answer(struct http_door_conn *conn,
 	conn->flushed = evbuffer_add_cb(out, http_door_flushed, conn);
 }
 
-/* Refuses a connection, once: see http_door_answer. */
+/*
+ * Refuses a connection, once: see http_door_answer. Requests that came
+ * whole before the refused one are answered first (a client that
+ * pipelines reads every answer): until their replies are written, the
+ * refusal is held, with no deadline of its own, and what the client
+ * sends is dropped.
+ */
 static void
 http_door_refuse(struct http_door_conn *conn,
     const struct http_door_refusal *refusal)
 {
-	if (!conn->closing)
-		http_door_answer(conn, refusal);
+	if (conn->closing)
+		return;
+	if (conn->answered < http_framer_whole(conn->framer)) {
+		conn->closing = true;
+		conn->holding = true;
+		conn->held = *refusal;
+		http_door_wait_for(conn, HTTP_DOOR_WAIT_NONE, 0);
+		return;
+	}
+	http_door_answer(conn, refusal);
+}
+
+/* evhttp wrote a reply: a refusal held for the last one goes out. */
+static void
+http_door_replied(__attribute__((unused)) struct evhttp_request *req,
+    void *arg)
+{
+	struct http_door_conn	*conn = arg;
+
+	conn->answered++;
+	if (conn->door == NULL || !conn->holding ||
+	    conn->answered < http_framer_whole(conn->framer))
+		return;
+	conn->holding = false;
+	http_door_answer(conn, &conn->held);
 }
 
 /* Refuses a connection that was too slow with its head or its body. */
@@ -457,6 +493,30 @@ http_door_connection(struct event_base *base, void *arg)
 		http_door_wait_for(conn, HTTP_DOOR_WAIT_HEAD,
 		    door->settings.head_timeout_ms);
 	return filter;
+}
+
+/*
+ * The router got req: the door counts its reply once written. Called for
+ * every request evhttp hands over; the ones it answers itself close the
+ * connection.
+ */
+void
+http_door_track(struct http_door *door, struct evhttp_request *req)
+{
+	struct evhttp_connection	*evcon;
+	struct bufferevent		*filter;
+	struct http_door_conn		*conn;
+
+	if ((evcon = evhttp_request_get_connection(req)) == NULL)
+		return;
+	filter = evhttp_connection_get_bufferevent(evcon);
+	TAILQ_FOREACH(conn, &door->conns, entry) {
+		if (conn->filter == filter) {
+			evhttp_request_set_on_complete_cb(req,
+			    http_door_replied, conn);
+			return;
+		}
+	}
 }
 
 /* Puts a door in front of http's connections. */

@@ -5,6 +5,8 @@
  * rate, and has each head judged (Host, Origin, token, size) before any of
  * its body is read; a refused request gets a JSON-RPC error and a
  * lingering close, so the client reads the answer instead of a reset.
+ * Requests pipelined ahead of a refused one are answered first: the
+ * refusal waits until every reply before it is written.
  * libevent 2.1 has no hooks for this (2.2 added evhttp_set_newreqcb and
  * evhttp_set_max_connections), so the door stands in a filter bufferevent
  * that evhttp_set_bevcb puts under each connection.
@@ -17,6 +19,7 @@
 
 struct event_base;
 struct evhttp;
+struct evhttp_request;
 struct http_head;
 struct log;
 
@@ -37,7 +40,11 @@ struct http_door_refusal {
 	const char	*cors_origin;	/* answer with CORS for it, or NULL */
 };
 
-/* Judges a head: 0 lets it in; -1 refuses it as *refusal says. */
+/*
+ * Judges a head: 0 lets it in; -1 refuses it as *refusal says. The
+ * refusal may be written later, after the replies ahead of it: its
+ * strings must last as long as the door.
+ */
 typedef int (*http_door_judge_cb)(const struct http_head *head,
     struct http_door_refusal *refusal, void *arg);
 
@@ -49,5 +56,7 @@ struct http_door	*http_door_new(struct evhttp *http,
 			    http_door_judge_cb judge, void *arg,
 			    struct log *log);
 void			 http_door_free(struct http_door *door);
+void			 http_door_track(struct http_door *door,
+			    struct evhttp_request *req);
 
 #endif

@@ -37,6 +37,7 @@ struct http_framer {
 	uint64_t		 to_go;		/* of the body or the chunk */
 	uint64_t		 body_size;	/* chunked: the sum so far */
 	size_t			 trailer_size;
+	uint64_t		 whole;		/* requests gone to dst whole */
 	struct http_framer_error error;
 };
 
@@ -302,6 +303,14 @@ http_framer_read_head(struct http_framer *framer, struct evbuffer *src)
 	return HTTP_FRAMER_HEAD;
 }
 
+/* A passed request's last byte went to dst: the next head comes. */
+static void
+http_framer_request_done(struct http_framer *framer)
+{
+	framer->whole++;
+	framer->state = HTTP_FRAMER_STATE_HEAD;
+}
+
 /* Moves up to framer->to_go bytes of src to dst; says whether all went. */
 static bool
 http_framer_move_body(struct http_framer *framer, struct evbuffer *src,
@@ -399,7 +408,7 @@ http_framer_trailer(struct http_framer *framer, struct evbuffer *src,
 		return -1;
 	}
 	if (*line == '\0')
-		framer->state = HTTP_FRAMER_STATE_HEAD;
+		http_framer_request_done(framer);
 	return 1;
 }
 
@@ -426,7 +435,7 @@ http_framer_feed(struct http_framer *framer, struct evbuffer *src,
 			if (evbuffer_get_length(src) == 0)
 				return HTTP_FRAMER_MORE;
 			if (http_framer_move_body(framer, src, dst))
-				framer->state = HTTP_FRAMER_STATE_HEAD;
+				http_framer_request_done(framer);
 			break;
 		case HTTP_FRAMER_STATE_CHUNK_DATA:
 			if (evbuffer_get_length(src) == 0)
@@ -472,7 +481,7 @@ http_framer_pass(struct http_framer *framer, struct evbuffer *dst)
 		framer->to_go = framer->head.body_length;
 		framer->state = HTTP_FRAMER_STATE_BODY;
 	} else
-		framer->state = HTTP_FRAMER_STATE_HEAD;
+		http_framer_request_done(framer);
 	http_framer_clear_head(framer);
 }
 
@@ -489,6 +498,13 @@ http_framer_between(const struct http_framer *framer)
 {
 	return framer->state == HTTP_FRAMER_STATE_HEAD &&
 	    evbuffer_get_length(framer->head_bytes) == 0;
+}
+
+/* How many requests have gone to dst whole, head and body. */
+uint64_t
+http_framer_whole(const struct http_framer *framer)
+{
+	return framer->whole;
 }
 
 /* Says whether a passed request's body (or its chunks) is being read. */

@@ -53,5 +53,6 @@ const struct http_framer_error *http_framer_error(
 			    const struct http_framer *framer);
 bool			 http_framer_between(const struct http_framer *framer);
 bool			 http_framer_in_body(const struct http_framer *framer);
+uint64_t		 http_framer_whole(const struct http_framer *framer);
 
 #endif

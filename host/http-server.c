@@ -236,6 +236,7 @@ http_server_route(struct evhttp_request *req, void *arg)
 	struct evhttp_uri	*uri;
 	enum evhttp_cmd_type	 method = evhttp_request_get_command(req);
 
+	http_door_track(server->door, req);	/* a refusal waits for it */
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Cache-Control", "no-store");
 	if (http_guard_host_allowed(http_header(req, "Host")) &&

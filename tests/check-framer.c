@@ -238,6 +238,94 @@ START_TEST(test_framer_refuses_a_head_over_the_limit_before_its_end)
 }
 END_TEST
 
+/*
+ * Feeds a chunked request whose trailer is lines of 128 characters (the
+ * last one extra longer), then the empty line and the next head; returns
+ * the last result.
+ */
+static enum http_framer_result
+feed_trailer(struct feed *f, size_t lines, size_t extra)
+{
+	static const char	 start[] = "POST / HTTP/1.1\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n";
+	static const char	 next[] = "\r\nGET / HTTP/1.1\r\n\r\n";
+	char			 line[128 + 16];
+	enum http_framer_result	 r;
+	size_t			 i;
+
+	ck_assert_uint_lt(extra, 16);
+	ck_assert_int_eq(feed_text(f, start, sizeof start - 1),
+	    HTTP_FRAMER_MORE);
+	for (i = 0; i < lines; i++) {
+		memset(line, 'a', sizeof line);
+		memcpy(line, "X: ", 3);
+		memcpy(line + 128 + (i + 1 == lines ? extra : 0), "\r\n", 2);
+		r = feed_text(f, line, 128 + (i + 1 == lines ? extra : 0) + 2);
+		if (r != HTTP_FRAMER_MORE)
+			return r;
+	}
+	evbuffer_add(f->src, next, sizeof next - 1);
+	return http_framer_feed(f->framer, f->src, f->dst);
+}
+
+START_TEST(test_framer_refuses_a_trailer_over_the_head_limit)
+{
+	struct feed	 f;
+
+	/*
+	 * Trailer lines count as libevent counts a head's: their text,
+	 * without the line ends. Up to MAX_HEADERS passes, and the next
+	 * head follows.
+	 */
+	feed_open(&f);
+	ck_assert_int_eq(feed_trailer(&f, MAX_HEADERS / 128, 0),
+	    HTTP_FRAMER_HEAD);
+	ck_assert_str_eq(http_framer_head(f.framer)->method, "GET");
+	feed_close(&f);
+	/* One byte more, or many lines more, and the stream breaks. */
+	feed_open(&f);
+	ck_assert_int_eq(feed_trailer(&f, MAX_HEADERS / 128, 1),
+	    HTTP_FRAMER_ERROR);
+	ck_assert_int_eq(http_framer_error(f.framer)->status, 431);
+	ck_assert_str_eq(http_framer_error(f.framer)->message,
+	    "Request trailer too large");
+	feed_close(&f);
+	feed_open(&f);
+	ck_assert_int_eq(feed_trailer(&f, 4 * MAX_HEADERS / 128, 0),
+	    HTTP_FRAMER_ERROR);
+	ck_assert_int_eq(http_framer_error(f.framer)->status, 431);
+	feed_close(&f);
+}
+END_TEST
+
+START_TEST(test_framer_counts_requests_passed_whole)
+{
+	static const char	text[] = "GET /a HTTP/1.1\r\n\r\n"
+	    "POST /b HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"
+	    "POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+	    "1\r\nx\r\n0\r\n\r\n"
+	    "POST /d HTTP/1.1\r\nContent-Length: 3\r\n\r\nab";
+	struct feed		f;
+
+	feed_open(&f);
+	ck_assert_uint_eq(http_framer_whole(f.framer), 0);
+	ck_assert_int_eq(feed_text(&f, text, sizeof text - 1),
+	    HTTP_FRAMER_MORE);
+	/* The last body lacks a byte: its request is not whole yet. */
+	ck_assert_uint_eq(http_framer_whole(f.framer), 3);
+	ck_assert_int_eq(feed_text(&f, "c", 1), HTTP_FRAMER_MORE);
+	ck_assert_uint_eq(http_framer_whole(f.framer), 4);
+	/* A head held for judging is no request passed. */
+	ck_assert_int_eq(http_framer_feed(f.framer, f.src, f.dst),
+	    HTTP_FRAMER_MORE);
+	evbuffer_add(f.src, "GET / HTTP/1.1\r\n\r\n", 18);
+	ck_assert_int_eq(http_framer_feed(f.framer, f.src, f.dst),
+	    HTTP_FRAMER_HEAD);
+	ck_assert_uint_eq(http_framer_whole(f.framer), 4);
+	feed_close(&f);
+}
+END_TEST
+
 /* Builds the suite. */
 static Suite *
 framer_suite(void)
@@ -250,6 +338,8 @@ framer_suite(void)
 	tcase_add_test(tc, test_framer_bodies_follow_libevent);
 	tcase_add_test(tc, test_framer_names_broken_requests);
 	tcase_add_test(tc, test_framer_refuses_a_head_over_the_limit_before_its_end);
+	tcase_add_test(tc, test_framer_refuses_a_trailer_over_the_head_limit);
+	tcase_add_test(tc, test_framer_counts_requests_passed_whole);
 	suite_add_tcase(suite, tc);
 	return suite;
 }

@@ -3,7 +3,9 @@
  * rest is cut into pieces; the rest is fed whole to one framer and piece
  * by piece to another, every head let through. Invariants: both framers
  * let the same bytes through, meet the same heads and end the same way,
- * and what goes through is never more than what came in.
+ * what goes through is never more than what came in, and the requests
+ * counted whole are the heads let through, but for one whose body is
+ * still coming (or broke).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +30,7 @@ struct fuzz_run {
 	struct evbuffer		*dst;
 	char			 heads[FUZZ_HEADS_MAX][64];
 	size_t			 head_count;
+	uint64_t		 passed;	/* heads let through */
 	enum http_framer_result	 last;
 };
 
@@ -49,6 +52,7 @@ fuzz_feed(struct fuzz_run *run, const uint8_t *data, size_t size)
 			    head->method, head->target, head->chunked,
 			    (unsigned long long)head->body_length);
 		http_framer_pass(run->framer, run->dst);
+		run->passed++;
 	}
 }
 
@@ -74,6 +78,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_run	 whole, pieces;
 	size_t		 step, at, n, len;
+	uint64_t	 owed;		/* a passed request still in its body */
 	unsigned char	*a, *b;
 
 	if (size < 1)
@@ -89,6 +94,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_feed(&pieces, data + at, n);
 	}
 	if (whole.last != pieces.last || whole.head_count != pieces.head_count)
+		abort();
+	owed = whole.last != HTTP_FRAMER_ERROR &&
+	    http_framer_in_body(whole.framer) ? 1 : 0;
+	if (http_framer_whole(whole.framer) !=
+	    http_framer_whole(pieces.framer) ||
+	    http_framer_whole(whole.framer) + owed > whole.passed ||
+	    (whole.last != HTTP_FRAMER_ERROR &&
+	    http_framer_whole(whole.framer) + owed != whole.passed) ||
+	    http_framer_whole(whole.framer) + 1 < whole.passed)
 		abort();
 	if (whole.head_count > 0 && memcmp(whole.heads, pieces.heads,
 	    whole.head_count * sizeof whole.heads[0]) != 0)

@@ -368,3 +368,147 @@ describe('slow and idle clients', () => {
 		await eventually(async () => (await raw(host, { path: '/health' })).status === 200, 'a request served after the idle connections closed');
 	});
 });
+
+// Opens a connection, writes bytes on it and collects what comes back;
+// closed resolves once the host has closed it.
+function pipeline(host, bytes) {
+	const socket = netConnect({ host: '127.0.0.1', port: host.port });
+	const conn = { text: '', error: undefined };
+	socket.on('data', part => { conn.text += part.toString('latin1'); });
+	socket.on('error', e => { conn.error = e; });
+	conn.closed = new Promise(resolve => socket.on('close', resolve));
+	socket.write(bytes);
+	return conn;
+}
+
+// Splits the bytes of a connection into HTTP/1.1 responses (bodies by
+// Content-Length or chunked); what follows the last whole one is left.
+function responses(text) {
+	const parsed = [];
+	let at = 0;
+	for (;;) {
+		const end = text.indexOf('\r\n\r\n', at);
+		if (end < 0)
+			break;
+		const lines = text.slice(at, end).split('\r\n');
+		const status = Number(/^HTTP\/1\.1 (\d+) /.exec(lines[0])?.[1]);
+		const headers = Object.fromEntries(lines.slice(1).map(line =>
+		    [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+		let body = '';
+		let next = end + 4;
+		if (headers['transfer-encoding'] === 'chunked') {
+			for (;;) {
+				const eol = text.indexOf('\r\n', next);
+				if (eol < 0)
+					return { parsed, rest: text.slice(at) };
+				const size = parseInt(text.slice(next, eol), 16);
+				if (text.length < eol + 2 + size + 2)
+					return { parsed, rest: text.slice(at) };
+				body += text.slice(eol + 2, eol + 2 + size);
+				next = eol + 2 + size + 2;
+				if (size === 0)
+					break;
+			}
+		} else {
+			const length = Number(headers['content-length'] ?? 0);
+			if (text.length < next + length)
+				break;
+			body = text.slice(next, next + length);
+			next += length;
+		}
+		parsed.push({ status, headers, body });
+		at = next;
+	}
+	return { parsed, rest: text.slice(at) };
+}
+
+// A POST /mcp with a JSON body, whole, with the token unless told otherwise.
+function post(host, message, { token = true, extra = '' } = {}) {
+	const body = JSON.stringify(message);
+	return head(host, { token, extra: `${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n` }) + body;
+}
+
+// Checks that a connection brought the answers of statuses in order, the
+// last a refusal with a JSON-RPC error, then the host's clean close.
+async function assertAnsweredThenRefused(conn, statuses) {
+	await conn.closed;
+	assert.equal(conn.error, undefined, 'closed with a FIN, not a reset');
+	const { parsed, rest } = responses(conn.text);
+	assert.deepEqual(parsed.map(r => r.status), statuses, conn.text);
+	assert.equal(rest, '', 'nothing after the refusal');
+	const refusal = parsed.at(-1);
+	assert.equal(refusal.headers.connection, 'close');
+	assert.equal(JSON.parse(refusal.body).error.code, -32600);
+	return parsed;
+}
+
+describe('pipelined requests: an answered request is never lost to a refused one after it', () => {
+	let host;
+	let release;
+	let called;
+	before(async () => {
+		host = await startHost({ handlers: {
+			// Answers only when the test says so.
+			hover_element: () => new Promise(resolve => {
+				release = () => resolve({ content: [{ type: 'text', text: 'hovered' }] });
+				called();
+			}),
+		} });
+	});
+	after(async () => {
+		await host.stop();
+	});
+
+	// Starts a session over raw HTTP; returns its id.
+	async function session() {
+		const init = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: INITIALIZE });
+		assert.equal(init.status, 200);
+		return init.headers['mcp-session-id'];
+	}
+
+	it('an initialize followed in the same write by a tokenless request: the 200 first, then the 401, then the close', async () => {
+		const conn = pipeline(host, post(host, INITIALIZE) + post(host, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { token: false }));
+		const [answer, refusal] = await assertAnsweredThenRefused(conn, [200, 401]);
+		assert.equal(JSON.parse(answer.body).result.serverInfo.name, 'browser-bridge');
+		assert.match(JSON.parse(refusal.body).error.message, /browser-bridge token/);
+		assert.match(refusal.headers['www-authenticate'], /^Bearer /);
+	});
+
+	it('two answered requests, then a wrong Host: both answers, then the 403', async () => {
+		const health = `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\n\r\n`;
+		const conn = pipeline(host, health + post(host, INITIALIZE) +
+		    post(host, INITIALIZE).replace(/Host: [^\r]*/, 'Host: evil.example'));
+		const [, answer, refusal] = await assertAnsweredThenRefused(conn, [200, 200, 403]);
+		assert.ok(JSON.parse(answer.body).result.serverInfo);
+		assert.match(JSON.parse(refusal.body).error.message, /Host not allowed/);
+	});
+
+	it('a tool call still waiting on the extension is answered before the refusal behind it', async () => {
+		const id = await session();
+		const reached = new Promise(resolve => { called = resolve; });
+		const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'hover_element', arguments: { ref: 'e1' } } };
+		const conn = pipeline(host, post(host, call, { extra: `Mcp-Session-Id: ${id}\r\nAccept: application/json\r\n` }) +
+		    post(host, call, { token: false }));
+		await reached;		// the call waits on the extension, the refusal behind it
+		assert.ok(!/HTTP\/1\.1 401/.test(conn.text), 'no refusal while the call is answered');
+		release();
+		const [answer] = await assertAnsweredThenRefused(conn, [200, 401]);
+		const result = JSON.parse(answer.body);
+		assert.equal(result.id, 7);
+		assert.equal(result.result.content[0].text, 'hovered');
+	});
+
+	it('a stream ahead of the refusal: its events come, and the refusal once it ends', async () => {
+		const id = await session();
+		const stream = `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\nAuthorization: Bearer ${host.token}\r\n` +
+		    `Accept: text/event-stream\r\nMcp-Session-Id: ${id}\r\n\r\n`;
+		const conn = pipeline(host, stream + post(host, INITIALIZE, { token: false }));
+		await eventually(async () => /: stream open/.test(conn.text), 'the stream\'s first comment');
+		// The session's end ends its stream.
+		const ended = await raw(host, { method: 'DELETE', headers: mcpHeaders(host, { 'Mcp-Session-Id': id }) });
+		assert.equal(ended.status, 200);
+		const [events] = await assertAnsweredThenRefused(conn, [200, 401]);
+		assert.equal(events.headers['content-type'], 'text/event-stream');
+		assert.match(events.body, /^: stream open\n/);
+	});
+});
