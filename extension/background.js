@@ -14,6 +14,7 @@ import { HOST_NAME } from './src/status.js';
 import { registerActions } from './src/actions/index.js';
 import { ConsoleStore } from './src/actions/console.js';
 import { evaluateEnabled } from './src/actions/content.js';
+import { agentsNetworkEnabled } from './src/actions/network.js';
 import { TaskManager, credentialOf } from './src/agents/tasks.js';
 import { createProvider } from './src/agents/providers/index.js';
 import { buildPrompt } from './src/agents/prompts.js';
@@ -67,6 +68,7 @@ const tasks = new TaskManager({
 	browser: { tabs: chrome.tabs, tabGroups: chrome.tabGroups },
 	optionsUrl: chrome.runtime.getURL('options/options.html'),
 	evaluateEnabled: () => evaluateEnabled(navigator.services),
+	networkEnabled: () => agentsNetworkEnabled(chrome.storage.local),
 	credential: () => credentialOf(navigator.services.welcome?.token),
 	log,
 	onChange: () => {

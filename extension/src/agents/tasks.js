@@ -12,6 +12,7 @@ import { getTab, resolveTab } from '../browser/tabs.js';
 import { AgentTask } from './task.js';
 import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js';
 import { domainAllowed, domainRefusal } from './domains.js';
+import { networkActions } from '../actions/network.js';
 
 /** Tools the agents never get: the task tools themselves. */
 export const TASK_TOOLS = ['run_task', 'get_task', 'stop_task', 'list_tasks', 'answer_task'];
@@ -143,6 +144,7 @@ export class TaskManager {
 	 * @param {object} deps.browser chrome.tabs and chrome.tabGroups (or stand-ins)
 	 * @param {string} deps.optionsUrl the options page, for "set up a model" errors
 	 * @param {() => Promise<boolean>} deps.evaluateEnabled whether the user allowed evaluate_script
+	 * @param {() => Promise<boolean>} [deps.networkEnabled] whether the person gave the agents the network tools
 	 * @param {() => Promise<string>} [deps.credential] the current caller's credential (credentialOf)
 	 * @param {(text: string) => void} [deps.log]
 	 * @param {typeof fetch} [deps.fetch]
@@ -178,13 +180,16 @@ export class TaskManager {
 
 	/**
 	 * The catalogue tools the navigator may use: those the extension
-	 * answers, minus the task tools and evaluate_script unless allowed.
+	 * answers, minus the task tools, and evaluate_script and the network
+	 * tools unless the person allowed them.
 	 * @returns {Promise<{name: string, description: string, input_schema: object}[]>}
 	 */
 	async modelTools() {
 		const allowScript = await this.deps.evaluateEnabled();
+		const allowNetwork = await (this.deps.networkEnabled?.() ?? false);
 		return this.deps.navigator.catalogueActions()
-		    .filter(tool => !TASK_TOOLS.includes(tool.name) && (tool.name !== 'evaluate_script' || allowScript))
+		    .filter(tool => !TASK_TOOLS.includes(tool.name) && (tool.name !== 'evaluate_script' || allowScript) &&
+			(!(tool.name in networkActions) || allowNetwork))
 		    .map(tool => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema }));
 	}
 
