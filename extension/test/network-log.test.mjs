@@ -12,6 +12,7 @@ import {
 } from '../src/browser/network-log.js';
 import { AGENTS_NETWORK_OPTION_KEY, agentsNetworkEnabled, networkActions } from '../src/actions/network.js';
 import { TaskManager } from '../src/agents/tasks.js';
+import { navigationActions } from '../src/actions/navigation.js';
 import { Navigator } from '../src/navigator.js';
 import { ErrorCode } from '../src/errors.js';
 
@@ -185,10 +186,14 @@ function navigatorWithLog() {
 			{ name: 'peek', method: 'peek', annotations: { readOnlyHint: true } },
 			{ name: 'poke', method: 'poke', annotations: { readOnlyHint: false } },
 			{ name: 'list_network_requests', method: 'list_network_requests', annotations: { readOnlyHint: true } },
+			{ name: 'navigate_to', method: 'navigate_to', annotations: { readOnlyHint: false } },
 		] },
 	});
 	const done = async () => ({ content: [] });
-	navigator.register({ peek: { run: done }, poke: { run: done }, list_network_requests: networkActions.list_network_requests });
+	navigator.register({
+		peek: { run: done }, poke: { run: done }, list_network_requests: networkActions.list_network_requests,
+		navigate_to: { ...navigationActions.navigate_to, run: done },
+	});
 	return { navigator, log };
 }
 
@@ -205,6 +210,14 @@ test('reading a tab, or asking for its requests, never starts recording it; acti
 	assert.equal(listed.structuredContent.total, 1);
 	await assert.rejects(navigator.dispatch('list_network_requests', { tab_id: 1 }, as('mallory')), /acted in the tab/);
 	await assert.rejects(navigator.dispatch('list_network_requests', { tab_id: 1 }, as(undefined)), /acted in the tab/);
+});
+
+test('navigate_to new_tab acts in the tab it opens, not in the tab in front', async () => {
+	const { navigator, log } = navigatorWithLog();
+	await navigator.dispatch('navigate_to', { url: 'https://bank.test/', new_tab: true }, as('alice'));
+	assert.equal(log.readable(1, 'alice'), false, 'the person\'s active tab is not recorded for the caller');
+	await navigator.dispatch('navigate_to', { url: 'https://bank.test/' }, as('alice'));
+	assert.equal(log.readable(1, 'alice'), true);
 });
 
 test('a task may read the tab it holds', async () => {
