@@ -14,6 +14,7 @@ import { HOST_NAME } from './src/status.js';
 import { registerActions } from './src/actions/index.js';
 import { ConsoleStore } from './src/actions/console.js';
 import { evaluateEnabled } from './src/actions/content.js';
+import { agentsNetworkEnabled } from './src/actions/network.js';
 import { TaskManager, credentialOf } from './src/agents/tasks.js';
 import { Fence } from './src/agents/fence.js';
 import { createProvider } from './src/agents/providers/index.js';
@@ -80,6 +81,7 @@ const tasks = new TaskManager({
 	fence,
 	optionsUrl: chrome.runtime.getURL('options/options.html'),
 	evaluateEnabled: () => evaluateEnabled(navigator.services),
+	networkEnabled: () => agentsNetworkEnabled(chrome.storage.local),
 	credential: () => credentialOf(navigator.services.welcome?.token),
 	log,
 	onChange: () => {

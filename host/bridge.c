@@ -207,6 +207,8 @@ bridge_welcome(const json_t *hello, void *arg)
 	    json_boolean(bridge->config.evaluate_script));
 	json_object_set_new(welcome, "allow_file_urls",
 	    json_boolean(bridge->config.allow_file_urls));
+	json_object_set_new(welcome, "reveal_network_secrets",
+	    json_boolean(bridge->config.reveal_network_secrets));
 	json_object_set_new(welcome, "protected_dirs",
 	    bridge_protected_dirs(bridge));
 	/* The extension is the one peer Chrome lets start us; its popup
@@ -302,10 +304,10 @@ bridge_event(const json_t *event, void *arg)
 /* Starts a forwarded MCP call at the extension; it never fails at once. */
 static uint64_t
 bridge_dispatch_call(void *arg, const char *method, const char *client,
-    json_t *params, int timeout_ms, mcp_done_cb done, mcp_progress_cb progress,
+    const char *caller, json_t *params, int timeout_ms, mcp_done_cb done, mcp_progress_cb progress,
     void *call_arg, const char **error_code, char **error_message)
 {
-	return rpc_call(arg, method, client, params, timeout_ms, done,
+	return rpc_call(arg, method, client, caller, params, timeout_ms, done,
 	    progress, call_arg);
 }
 

@@ -235,6 +235,8 @@ config_file_flag(struct config *config, const char *key)
 		return &config->evaluate_script;
 	if (strcmp(key, "allow_file_urls") == 0)
 		return &config->allow_file_urls;
+	if (strcmp(key, "reveal_network_secrets") == 0)
+		return &config->reveal_network_secrets;
 	return NULL;
 }
 
@@ -315,7 +317,8 @@ bad:
 /*
  * Reads config.json in the config directory, if there is one. Keys are the
  * long option names with "_" or "-" ("log_level"), plus the booleans
- * "auth", "evaluate_script" and "allow_file_urls", "allowed_origins" and
+ * "auth", "evaluate_script", "allow_file_urls" and
+ * "reveal_network_secrets", and the lists "allowed_origins" and
  * "upload_roots".
  */
 static int

@@ -52,6 +52,8 @@ struct config {
 	bool			 auth;
 	bool			 evaluate_script; /* let evaluate_script run */
 	bool			 allow_file_urls; /* let the tools open file: pages */
+	/* show credentials and logged-in bodies in the network tools */
+	bool			 reveal_network_secrets;
 	enum log_level		 log_level;
 	char			*log_file;
 	size_t			 max_frame;

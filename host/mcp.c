@@ -487,7 +487,7 @@ mcp_response(struct mcp *mcp, struct session *session, const json_t *message)
 {
 	const char	*id = jsonrpc_string(json_object_get(message, "id"));
 	const char	*answer, *code = NULL;
-	char		*error = NULL;
+	char		*error = NULL, caller[SESSION_CALLER_LENGTH + 1];
 	struct mcp_call	*call;
 	json_t		*args;
 	bool		 malformed;
@@ -511,8 +511,9 @@ mcp_response(struct mcp *mcp, struct session *session, const json_t *message)
 	if (answer != NULL) {
 		args = json_deep_copy(call->elicit_args);
 		json_object_set_new(args, "answer", json_string(answer));
+		session_caller(mcp->sessions, session, caller);
 		if (mcp->dispatcher.call(mcp->dispatcher.arg, "answer_task",
-		    session->client, args, MCP_ANSWER_TIMEOUT_MS, mcp_answer_done,
+		    session->client, caller, args, MCP_ANSWER_TIMEOUT_MS, mcp_answer_done,
 		    NULL, NULL, &code, &error) == 0) {
 			log_warn(mcp->log, "the client's answer to task %s "
 			    "was lost: %s", json_string_value(json_object_get(
@@ -582,10 +583,11 @@ mcp_call_start(struct mcp_call *call, const char *method, json_t *args,
 {
 	struct mcp	*mcp = call->mcp;
 	const char	*error_code = NULL;
-	char		*error_message = NULL;
+	char		*error_message = NULL, caller[SESSION_CALLER_LENGTH + 1];
 
+	session_caller(mcp->sessions, call->session, caller);
 	call->dispatch_id = mcp->dispatcher.call(mcp->dispatcher.arg, method,
-	    call->session->client, args, timeout_ms, mcp_call_done,
+	    call->session->client, caller, args, timeout_ms, mcp_call_done,
 	    mcp_call_progress, call, &error_code, &error_message);
 	if (call->dispatch_id != 0)
 		return call;
@@ -640,9 +642,12 @@ mcp_call_again(struct mcp_call *call, const char **code, char **message)
 	struct mcp		*mcp = call->mcp;
 	const struct tool	*tool = tool_registry_find(mcp->tools,
 				    "get_task");
+	char			 caller[SESSION_CALLER_LENGTH + 1];
 
+	session_caller(mcp->sessions, call->session, caller);
 	call->dispatch_id = mcp->dispatcher.call(mcp->dispatcher.arg,
-	    tool->method, call->session->client, json_incref(call->task_args),
+	    tool->method, call->session->client, caller,
+	    json_incref(call->task_args),
 	    tool_timeout_ms(tool, call->task_args), mcp_call_done,
 	    mcp_call_progress, call, code, message);
 	return call->dispatch_id != 0;

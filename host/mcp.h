@@ -51,12 +51,13 @@ typedef void (*mcp_progress_cb)(const json_t *progress, void *arg);
 struct mcp_dispatcher {
 	/*
 	 * Starts a call for a client ("name version", or "" when it gave
-	 * none); steals params. Returns its id (for cancel), or 0 when it
+	 * none) whose identity is caller (session_caller); steals params. Returns its id (for cancel), or 0 when it
 	 * cannot start, with *error_code (static) and *error_message (heap)
 	 * set. done is never called from inside call.
 	 */
 	uint64_t	 (*call)(void *arg, const char *method,
-			     const char *client, json_t *params,
+			     const char *client, const char *caller,
+			     json_t *params,
 			     int timeout_ms, mcp_done_cb done,
 			     mcp_progress_cb progress, void *call_arg,
 			     const char **error_code, char **error_message);

@@ -24,6 +24,8 @@
 #define RPC_DEFAULT_TIMEOUT_MS	30000
 /* The longest client name a request carries (a session's, "name version"). */
 #define RPC_CLIENT_MAX		64
+/* The longest caller identity a request carries (session.h). */
+#define RPC_CALLER_MAX		64
 
 #define RPC_MSG_NOT_CONNECTED \
 	"The browser extension has not connected to this host. Open the " \
@@ -52,6 +54,7 @@ struct rpc_call {
 	uint64_t		 id;
 	char			*method;
 	char			 client[RPC_CLIENT_MAX];	/* who asked, or "" */
+	char			 caller[RPC_CALLER_MAX];	/* its identity, or "" */
 	json_t			*params;	/* until sent */
 	int			 timeout_ms;
 	uint64_t		 deadline_ms;	/* by the clock: timeout */
@@ -206,6 +209,9 @@ rpc_call_send(struct rpc_call *call, int timeout_ms)
 	if (call->client[0] != '\0')
 		json_object_set_new(message, "client",
 		    json_string(call->client));
+	if (call->caller[0] != '\0')
+		json_object_set_new(message, "caller",
+		    json_string(call->caller));
 	if (rpc_send(call->rpc, message) != 0) {
 		log_warn(call->rpc->log, "rpc: cannot send %s (id %" PRIu64
 		    "): channel closed", call->method, call->id);
@@ -568,11 +574,12 @@ rpc_channel_closed(struct rpc *rpc)
 /*
  * Starts a call to the extension; returns its id. client names the MCP
  * client that asked ("name version"), for the person's view of who acts;
- * NULL or "" when unknown.
+ * caller is who asked as the host knows it (session_caller), for what only
+ * that caller may read; each NULL or "" when unknown.
  */
 uint64_t
 rpc_call(struct rpc *rpc, const char *method, const char *client,
-    json_t *params, int timeout_ms, rpc_done_cb done, rpc_progress_cb progress,
+    const char *caller, json_t *params, int timeout_ms, rpc_done_cb done, rpc_progress_cb progress,
     void *arg)
 {
 	struct rpc_call	*call;
@@ -590,6 +597,8 @@ rpc_call(struct rpc *rpc, const char *method, const char *client,
 	/* In the call itself: one allocation less per call, none left behind. */
 	if (client != NULL)
 		(void)snprintf(call->client, sizeof call->client, "%s", client);
+	if (caller != NULL)
+		(void)snprintf(call->caller, sizeof call->caller, "%s", caller);
 	call->params = params != NULL ? params : json_object();
 	call->timeout_ms = timeout_ms;
 	call->deadline_ms = now + (uint64_t)timeout_ms;

@@ -322,6 +322,31 @@ session_stateless_new(const char *version)
 	return s;
 }
 
+/*
+ * Who a session is, for the extension (what only its caller may read):
+ * a digest of its id, so a session that comes back after a host restart
+ * is the same caller. Stateless requests carry nothing that tells one
+ * client from another, so all those of one token are one caller; #25
+ * (a key per client) will name each. The token goes into the digest, so a
+ * new token makes new callers.
+ */
+void
+session_caller(const struct session_store *store,
+    const struct session *session, char out[SESSION_CALLER_LENGTH + 1])
+{
+	unsigned char	 digest[SESSION_CALLER_BYTES];
+	char		*text;
+
+	text = xasprintf("browser-bridge caller:%s:%s", store != NULL &&
+	    store->key != NULL ? store->key : "", session->transport ==
+	    SESSION_STATELESS ? "stateless" : session->id);
+	crypto_generichash(digest, sizeof digest, (unsigned char *)text,
+	    strlen(text), NULL, 0);
+	sodium_memzero(text, strlen(text));
+	free(text);
+	sodium_bin2hex(out, SESSION_CALLER_LENGTH + 1, digest, sizeof digest);
+}
+
 /* Frees a stateless request's state; its calls must have ended. */
 void
 session_stateless_free(struct session *session)

@@ -29,6 +29,13 @@
 /* Longest client description kept ("name version", from initialize). */
 #define SESSION_CLIENT_MAX	64
 
+/*
+ * A caller identity (session_caller): 32 hex digits that name one session,
+ * or every stateless request of one token, to the extension.
+ */
+#define SESSION_CALLER_BYTES	16
+#define SESSION_CALLER_LENGTH	(2 * SESSION_CALLER_BYTES)
+
 enum session_transport {
 	SESSION_STREAMABLE,	/* POST/GET/DELETE on /mcp */
 	SESSION_LEGACY_SSE,	/* GET /sse + POST /messages */
@@ -88,6 +95,9 @@ json_t			*session_store_clients(struct session_store *store,
 struct session		*session_stateless_new(const char *version);
 void			 session_stateless_free(struct session *session);
 bool			 session_is_idle(const struct session *session);
+void			 session_caller(const struct session_store *store,
+			    const struct session *session,
+			    char out[SESSION_CALLER_LENGTH + 1]);
 
 #define SESSION_STORE_FOREACH(s, store, tmp)				\
 	for ((s) = session_store_first(store);				\

@@ -37,7 +37,7 @@ stdio_offline_advice(struct stdio_offline *offline)
 /* Fails a forwarded call at once: no host, no extension. */
 static uint64_t
 stdio_offline_call(void *arg, const char *method, const char *client,
-    json_t *params, int timeout_ms, mcp_done_cb done, mcp_progress_cb progress,
+    const char *caller, json_t *params, int timeout_ms, mcp_done_cb done, mcp_progress_cb progress,
     void *call_arg, const char **error_code, char **error_message)
 {
 	json_decref(params);

@@ -68,11 +68,11 @@ fixture_status(void *arg, char **cause)
 /* Starts a forwarded call at the rpc layer, as the host does. */
 static uint64_t
 fixture_call(void *arg, const char *method, const char *client,
-    json_t *params, int timeout_ms, mcp_done_cb done,
+    const char *caller, json_t *params, int timeout_ms, mcp_done_cb done,
     mcp_progress_cb progress, void *call_arg, const char **error_code,
     char **error_message)
 {
-	return rpc_call(fx.rpc, method, client, params, timeout_ms, done,
+	return rpc_call(fx.rpc, method, client, caller, params, timeout_ms, done,
 	    progress, call_arg);
 }
 
@@ -782,7 +782,7 @@ END_TEST
 /* A dispatcher that can start nothing, as when no host runs. */
 static uint64_t
 refusing_call(void *arg, const char *method, const char *client,
-    json_t *params, int timeout_ms, mcp_done_cb done,
+    const char *caller, json_t *params, int timeout_ms, mcp_done_cb done,
     mcp_progress_cb progress, void *call_arg, const char **error_code,
     char **error_message)
 {

@@ -94,6 +94,54 @@ START_TEST(test_signed_ids_resume_after_restart)
 }
 END_TEST
 
+/*
+ * Each session is its own caller, the same after a host restart; the
+ * stateless requests of one token share one; a new token makes new ones.
+ */
+START_TEST(test_callers_are_per_session_and_per_token)
+{
+	struct session_store	*store, *again, *other;
+	struct session		*a, *b, *back, *stateless;
+	char			 ca[SESSION_CALLER_LENGTH + 1];
+	char			 cb[SESSION_CALLER_LENGTH + 1];
+	char			 cx[SESSION_CALLER_LENGTH + 1];
+	char			 cs[SESSION_CALLER_LENGTH + 1];
+
+	store = session_store_new(8, 1000, test_on_end, NULL);
+	session_store_set_key(store, "the-token");
+	a = session_store_create(store, SESSION_STREAMABLE, 0);
+	b = session_store_create(store, SESSION_LEGACY_SSE, 0);
+	session_caller(store, a, ca);
+	session_caller(store, b, cb);
+	ck_assert_uint_eq(strlen(ca), SESSION_CALLER_LENGTH);
+	ck_assert_uint_eq(strspn(ca, "0123456789abcdef"), SESSION_CALLER_LENGTH);
+	ck_assert_str_ne(ca, cb);
+	ck_assert_ptr_null(strstr(ca, a->id));
+
+	again = session_store_new(8, 1000, test_on_end, NULL);
+	session_store_set_key(again, "the-token");
+	back = session_store_resume(again, a->id, SESSION_STREAMABLE, 5);
+	ck_assert_ptr_nonnull(back);
+	session_caller(again, back, cx);
+	ck_assert_str_eq(cx, ca);
+
+	stateless = session_stateless_new("2026-07-28");
+	session_caller(store, stateless, cs);
+	session_caller(again, stateless, cx);
+	ck_assert_str_eq(cx, cs);
+	ck_assert_str_ne(cs, ca);
+	other = session_store_new(8, 1000, test_on_end, NULL);
+	session_store_set_key(other, "another-token");
+	session_caller(other, stateless, cx);
+	ck_assert_str_ne(cx, cs);
+
+	session_stateless_free(stateless);
+	session_store_free(store);
+	session_store_free(again);
+	session_store_free(other);
+}
+END_TEST
+
 START_TEST(test_find_known_and_unknown)
 {
 	struct session_store	*store = session_store_new(8, 1000, test_on_end, NULL);
@@ -252,6 +300,7 @@ session_suite(void)
 	tcase_add_test(tc, test_find_known_and_unknown);
 	tcase_add_test(tc, test_clients_named_and_listed_most_recent_first);
 	tcase_add_test(tc, test_signed_ids_resume_after_restart);
+	tcase_add_test(tc, test_callers_are_per_session_and_per_token);
 	tcase_add_test(tc, test_remove_ends_once);
 	suite_add_tcase(s, tc);
 

@@ -1,12 +1,13 @@
 /*
  * The options page: the agents' model, limits and allowed domains (one
  * object under SETTINGS_KEY in chrome.storage.local), a Test connection
- * button, and the evaluate_script switch.
+ * button, the evaluate_script switch and the agents' network switch.
  */
 
 import { ROLES, SETTINGS_KEY, loadSettings, readDomains } from '../src/agents/settings.js';
 import { testConnection } from '../src/agents/providers/index.js';
 import { EVALUATE_OPTION_KEY } from '../src/actions/content.js';
+import { AGENTS_NETWORK_OPTION_KEY } from '../src/actions/network.js';
 
 /** What each provider's empty fields default to, shown as placeholders. */
 const PLACEHOLDERS = {
@@ -132,14 +133,26 @@ document.getElementById('test').addEventListener('click', async () => {
 	say(result.message, !result.ok);
 });
 
-/* The evaluate_script switch. */
-const box = document.getElementById(EVALUATE_OPTION_KEY);
-const status = document.getElementById('status');
-chrome.storage.local.get(EVALUATE_OPTION_KEY).then(stored => {
-	box.checked = stored[EVALUATE_OPTION_KEY] === true;
-});
-box.addEventListener('change', () => {
-	chrome.storage.local.set({ [EVALUATE_OPTION_KEY]: box.checked }).then(() => {
-		status.textContent = box.checked ? 'evaluate_script is allowed.' : 'evaluate_script is off.';
+/**
+ * Binds a checkbox to a boolean in chrome.storage.local (off unless true),
+ * saying in its status line what it now allows.
+ * @param {string} key the checkbox's id and the storage key
+ * @param {string} statusId the status line's id
+ * @param {[string, string]} words what the line says when on and off
+ */
+function bindSwitch(key, statusId, [on, off]) {
+	const box = document.getElementById(key);
+	const status = document.getElementById(statusId);
+	chrome.storage.local.get(key).then(stored => {
+		box.checked = stored[key] === true;
 	});
-});
+	box.addEventListener('change', () => {
+		chrome.storage.local.set({ [key]: box.checked }).then(() => {
+			status.textContent = box.checked ? on : off;
+		});
+	});
+}
+
+bindSwitch(EVALUATE_OPTION_KEY, 'status', ['evaluate_script is allowed.', 'evaluate_script is off.']);
+bindSwitch(AGENTS_NETWORK_OPTION_KEY, 'network-status',
+    ['The agents may read the network requests of their tabs.', 'The agents have no network tools.']);

@@ -22,7 +22,9 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {number} deadline Date.now() value by which to answer
  * @property {(progress: number, total?: number, message?: string) => void} progress
  * @property {Owner} [owner] who issued the action (absent: an MCP client through the host)
- * @property {string} [client] that MCP client's name, when it gave one
+ * @property {string} [client] that MCP client's name, when it gave one (what it claims: shown, never trusted)
+ * @property {import('./browser/network-log.js').Actor} [actor] who asks, for what only they may read:
+ *   the owner, or the MCP client as the host identifies it (CallContext.caller); absent when neither is known
  * @property {chrome.tabs.Tab} [tab] the tab, for actions that act on one
  * @property {import('./page-state/refs.js').RefEntry} [element] the element named by params.ref
  * @property {(ref: string) => import('./page-state/refs.js').RefEntry} [resolveRef] finds another element of the tab
@@ -35,7 +37,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {import('./page-state/refs.js').RefTable} refs
  * @property {import('./browser/debugger.js').DebuggerPool} debuggers
  * @property {import('./browser/network.js').NetworkTracker} network
- * @property {import('./browser/network-log.js').NetworkLog} [networkLog] the requests of the tabs the tools used
+ * @property {import('./browser/network-log.js').NetworkLog} [networkLog] the requests of the tabs the callers acted in
  * @property {string} version the extension's version
  * @property {(text: string) => void} log
  * @property {object} [welcome] the host's welcome (evaluate_script: whether the host config allows it)
@@ -51,6 +53,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {(params: object) => string|undefined} [innerRef] a ref inside params that names the tab to act in
  * @property {boolean} [stateable] honours include_state
  * @property {boolean} [unqueued] runs at once, not behind the tab's queue (handle_dialog: the queued action waits on the dialog)
+ * @property {(params: object) => boolean} [actsElsewhere] the call acts in a tab it opens, not in the one resolved (navigate_to new_tab)
  * @property {(params: object, context: ActionContext) => Promise<object>} run
  */
 
@@ -129,6 +132,8 @@ export class Navigator {
 		if (holder !== undefined && holder !== owner)
 			throw this.busy(tabId, holder);
 		this.holds.set(tabId, owner);
+		/* The owner's tab counts as acted in by it (network-log.js). */
+		this.services.networkLog?.act(tabId, owner);
 		return () => {
 			if (this.holds.get(tabId) === owner)
 				this.holds.delete(tabId);
@@ -278,6 +283,7 @@ export class Navigator {
 			progress: call.progress,
 			owner: call.owner,
 			client: call.client,
+			actor: call.owner ?? call.caller,
 			services: this.services,
 		};
 		let key = 'browser';
@@ -296,7 +302,6 @@ export class Navigator {
 			context.tab = tabId !== undefined ? await getTab(tabId) : await resolveTab(params);
 			context.resolveRef = ref => this.resolveRef(ref, context.tab.id);
 			where.tab = context.tab.id;
-			this.services.networkLog?.watch(context.tab.id);
 			key = context.tab.id;
 			const holder = this.holds.get(key);
 			if (holder !== undefined && holder !== call.owner && !this.readOnly(method))
@@ -310,6 +315,9 @@ export class Navigator {
 					context.tab = await getTab(context.tab.id);
 				if (!LEAVES_PAGE.has(method))
 					this.checkPageAllowed(context.tab);
+				/* Acting in a tab (not reading it) lets the actor read its requests, recorded from now on. */
+				if (!this.readOnly(method) && definition.actsElsewhere?.(params) !== true)
+					this.services.networkLog?.act(context.tab.id, context.actor);
 			}
 			if (context.tab === undefined || DIALOG_FREE.has(method))
 				return definition.run(params, context);

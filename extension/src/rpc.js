@@ -23,6 +23,8 @@ export const MAX_OUTBOUND_BYTES = 64 * 1024 * 1024;
  * @property {(progress: number, total?: number, message?: string, input?: object) => void} progress
  *   input: a question for the caller's user ({task_id, question_id, question}), which a host may pass on
  * @property {string} [client] the MCP client that asked, "name version", when it gave its name
+ * @property {string} [caller] who asked as the host identifies it (the MCP session, or the credential
+ *   for stateless requests): what only that caller may read is keyed by it
  */
 
 /**
@@ -117,6 +119,8 @@ export class RequestRunner {
 		};
 		if (typeof message.client === 'string' && message.client !== '')
 			context.client = message.client.slice(0, 80);
+		if (typeof message.caller === 'string' && message.caller !== '')
+			context.caller = message.caller.slice(0, 80);
 		let promise;
 		try {
 			promise = Promise.resolve(this.dispatch(method, params, context));

@@ -116,3 +116,11 @@ test('keys are redacted wherever they appear, and bearer credentials too', () =>
 	assert.equal(out.split(REDACTED).length - 1, 4);
 	assert.equal(redact('nothing secret here', ['abc']), 'nothing secret here', 'too-short secrets are left alone');
 });
+
+test('a key the agents were not told of is redacted after a generic api_key= or apikey:', () => {
+	for (const text of ['GET https://x/v1?api_key=unknownKey12345', '{"apikey": "unknownKey12345"}', 'api-key: unknownKey12345']) {
+		const out = redact(text, []);
+		assert.ok(!out.includes('unknownKey12345'), out);
+		assert.ok(out.includes(REDACTED), out);
+	}
+});

@@ -31,6 +31,9 @@ test('a ref never handed out is unknown; a malformed one is not a ref', () => {
 	const refs = new RefTable();
 	refs.assign(1, 0, 'docA', 1);
 	assert.deepEqual(refs.resolve('e99'), { status: 'unknown', ref: 'e99' });
+	assert.deepEqual(refs.resolve(`e${refs.next}`), { status: 'unknown', ref: `e${refs.next}` },
+	    'the first number not yet handed out is unknown, not stale');
+	assert.equal(refs.resolve(`e${refs.next - 1}`).status, 'ok');
 	assert.deepEqual(refs.resolve('button'), { status: 'unknown', ref: null });
 	assert.equal(normalizeRef('e'), null);
 	assert.equal(normalizeRef(12), null);

@@ -21,6 +21,19 @@ test('a request is answered once with its result', async () => {
 	assert.equal(r.running.size, 0);
 });
 
+test('the host\'s client name and caller identity reach the dispatch; absent or empty ones do not', async () => {
+	const contexts = [];
+	const { r } = runner(async (method, params, context) => {
+		contexts.push(context);
+		return { content: [] };
+	});
+	r.handle({ type: 'request', id: 1, method: 'x', params: {}, timeout_ms: 1000, client: 'cli 1.0', caller: 'ab12' });
+	r.handle({ type: 'request', id: 2, method: 'x', params: {}, timeout_ms: 1000, client: '', caller: '' });
+	r.handle({ type: 'request', id: 3, method: 'x', params: {}, timeout_ms: 1000, caller: 7 });
+	await tick();
+	assert.deepEqual(contexts.map(c => [c.client, c.caller]), [['cli 1.0', 'ab12'], [undefined, undefined], [undefined, undefined]]);
+});
+
 test('a thrown BridgeError becomes an error response with its code', async () => {
 	const { r, sent } = runner(async () => {
 		throw new BridgeError(ErrorCode.TAB_NOT_FOUND, 'Tab 4 does not exist.');

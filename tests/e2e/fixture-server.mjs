@@ -8,6 +8,10 @@
 //   /status/404         a 404 page
 //   /redirect?to=URL    a 302 to URL
 //   /resource?ms=N      a small script answered after N ms
+//   /bank.html          the bank's page, which sets an HttpOnly session cookie
+//   /bank/api/balance   the account's IBAN and balance, as JSON, for the
+//                       session cookie and the page's bearer token (401
+//                       without them); its answer renews the cookie
 //   /vendor/NAME.js     a front-end framework's browser build from npm
 //                       (pinned in tests/package.json): react, react-dom, vue
 //   /npm/PACKAGE/PATH   a file of an ES-module package from npm (pinned in
@@ -69,6 +73,11 @@ const TYPES = {
 	'.json': 'application/json',
 };
 
+/* The bank fixture's secrets: its session cookie, the page's bearer token, the account. */
+export const BANK_SESSION = 'c2Vzc2lvbi1vZi10aGUtcGVyc29u';
+export const BANK_BEARER = 'Bearer bank-token-5f2c9a7e1d3b8064';
+export const BANK_ACCOUNT = { iban: 'DE89 3704 0044 0532 0130 00', balance: '1234.56 EUR' };
+
 // Starts one server; resolves to { server, origin }.
 function listen(handler) {
 	return new Promise((resolve, reject) => {
@@ -113,6 +122,18 @@ export async function startFixtureSite() {
 			res.end();
 			return;
 		}
+		if (url.pathname === '/bank/api/balance') {
+			const signedIn = (req.headers.cookie ?? '').includes(`bank_session=${BANK_SESSION}`) &&
+			    req.headers.authorization === BANK_BEARER;
+			res.writeHead(signedIn ? 200 : 401, {
+				'Content-Type': TYPES['.json'], 'Cache-Control': 'no-store',
+				'Set-Cookie': `bank_session=${BANK_SESSION}; HttpOnly; Path=/; SameSite=Strict`,
+			});
+			res.end(JSON.stringify(signedIn ? BANK_ACCOUNT : { error: 'sign in first' }));
+			return;
+		}
+		if (url.pathname === '/bank.html')
+			res.setHeader('Set-Cookie', `bank_session=${BANK_SESSION}; HttpOnly; Path=/; SameSite=Strict`);
 		if (url.pathname === '/status/404') {
 			send(404, TYPES['.html'], '<!doctype html><title>Not found</title><h1>Nothing here</h1>');
 			return;

@@ -149,7 +149,7 @@ describe('network requests of the tabs the tools use', () => {
 		const s = await b.state();
 		await b.ok('click_element', { ref: s.ref('button', 'Load more') });
 		const listed = await b.ok('list_network_requests', { filter: '/slow' });
-		assert.match(listed.text, new RegExp(`^1 request of tab ${tabId}:\\nn\\d+ GET 200 xmlhttprequest .* ms http://127\\.0\\.0\\.1:\\d+/slow\\?ms=300$`));
+		assert.match(listed.text, new RegExp(`^1 request of tab ${tabId}:\\nn[A-Za-z0-9_-]{12} GET 200 xmlhttprequest .* ms http://127\\.0\\.0\\.1:\\d+/slow\\?ms=300$`));
 		const [request] = listed.data.requests;
 		const page = await b.ok('list_network_requests', { type: 'main_frame' });
 		assert.ok(page.data.requests.some(r => /settle\.html/.test(r.url)), 'the page load is recorded too');

@@ -62,6 +62,29 @@ describe('tool calls', () => {
 		assert.equal(request.client, 'integration-test 1.0.0', 'who asked, from initialize\'s clientInfo');
 	});
 
+	it('each call names its caller: the same for one session, another for another session of the same name', async () => {
+		host.handle('scroll_page', () => ({ content: [{ type: 'text', text: 'Scrolled' }] }));
+		const scroll = { name: 'scroll_page', arguments: { direction: 'down' } };
+		const before = host.requests.length;
+		await client.callTool(scroll, undefined, opts());
+		assert.equal(host.requests.length, before + 1);
+		const first = host.requests.at(-1).caller;
+		assert.match(first, /^[0-9a-f]{32}$/);
+		await client.callTool(scroll, undefined, opts());
+		assert.equal(host.requests.at(-1).caller, first);
+		const other = await connect(host);
+		try {
+			await other.callTool(scroll, undefined, opts());
+			assert.equal(host.requests.length, before + 3);
+			const second = host.requests.at(-1);
+			assert.equal(second.client, 'integration-test 1.0.0', 'the same name');
+			assert.match(second.caller, /^[0-9a-f]{32}$/);
+			assert.notEqual(second.caller, first, 'another session is another caller');
+		} finally {
+			await close(other);
+		}
+	});
+
 	it('the model gets only the text: structuredContent stays out unless the tool has an output schema or the caller asks', async () => {
 		host.handle('scroll_page', () => ({
 			content: [{ type: 'text', text: 'Scrolled 600px down' }],

@@ -128,6 +128,14 @@ export function describeModernScenarios(binding) {
 			const call = await conn.request('tools/call', { name: 'hover_element', arguments: { ref: 'e1' } });
 			assert.equal(call.json.result.resultType, 'complete');
 			assert.equal(host.requests.at(-1).client, 'raw-modern 1.0.0', 'the extension hears who asked, from _meta clientInfo');
+			const caller = host.requests.at(-1).caller;
+			assert.match(caller, /^[0-9a-f]{32}$/);
+			const count = host.requests.length;
+			await conn.request('tools/call', { name: 'hover_element', arguments: { ref: 'e1' },
+				_meta: { 'io.modelcontextprotocol/clientInfo': { name: 'another', version: '2' } } });
+			assert.equal(host.requests.length, count + 1);
+			assert.equal(host.requests.at(-1).client, 'another 2');
+			assert.equal(host.requests.at(-1).caller, caller, 'stateless requests of one token are one caller, whatever name they give');
 			assert.equal(call.json.result.ttlMs, undefined, 'a tool result is not cacheable');
 			const list = await conn.request('tools/list');
 			assert.equal(list.json.result.resultType, 'complete');

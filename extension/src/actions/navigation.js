@@ -6,6 +6,7 @@
 import { BridgeError, ErrorCode } from '../errors.js';
 import { NavigationWatcher, pagePreparer, readyStateReader } from '../browser/navigation.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
+import { openTab } from '../browser/tabs.js';
 import { checkUrlAllowed, urlPolicy } from '../url-policy.js';
 
 /** Leave this much of the host's timeout for the answer to travel. */
@@ -112,7 +113,8 @@ async function historyStep(debuggers, tabId, step) {
 export const navigationActions = {
 	navigate_to: {
 		stateable: false,
-		async run(params, { tab, signal, deadline, progress, services }) {
+		actsElsewhere: params => params.new_tab === true,
+		async run(params, { tab, signal, deadline, progress, actor, services }) {
 			const url = checkUrl(params.url, urlPolicy(services.welcome));
 			const waitUntil = params.wait_until ?? 'load';
 			const timeoutMs = params.timeout_ms ?? 30000;
@@ -123,8 +125,7 @@ export const navigationActions = {
 				const urlBefore = newTab ? '' : tab.url ?? '';
 				let tabId;
 				if (newTab) {
-					const created = await chrome.tabs.create({ url: url.href, active: true });
-					tabId = created.id;
+					tabId = (await openTab(url.href, services.networkLog, actor)).id;
 					watcher.bind(tabId);
 				} else {
 					tabId = tab.id;

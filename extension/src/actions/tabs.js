@@ -4,7 +4,7 @@
  */
 
 import { BridgeError, ErrorCode } from '../errors.js';
-import { activeTab, getTab, listTabs } from '../browser/tabs.js';
+import { activeTab, getTab, listTabs, openTab } from '../browser/tabs.js';
 import { NavigationWatcher, pagePreparer, readyStateReader } from '../browser/navigation.js';
 import { checkUrl } from './navigation.js';
 import { urlPolicy } from '../url-policy.js';
@@ -38,7 +38,7 @@ async function tabsResult(sentence, extra = {}) {
 export const tabActions = {
 	manage_tabs: {
 		scope: 'browser',
-		async run(params, { signal, deadline, services }) {
+		async run(params, { signal, deadline, actor, services }) {
 			switch (params.action) {
 			case 'list':
 				return tabsResult(`${(await listTabs()).length} tab(s) open.`);
@@ -46,7 +46,7 @@ export const tabActions = {
 				const url = params.url === undefined ? 'about:blank' : checkUrl(params.url, urlPolicy(services.welcome)).href;
 				const watcher = new NavigationWatcher(null);
 				try {
-					const tab = await chrome.tabs.create({ url, active: true });
+					const tab = await openTab(url, services.networkLog, actor);
 					watcher.bind(tab.id);
 					if (url !== 'about:blank') {
 						await watcher.waitFor('load', {

@@ -12,6 +12,7 @@ import { getTab, resolveTab } from '../browser/tabs.js';
 import { AgentTask } from './task.js';
 import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js';
 import { domainAllowed, domainRefusal, taskDomains } from './domains.js';
+import { networkActions } from '../actions/network.js';
 
 /** Task tools that open a tab, with the arguments that make them do it. */
 const OPENS_TAB = {
@@ -155,6 +156,7 @@ export class TaskManager {
 	 * @param {import('./fence.js').Fence} deps.fence the browser's fence around the tasks' tabs
 	 * @param {string} deps.optionsUrl the options page, for "set up a model" errors
 	 * @param {() => Promise<boolean>} deps.evaluateEnabled whether the user allowed evaluate_script
+	 * @param {() => Promise<boolean>} [deps.networkEnabled] whether the person gave the agents the network tools
 	 * @param {() => Promise<string>} [deps.credential] the current caller's credential (credentialOf)
 	 * @param {(text: string) => void} [deps.log]
 	 * @param {typeof fetch} [deps.fetch]
@@ -190,13 +192,16 @@ export class TaskManager {
 
 	/**
 	 * The catalogue tools the navigator may use: those the extension
-	 * answers, minus the task tools and evaluate_script unless allowed.
+	 * answers, minus the task tools, and evaluate_script and the network
+	 * tools unless the person allowed them.
 	 * @returns {Promise<{name: string, description: string, input_schema: object}[]>}
 	 */
 	async modelTools() {
 		const allowScript = await this.deps.evaluateEnabled();
+		const allowNetwork = await (this.deps.networkEnabled?.() ?? false);
 		return this.deps.navigator.catalogueActions()
-		    .filter(tool => !TASK_TOOLS.includes(tool.name) && (tool.name !== 'evaluate_script' || allowScript))
+		    .filter(tool => !TASK_TOOLS.includes(tool.name) && (tool.name !== 'evaluate_script' || allowScript) &&
+			(!(tool.name in networkActions) || allowNetwork))
 		    .map(tool => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema }));
 	}
 

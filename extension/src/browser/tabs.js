@@ -43,6 +43,25 @@ export async function activeTab() {
 }
 
 /**
+ * Opens a tab at a URL and makes it active, for an actor whose tool opened
+ * it: its requests are recorded from its first load (network-log.js).
+ * @param {string} url
+ * @param {import('./network-log.js').NetworkLog|undefined} networkLog
+ * @param {import('./network-log.js').Actor|undefined} actor
+ * @returns {Promise<chrome.tabs.Tab>}
+ */
+export async function openTab(url, networkLog, actor) {
+	const opening = networkLog?.opening(actor);
+	try {
+		const tab = await chrome.tabs.create({ url, active: true });
+		opening?.opened(tab.id);
+		return tab;
+	} finally {
+		opening?.done();
+	}
+}
+
+/**
  * The tab an action acts on: tab_id if given, else the active tab.
  * @param {{tab_id?: number}} params
  * @returns {Promise<chrome.tabs.Tab>}

@@ -1,0 +1,250 @@
+// The network log (src/browser/network-log.js) and its tools
+// (src/actions/network.js): credentials withheld with their length, bodies
+// of credentialed requests withheld, ids random and bound to the tabs their
+// reader acted in, recording only once someone acts, a tool-opened tab's
+// first load kept, and filters that are substrings or globs, never regexes.
+
+import { test, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+
+import {
+	FILTER_MAX, NetworkLog, carriesCredentials, secretHeader, shownHeaders, urlMatcher, withheld,
+} from '../src/browser/network-log.js';
+import { AGENTS_NETWORK_OPTION_KEY, agentsNetworkEnabled, networkActions } from '../src/actions/network.js';
+import { TaskManager } from '../src/agents/tasks.js';
+import { navigationActions } from '../src/actions/navigation.js';
+import { Navigator } from '../src/navigator.js';
+import { ErrorCode } from '../src/errors.js';
+
+// A chrome.* event whose listeners the test fires.
+function fakeEvent() {
+	const listeners = [];
+	return { listeners, addListener: l => listeners.push(l), removeListener: () => {}, fire: d => listeners.forEach(l => l(d)) };
+}
+
+let web;
+beforeEach(() => {
+	web = {
+		onBeforeRequest: fakeEvent(), onSendHeaders: fakeEvent(), onHeadersReceived: fakeEvent(),
+		onCompleted: fakeEvent(), onErrorOccurred: fakeEvent(),
+	};
+	globalThis.chrome = {
+		webRequest: web,
+		tabs: {
+			onRemoved: fakeEvent(),
+			get: async id => ({ id, url: `https://bank.test/${id}`, title: `Tab ${id}`, active: id === 1 }),
+			query: async () => [{ id: 1 }],
+			TAB_ID_NONE: -1,
+		},
+	};
+});
+
+const noDebugger = { onAnyEvent: () => {}, send: async () => { throw new Error('not attached'); } };
+let nextRequest = 1;
+// One whole request of a tab, with its headers both ways.
+function request(tabId, url, { requestHeaders = [], responseHeaders = [], type = 'xmlhttprequest' } = {}) {
+	const requestId = String(nextRequest++);
+	web.onBeforeRequest.fire({ tabId, requestId, method: 'GET', url, type, timeStamp: 1000 });
+	web.onSendHeaders.fire({ tabId, requestId, requestHeaders });
+	web.onHeadersReceived.fire({ tabId, requestId, statusCode: 200, responseHeaders });
+	web.onCompleted.fire({ tabId, requestId, statusCode: 200, timeStamp: 1010, type, url });
+}
+
+const bearer = { name: 'Authorization', value: 'Bearer tok-ÄÖ-123' };
+
+test('credential headers are named by the issue\'s list and by parts of their names', () => {
+	for (const name of ['Cookie', 'Set-Cookie', 'Authorization', 'Proxy-Authorization', 'X-API-Key', 'x-goog-api-key',
+		'apikey', 'X-CSRF-Token', 'X-XSRF-TOKEN', 'X-Session-Id', 'X-Amz-Security-Token', 'X-Client-Secret',
+		'X-Auth-Token', 'X-Access-Key', 'X-Password'])
+		assert.ok(secretHeader(name), name);
+	for (const name of ['Accept', 'Content-Type', 'Content-Length', 'Cache-Control', 'User-Agent', 'Referer'])
+		assert.ok(!secretHeader(name), name);
+});
+
+test('a credential is shown as its length in bytes unless revealed', () => {
+	const log = new NetworkLog(noDebugger);
+	log.act(1, 'alice');
+	request(1, 'https://bank.test/api/balance', {
+		requestHeaders: [bearer, { name: 'Accept', value: 'application/json' }],
+		responseHeaders: [{ name: 'Set-Cookie', value: 'sid=s3cr3t; HttpOnly' }],
+	});
+	const [record] = log.list(1, 'alice');
+	assert.deepEqual(shownHeaders(record.request_headers, false), [
+		{ name: 'Authorization', value: withheld(Buffer.byteLength(bearer.value)) },
+		{ name: 'Accept', value: 'application/json' },
+	]);
+	assert.equal(withheld(20), '[withheld: 20 bytes]');
+	assert.deepEqual(shownHeaders(record.response_headers, false), [{ name: 'Set-Cookie', value: '[withheld: 20 bytes]' }]);
+	assert.deepEqual(shownHeaders(record.response_headers, true), [{ name: 'Set-Cookie', value: 'sid=s3cr3t; HttpOnly' }]);
+});
+
+test('a request that carried or received credentials, or whose headers were not seen, has its body withheld', () => {
+	const plain = { request_headers: [{ name: 'Accept', value: '*/*' }], response_headers: [] };
+	assert.equal(carriesCredentials(plain), false);
+	assert.equal(carriesCredentials({ ...plain, request_headers: [{ name: 'Cookie', value: 'a', secret: 1 }] }), true);
+	assert.equal(carriesCredentials({ ...plain, response_headers: [{ name: 'Set-Cookie', value: 'a', secret: 1 }] }), true);
+	assert.equal(carriesCredentials({ response_headers: [] }), true);
+});
+
+test('get_network_request withholds headers and body by default and shows them when the config reveals them', async () => {
+	const body = '{"iban": "DE89 3704 0044 0532 0130 00", "balance": 1234}';
+	const debuggers = { onAnyEvent: () => {}, send: async () => ({ body, base64Encoded: false }) };
+	const log = new NetworkLog(debuggers);
+	log.act(1, 'alice');
+	request(1, 'https://bank.test/api/balance', { requestHeaders: [bearer] });
+	const [record] = log.list(1, 'alice');
+	record.cdp_id = 'cdp1';
+	const services = { networkLog: log, debuggers, welcome: {} };
+	const hidden = await networkActions.get_network_request.run({ id: record.id }, { actor: 'alice', services });
+	const text = hidden.content[0].text;
+	assert.ok(!text.includes('DE89') && !text.includes('tok-'), text);
+	assert.match(text, /Authorization: \[withheld: 19 bytes\]/);
+	assert.match(text, new RegExp(`Body: \\[withheld: ${Buffer.byteLength(body)} bytes\\].*reveal_network_secrets`));
+	assert.equal(hidden.structuredContent.body, undefined);
+	assert.ok(!JSON.stringify(hidden.structuredContent).includes('DE89'));
+
+	services.welcome = { reveal_network_secrets: true };
+	const shown = await networkActions.get_network_request.run({ id: record.id }, { actor: 'alice', services });
+	assert.match(shown.content[0].text, /Authorization: Bearer tok-ÄÖ-123/);
+	assert.equal(shown.structuredContent.body, body);
+});
+
+test('nothing is recorded until someone acts in the tab, and only those who acted may read it', () => {
+	const log = new NetworkLog(noDebugger);
+	request(1, 'https://bank.test/before');
+	assert.throws(() => log.list(1, 'alice'), error => error.code === ErrorCode.INVALID_ARGUMENT && /acted in the tab/.test(error.message));
+	log.act(1, 'alice');
+	request(1, 'https://bank.test/after');
+	assert.deepEqual(log.list(1, 'alice').map(r => r.url), ['https://bank.test/after']);
+	assert.throws(() => log.list(1, 'mallory'), /acted in the tab/);
+	assert.throws(() => log.list(1, undefined), /acted in the tab/, 'a caller the host did not name reads nothing');
+	const [record] = log.list(1, 'alice');
+	assert.equal(log.get(record.id, 'mallory'), undefined);
+	assert.equal(log.get(record.id, 'alice', 2), undefined, 'an id is valid only for its own tab');
+	assert.equal(log.get(record.id, 'alice', 1), record);
+	log.act(1, undefined);
+	assert.throws(() => log.list(1, undefined), /acted in the tab/);
+});
+
+test('request ids are random, not a counter', () => {
+	const log = new NetworkLog(noDebugger);
+	log.act(1, 'alice');
+	for (let i = 0; i < 50; i++)
+		request(1, `https://bank.test/${i}`);
+	const ids = log.list(1, 'alice').map(r => r.id);
+	assert.equal(new Set(ids).size, ids.length);
+	for (const id of ids)
+		assert.match(id, /^n[A-Za-z0-9_-]{12}$/);
+	for (const guess of ['n1', 'n2', 'n50', 'n51'])
+		assert.equal(log.get(guess, 'alice'), undefined);
+	assert.deepEqual(log.list(1, 'alice', { since: ids[47] }).map(r => r.id), ids.slice(48));
+	assert.throws(() => log.list(1, 'alice', { since: 'n3' }), /has no request n3/);
+});
+
+test('a tab a tool opens is recorded from its first load; other tabs meanwhile are not', () => {
+	const log = new NetworkLog(noDebugger);
+	const opening = log.opening('alice');
+	request(7, 'https://bank.test/', { type: 'main_frame' });
+	request(3, 'https://person.test/private', { type: 'main_frame' });
+	opening.opened(7);
+	opening.done();
+	request(7, 'https://bank.test/app.js');
+	assert.deepEqual(log.list(7, 'alice').map(r => r.url), ['https://bank.test/', 'https://bank.test/app.js']);
+	assert.equal(log.tabs.has(3), false);
+	assert.equal(log.unclaimed.size, 0);
+	assert.equal(log.byRequest.size, 2, 'the other tab\'s request was forgotten');
+	request(3, 'https://person.test/later');
+	assert.equal(log.tabs.has(3), false);
+});
+
+test('a filter is a substring or a glob; a regex or a long filter is refused at once', () => {
+	assert.ok(urlMatcher('/api/')('https://shop.test/api/orders'));
+	assert.ok(!urlMatcher('/api/')('https://shop.test/apx/orders'));
+	assert.ok(urlMatcher('/api/*/items')('https://shop.test/api/orders/4711/items?x=1'));
+	assert.ok(!urlMatcher('/api/*/items')('https://shop.test/items/api/'));
+	assert.ok(urlMatcher('*')('https://any.test/'));
+	assert.ok(urlMatcher('a*a*a*a*a*a*a*a*a*a*a*a*b')(`https://x.test/${'a'.repeat(27)}b`));
+	assert.ok(!urlMatcher('a*a*a*a*a*a*a*a*a*a*a*a*b')(`https://x.test/${'a'.repeat(10000)}`));
+	assert.ok(urlMatcher('/static/js')('https://shop.test/static/js/app.js'), 'a path between slashes is a substring');
+	for (const filter of ['/(a+)+$/', '/^https:.*api/i', '/a|b/']) {
+		assert.throws(() => urlMatcher(filter), error => error.code === ErrorCode.INVALID_ARGUMENT &&
+		    /regular expression.*Pass a part of the URL, with \* for any run of characters/.test(error.message));
+	}
+	assert.doesNotThrow(() => urlMatcher('x'.repeat(FILTER_MAX)));
+	assert.throws(() => urlMatcher('x'.repeat(FILTER_MAX + 1)), error => error.code === ErrorCode.INVALID_ARGUMENT &&
+	    new RegExp(`at most ${FILTER_MAX}.*shorter part of the URL`).test(error.message));
+});
+
+// The navigator with the network log and two tab actions, one read-only.
+function navigatorWithLog() {
+	const log = new NetworkLog(noDebugger);
+	const navigator = new Navigator({
+		refs: { resolve: () => ({ status: 'unknown', ref: null }) },
+		debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} },
+		networkLog: log,
+		welcome: { catalogue: [
+			{ name: 'peek', method: 'peek', annotations: { readOnlyHint: true } },
+			{ name: 'poke', method: 'poke', annotations: { readOnlyHint: false } },
+			{ name: 'list_network_requests', method: 'list_network_requests', annotations: { readOnlyHint: true } },
+			{ name: 'navigate_to', method: 'navigate_to', annotations: { readOnlyHint: false } },
+		] },
+	});
+	const done = async () => ({ content: [] });
+	navigator.register({
+		peek: { run: done }, poke: { run: done }, list_network_requests: networkActions.list_network_requests,
+		navigate_to: { ...navigationActions.navigate_to, run: done },
+	});
+	return { navigator, log };
+}
+
+const as = caller => ({ signal: new AbortController().signal, deadline: Date.now() + 60000, progress: () => {}, caller });
+
+test('reading a tab, or asking for its requests, never starts recording it; acting does, for the actor only', async () => {
+	const { navigator, log } = navigatorWithLog();
+	await navigator.dispatch('peek', { tab_id: 1 }, as('alice'));
+	await assert.rejects(navigator.dispatch('list_network_requests', { tab_id: 1 }, as('alice')), /acted in the tab/);
+	assert.equal(log.tabs.has(1), false);
+	await navigator.dispatch('poke', { tab_id: 1 }, as('alice'));
+	request(1, 'https://bank.test/api/balance', { requestHeaders: [bearer] });
+	const listed = await navigator.dispatch('list_network_requests', { tab_id: 1 }, as('alice'));
+	assert.equal(listed.structuredContent.total, 1);
+	await assert.rejects(navigator.dispatch('list_network_requests', { tab_id: 1 }, as('mallory')), /acted in the tab/);
+	await assert.rejects(navigator.dispatch('list_network_requests', { tab_id: 1 }, as(undefined)), /acted in the tab/);
+});
+
+test('navigate_to new_tab acts in the tab it opens, not in the tab in front', async () => {
+	const { navigator, log } = navigatorWithLog();
+	await navigator.dispatch('navigate_to', { url: 'https://bank.test/', new_tab: true }, as('alice'));
+	assert.equal(log.readable(1, 'alice'), false, 'the person\'s active tab is not recorded for the caller');
+	await navigator.dispatch('navigate_to', { url: 'https://bank.test/' }, as('alice'));
+	assert.equal(log.readable(1, 'alice'), true);
+});
+
+test('a task may read the tab it holds', async () => {
+	const { navigator } = navigatorWithLog();
+	const owner = { kind: 'task', id: 't1', label: 'task t1' };
+	const release = navigator.hold(2, owner);
+	request(2, 'https://bank.test/task');
+	const listed = await navigator.dispatch('list_network_requests', { tab_id: 2 }, { ...as(undefined), owner });
+	assert.equal(listed.structuredContent.total, 1);
+	release();
+	await assert.rejects(navigator.dispatch('list_network_requests', { tab_id: 2 }, as('alice')), /acted in the tab/);
+});
+
+test('the agents get the network tools only when the person turned them on in the options page', async () => {
+	const catalogue = ['get_browser_state', 'list_network_requests', 'get_network_request', 'evaluate_script', 'run_task']
+	    .map(name => ({ name, description: name, input_schema: { type: 'object' }, read_only: true }));
+	const stored = new Map();
+	const storage = { get: async key => (stored.has(key) ? { [key]: stored.get(key) } : {}) };
+	const tasks = new TaskManager({
+		navigator: { catalogueActions: () => catalogue },
+		evaluateEnabled: async () => false,
+		networkEnabled: () => agentsNetworkEnabled(storage),
+	});
+	assert.deepEqual((await tasks.modelTools()).map(tool => tool.name), ['get_browser_state']);
+	stored.set(AGENTS_NETWORK_OPTION_KEY, true);
+	assert.deepEqual((await tasks.modelTools()).map(tool => tool.name),
+	    ['get_browser_state', 'list_network_requests', 'get_network_request']);
+	stored.set(AGENTS_NETWORK_OPTION_KEY, 'yes');
+	assert.deepEqual((await tasks.modelTools()).map(tool => tool.name), ['get_browser_state'], 'only true turns them on');
+});
