@@ -79,6 +79,29 @@ describe('page state', () => {
 		assert.ok(after.find('button', 'Message 8'), after.text);
 	});
 
+	test('"Not listed" counts only what a scroll reveals: parked pickers and a collapsed menu are not below the viewport', async () => {
+		await b.open('wiki-edit.html');
+		const s = await b.state();
+		assert.match(s.text, /^Not listed: 2 below the viewport \(scroll_page, full_page: true or get_dom_extra_elements\)\.$/m,
+		    `the footer's two links, not the pickers' 380 buttons:\n${s.text}`);
+		const full = await b.state({ full_page: true });
+		assert.deepEqual(full.data.elements.filter(e => e.role === 'link').map(e => e.name), ['License', 'Imprint'],
+		    'the collapsed menu\'s links are not listed');
+		assert.equal(full.data.elements.filter(e => e.name === '·').length, 0, 'no picker button is listed');
+		const extra = await b.ok('get_dom_extra_elements', {});
+		assert.equal(extra.data.total, 2);
+		await b.ok('scroll_page', { direction: 'to_bottom' });
+		const bottom = await b.state();
+		assert.ok(bottom.find('link', 'License'), `the scroll revealed what was counted:\n${bottom.text}`);
+		const above = (await b.state({ full_page: true })).data.elements.filter(e => e.where === 'above').length;
+		assert.ok(above > 0 && above < 10, `${above} above`);
+		assert.match(bottom.text, new RegExp(`^Not listed: ${above} above the viewport `, 'm'), bottom.text);
+		await b.ok('scroll_page', { direction: 'to_top' });
+		await b.ok('click_element', { ref: s.ref('button', ':)') });
+		const opened = await b.state();
+		assert.equal(opened.data.elements.filter(e => e.name === '·').length, 60, `the opened picker is listed:\n${opened.text}`);
+	});
+
 	test('set_viewport sizes the page, the state reports it, and reset gives the window back', async () => {
 		const { url, tabId } = await b.open('long.html');
 		const before = await b.state();
