@@ -15,7 +15,7 @@
 	const { localIdOf } = parts.refs;
 	const { shadowRootOf } = parts.tree;
 	const { trackerRuns, listListeners, hasClickListener, hasHoverListener } = parts.clickTracker;
-	const { nameOf, roleOf, detailsOf } = parts.labels;
+	const { nameOf, contextOf, roleOf, detailsOf } = parts.labels;
 	const { isInert, isRendered, hitTest, clippedSide, box } = parts.visibility;
 	const { isFrame, frameIndexOf, ownFrameIndex, contentBox } = parts.frames;
 
@@ -127,6 +127,11 @@
 				}
 				if (keep) {
 					const item = { id: localIdOf(element), role, name: nameOf(element, role), rect: box(rect) };
+					if (item.name === '') {
+						const context = contextOf(element);
+						if (context !== '')
+							item.context = context;
+					}
 					if (clipped !== null) {
 						item.clipped = clipped;
 						if (container !== null)

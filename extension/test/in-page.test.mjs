@@ -121,6 +121,23 @@ test('the snapshot leaves out what no scroll reveals: controls parked off the pa
 	assert.equal(state.items[3].clipped, 'below', 'its box scrolls: it counts as below');
 });
 
+test('an unnamed control gets the text of its list item or row, or its fieldset\'s legend, cut at a word', () => {
+	const { api } = pageWith(`
+		<ul><li><input type="checkbox" data-box="0 0 20 20"><label>walk the dog</label><button data-box="200 0 20 20"></button></li>
+		<li><input type="checkbox" data-box="0 30 20 20"><label>buy milk, eggs, flour and sugar for the birthday cake</label></li></ul>
+		<table><tr><td><input type="checkbox" data-box="0 60 20 20"></td><td>report.pdf</td><td>2 MB</td></tr></table>
+		<fieldset><legend>Priority</legend><select data-box="0 90 80 20"><option>High</option></select></fieldset>
+		<fieldset><legend>Size</legend><label><input type="radio" data-box="0 120 20 20"> Large</label></fieldset>
+		<div><button data-box="0 150 20 20"></button></div>`);
+	const listed = api.snapshot().items.map(item => [item.role, item.name, item.context]);
+	assert.deepEqual(listed, [
+		['checkbox', '', 'walk the dog'], ['button', '', 'walk the dog'],
+		['checkbox', '', 'buy milk, eggs, flour and sugar…'],
+		['checkbox', '', 'report.pdf 2 MB'], ['select', '', 'Priority'],
+		['radio', 'Large', undefined], ['button', '', undefined],
+	]);
+});
+
 test('an element keeps its number while it lives; a removed one is stale', () => {
 	const { document, api } = pageWith('<button id="a" data-box="0 0 80 20">A</button><button id="b" data-box="0 30 80 20">B</button>');
 	const [a, b] = api.snapshot().items.map(item => item.id);

@@ -9,6 +9,9 @@ import { startBridge, until } from './harness.mjs';
 // Playwright MCP's snapshot of a nine-control checkout form is about 1.1 KB;
 // the target is at most half of that.
 const CHECKOUT_BUDGET = 550;
+// The todo list of todos.html (three rows of unnamed controls and the new
+// todo field): the contexts that tell its rows apart cost at most this.
+const TODOS_BUDGET = 450;
 
 describe('page state', () => {
 	let b;
@@ -100,6 +103,24 @@ describe('page state', () => {
 		await b.ok('click_element', { ref: s.ref('button', ':)') });
 		const opened = await b.state();
 		assert.equal(opened.data.elements.filter(e => e.name === '·').length, 60, `the opened picker is listed:\n${opened.text}`);
+	});
+
+	test('unnamed controls are named by their list item: a TodoMVC list\'s checkboxes and destroy buttons', async () => {
+		const { url } = await b.open('todos.html');
+		const s = await b.state();
+		console.log(`page-state size: todos.html ${Buffer.byteLength(s.text, 'utf8')} bytes of text\n${s.text}`);
+		for (const todo of ['walk the dog', 'water the plants', 'call the bank about the new…']) {
+			assert.match(s.text, new RegExp(`^e\\d+ checkbox in "${todo}" unchecked$`, 'm'), s.text);
+			assert.match(s.text, new RegExp(`^e\\d+ button in "${todo}"$`, 'm'), s.text);
+		}
+		assert.ok(Buffer.byteLength(s.text, 'utf8') <= TODOS_BUDGET, `${Buffer.byteLength(s.text, 'utf8')} bytes:\n${s.text}`);
+		const water = /^(e\d+) checkbox in "water the plants"/m.exec(s.text)[1];
+		await b.ok('click_element', { ref: water });
+		assert.equal(await b.evaluate(url, 'document.querySelectorAll(".todo-list li")[1].className'), 'completed');
+		const bin = /^(e\d+) button in "walk the dog"/m.exec(s.text)[1];
+		await b.ok('click_element', { ref: bin });
+		assert.deepEqual(await b.evaluate(url, '[...document.querySelectorAll(".todo-list label")].map(l => l.textContent)'),
+		    ['water the plants', 'call the bank about the new card and the old account']);
 	});
 
 	test('set_viewport sizes the page, the state reports it, and reset gives the window back', async () => {
