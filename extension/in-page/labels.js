@@ -40,19 +40,48 @@
 		return parts.join(' ');
 	}
 
-	/** The text of a label without the text of the controls inside it. */
-	function labelText(label) {
+	/**
+	 * The text of an element (a label, a list item) without the text of
+	 * the controls inside it, read until it is longer than max; between
+	 * its text nodes goes between (a space keeps table cells apart).
+	 */
+	function labelText(label, max = Infinity, between = '') {
 		let text = '';
 		const walker = label.ownerDocument.createTreeWalker(label, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
 			acceptNode: node => node.nodeType === Node.ELEMENT_NODE &&
 			    /^(SELECT|TEXTAREA|INPUT|BUTTON|SCRIPT|STYLE)$/.test(node.tagName) ?
 			    NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
 		});
-		for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+		for (let node = walker.nextNode(); node !== null && text.length <= max; node = walker.nextNode()) {
 			if (node.nodeType === Node.TEXT_NODE)
-				text += node.data;
+				text += text === '' ? node.data : between + node.data;
 		}
 		return text;
+	}
+
+	/** The containers whose text tells unnamed controls apart. */
+	const CONTEXT_CONTAINERS = 'li, tr, [role="listitem"], [role="row"], fieldset';
+	/** Longest context in a state: a few words. */
+	const CONTEXT_MAX = 32;
+
+	/**
+	 * Where an unnamed control is, in a few words, for the state line
+	 * (`checkbox in "walk the dog"`): the text of its list item or table
+	 * row without its controls' text, or its fieldset's legend; cut at a
+	 * word. '' when it is in none of these or that has no text.
+	 */
+	function contextOf(element) {
+		const container = element.parentElement?.closest(CONTEXT_CONTAINERS);
+		if (container === null || container === undefined)
+			return '';
+		const text = container.tagName === 'FIELDSET' ?
+		    container.querySelector(':scope > legend')?.textContent ?? '' : labelText(container, CONTEXT_MAX * 2, ' ');
+		const words = text.replace(/\s+/g, ' ').trim();
+		if (words.length <= CONTEXT_MAX)
+			return words;
+		const cut = words.slice(0, CONTEXT_MAX);
+		const space = cut.lastIndexOf(' ');
+		return `${space > CONTEXT_MAX / 2 ? cut.slice(0, space) : cut}…`;
 	}
 
 	/** The visible text of an element, bounded. */
@@ -272,5 +301,5 @@
 		return out;
 	}
 
-	parts.labels = { TEXT_INPUT_TYPES, nameOf, roleOf, detailsOf, info, stateOf, coverLabel };
+	parts.labels = { TEXT_INPUT_TYPES, nameOf, contextOf, roleOf, detailsOf, info, stateOf, coverLabel };
 })(globalThis.__browserBridgePageParts ??= {});

@@ -15,7 +15,7 @@
 	const { localIdOf } = parts.refs;
 	const { shadowRootOf } = parts.tree;
 	const { trackerRuns, listListeners, hasClickListener, hasHoverListener } = parts.clickTracker;
-	const { nameOf, roleOf, detailsOf, coverLabel } = parts.labels;
+	const { nameOf, contextOf, roleOf, detailsOf, coverLabel } = parts.labels;
 	const { isInert, isRendered, hitTest, clippedSide, box } = parts.visibility;
 	const { isFrame, frameIndexOf, ownFrameIndex, contentBox } = parts.frames;
 
@@ -38,17 +38,20 @@
 
 		/*
 		 * clip: the box that ancestors with overflow other than visible
-		 * leave showing ({top, bottom, left, right}), or null.
+		 * leave showing ({top, bottom, left, right}), or null. reach: where
+		 * an element must be for a scroll to reveal it (see reachable), for
+		 * elements in flow; reachAbsolute: the same for absolutely
+		 * positioned ones, which only a positioned ancestor's overflow clips.
 		 */
 		const hoverTriggers = hoverTriggerSelector();
-		const visit = (element, parentCursor, insideInteractive, clip, container) => {
+		const visit = (element, parentCursor, insideInteractive, clip, container, reach, reachAbsolute) => {
 			if (SKIP_TAGS.has(element.tagName))
 				return;
 			if (element.tagName === 'SLOT') {
 				/* A slot renders its assigned elements, or its own children. */
 				const assigned = element.assignedElements({ flatten: true });
 				for (const child of assigned.length > 0 ? assigned : [...element.children])
-					visit(child, parentCursor, insideInteractive, clip, container);
+					visit(child, parentCursor, insideInteractive, clip, container, reach, reachAbsolute);
 				return;
 			}
 			const style = getComputedStyle(element);
@@ -57,6 +60,9 @@
 			if (style.position === 'fixed') {
 				clip = null;
 				container = null;
+				reach = { box: null, extent: { top: 0, left: 0, bottom: innerHeight, right: innerWidth } };
+			} else if (style.position === 'absolute') {
+				reach = reachAbsolute;
 			}
 			if (isFrame(element)) {
 				const frameIndex = frameIndexOf(element);
@@ -104,7 +110,8 @@
 				const clipped = clip === null ? null : clippedSide(rect, clip);
 				let keep = true;
 				let coveredBy;
-				if (rect.width < 1 || rect.height < 1 || !isRendered(element) || isInert(element, modal)) {
+				if (rect.width < 1 || rect.height < 1 || !isRendered(element) || isInert(element, modal) ||
+				    !reachable(rect, reach)) {
 					keep = false;
 					if (!byListener)
 						hiddenCount++;
@@ -120,6 +127,11 @@
 				}
 				if (keep) {
 					const item = { id: localIdOf(element), role, name: nameOf(element, role), rect: box(rect) };
+					if (item.name === '') {
+						const context = contextOf(element);
+						if (context !== '')
+							item.context = context;
+					}
 					if (clipped !== null) {
 						item.clipped = clipped;
 						if (container !== null)
@@ -133,26 +145,34 @@
 				}
 			}
 			let scroller = null;
+			let childReach = reach;
 			if (element !== document.documentElement && element !== document.body &&
 			    (style.overflowX !== 'visible' || style.overflowY !== 'visible')) {
 				const r = element.getBoundingClientRect();
+				const reached = reachable(r, reach);
 				const own = {
 					top: r.top + element.clientTop, left: r.left + element.clientLeft,
 					bottom: r.top + element.clientTop + element.clientHeight,
 					right: r.left + element.clientLeft + element.clientWidth,
 				};
+				/*
+				 * Inside a box the user can scroll (and scroll to), its
+				 * scroll reveals what it hides; a box that only clips hides
+				 * what lies outside it.
+				 */
+				childReach = reached && (SCROLLS.test(style.overflowX) || SCROLLS.test(style.overflowY)) ?
+				    { box: null, extent: null } :
+				    { box: reach.box === null ? own : intersect(reach.box, own), extent: reach.extent };
 				/* A box the user can scroll is listed when it hides controls. */
-				if (isScrollable(element, style) && r.width >= 1 && r.height >= 1 && isRendered(element)) {
+				if (isScrollable(element, style) && reached && isRendered(element)) {
 					scroller = { id: localIdOf(element), role: 'scrollable', name: scrollerName(element), rect: box(r), hiding: 0 };
 					if (clip !== null && clippedSide(r, clip) !== null)
 						scroller.clipped = clippedSide(r, clip);
 					items.push(scroller);
 				}
-				clip = clip === null ? own : {
-					top: Math.max(clip.top, own.top), bottom: Math.min(clip.bottom, own.bottom),
-					left: Math.max(clip.left, own.left), right: Math.min(clip.right, own.right),
-				};
+				clip = clip === null ? own : intersect(clip, own);
 			}
+			const positioned = style.position !== 'static' || style.transform !== 'none';
 			/*
 			 * A listener element does not hide the controls inside it; if
 			 * any is listed, the listener is taken for a delegating
@@ -163,7 +183,7 @@
 				return;	/* their insides are content, not controls */
 			const shadow = shadowRootOf(element);
 			for (const child of shadow !== null ? shadow.children : element.children)
-				visit(child, style.cursor, inside, clip, scroller ?? container);
+				visit(child, style.cursor, inside, clip, scroller ?? container, childReach, positioned ? childReach : reachAbsolute);
 			if (scroller !== null) {
 				if (scroller.hiding === 0)
 					items.splice(items.indexOf(scroller), 1);	/* it hides nothing */
@@ -172,9 +192,11 @@
 				items.splice(itemIndex, 1);
 		};
 
-		if (document.documentElement)
-			visit(document.documentElement, 'auto', false, null, null);
 		const scroller = document.scrollingElement ?? document.documentElement;
+		if (document.documentElement) {
+			const page = { box: null, extent: pageExtent(scroller) };
+			visit(document.documentElement, 'auto', false, null, null, page, page);
+		}
 		return {
 			url: location.href,
 			title: document.title,
@@ -188,6 +210,47 @@
 			items,
 			hidden: hiddenCount,
 		};
+	}
+
+	/** Overflow values that let the user scroll a box. */
+	const SCROLLS = /auto|scroll|overlay/;
+
+	/** The overlap of two boxes {top, bottom, left, right}. */
+	function intersect(a, b) {
+		return {
+			top: Math.max(a.top, b.top), bottom: Math.min(a.bottom, b.bottom),
+			left: Math.max(a.left, b.left), right: Math.min(a.right, b.right),
+		};
+	}
+
+	/** Whether a box {top, bottom, left, right} is a pixel or more each way. */
+	function hasArea(box) {
+		return box.right - box.left >= 1 && box.bottom - box.top >= 1;
+	}
+
+	/**
+	 * Whether some scroll can bring a rectangle into view: the part of it
+	 * that the boxes which clip without scrolling leave (reach.box) lies
+	 * in the area the page can scroll over (reach.extent, the viewport for
+	 * fixed elements); null for either means no limit (inside a box the
+	 * user scrolls). Toolbars' pickers parked at left: -99999em, menus
+	 * collapsed to height 0 and slides outside a carousel are not.
+	 */
+	function reachable(rect, reach) {
+		const shown = reach.box === null ? rect : intersect(rect, reach.box);
+		return hasArea(shown) && (reach.extent === null || hasArea(intersect(shown, reach.extent)));
+	}
+
+	/**
+	 * The area the page can be scrolled over, in viewport coordinates:
+	 * from the document's origin (its right edge on a right-to-left page,
+	 * which overflows to the left) over its scroll size.
+	 */
+	function pageExtent(scroller) {
+		const width = Math.max(scroller?.scrollWidth ?? 0, innerWidth);
+		const height = Math.max(scroller?.scrollHeight ?? 0, innerHeight);
+		const left = (getComputedStyle(document.documentElement).direction === 'rtl' ? innerWidth - width : 0) - scrollX;
+		return { top: -scrollY, bottom: height - scrollY, left, right: left + width };
 	}
 
 	/**

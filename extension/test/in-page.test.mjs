@@ -3,10 +3,12 @@
 // get numbers that last; the snapshot lists what a person could use and
 // counts what is hidden and names what covers a covered one; names come from labels; typing and
 // clicking check the element first. jsdom has no layout, so each element's
-// box comes from its data-box attribute ("x y width height") and
+// box comes from its data-box attribute ("x y width height"; its client
+// size too, with no border or scroll bar) and
 // elementFromPoint answers the last element in document order whose box
 // holds the point (the one painted on top, for these pages); computed
-// styles get the initial values of the properties jsdom leaves empty, and
+// styles get the initial values of the properties jsdom leaves empty (it
+// does not expand the overflow shorthand: pages write overflow-x and -y), and
 // PointerEvent is a MouseEvent. Answers are copied as JSON, as
 // chrome.scripting copies them.
 
@@ -33,7 +35,9 @@ function boxOf(element) {
 }
 
 /** Initial values of the properties jsdom's getComputedStyle leaves empty. */
-const INITIAL_STYLE = { opacity: '1', overflowX: 'visible', overflowY: 'visible', position: 'static', contentVisibility: 'visible' };
+const INITIAL_STYLE = {
+	opacity: '1', overflowX: 'visible', overflowY: 'visible', position: 'static', contentVisibility: 'visible', transform: 'none',
+};
 
 // A document holding body, with layout stubbed and the in-page script installed.
 function pageWith(body) {
@@ -41,6 +45,8 @@ function pageWith(body) {
 	    { url: 'https://shop.test/cart', runScripts: 'outside-only', pretendToBeVisual: true });
 	const { window } = dom;
 	window.Element.prototype.getBoundingClientRect = function () { return boxOf(this); };
+	Object.defineProperty(window.Element.prototype, 'clientWidth', { get() { return boxOf(this).width; } });
+	Object.defineProperty(window.Element.prototype, 'clientHeight', { get() { return boxOf(this).height; } });
 	window.Element.prototype.scrollIntoView = function () {};
 	const computedStyle = window.getComputedStyle.bind(window);
 	window.getComputedStyle = element => new Proxy(computedStyle(element), {
@@ -93,6 +99,43 @@ test('the snapshot lists controls with role, name and box, counts the hidden, an
 	assert.equal(state.hidden, 1, 'the 0-by-0 button is hidden (display:none ones are skipped whole)');
 	assert.equal(state.items[3].covered_by, 'div#banner "We use cookies"', 'the button under the overlay is listed, with its cover');
 	assert.equal(state.items[2].covered_by, undefined);
+});
+
+test('the snapshot leaves out what no scroll reveals: controls parked off the page or cut off by a box that does not scroll', () => {
+	const { document, api } = pageWith(`
+		<button data-box="0 0 80 20">Bold</button>
+		<ul style="overflow-x:hidden; overflow-y:hidden" data-box="0 30 200 0"><li><a href="/a" data-box="0 30 100 20">Collapsed item</a></li></ul>
+		<div style="overflow-x:hidden; overflow-y:hidden" data-box="0 60 300 40">
+			<a href="/s1" data-box="0 60 300 40">Slide 1</a><a href="/s2" data-box="300 60 300 40">Slide 2</a></div>
+		<div style="overflow-x:hidden; overflow-y:hidden" data-box="0 120 200 0"><div style="position:absolute" data-box="0 120 200 50">
+			<button data-box="0 120 80 20">Escapes the static box</button></div></div>
+		<div style="overflow-x:auto; overflow-y:auto" data-box="0 200 200 50"><button data-box="0 300 80 20">Scrolled out of its box</button></div>
+		<button data-box="0 1900 80 20">Far below</button>
+		<div style="position:absolute; overflow-x:hidden; overflow-y:hidden" data-box="-1599984 1950 1 1">
+			<button data-box="-1599984 1950 20 20">Smiley 1</button><button data-box="-1599984 1970 20 20">Smiley 2</button></div>`);
+	Object.defineProperty(document.documentElement, 'scrollHeight', { value: 2000 });
+	const state = api.snapshot();
+	assert.deepEqual(state.items.map(item => item.name),
+	    ['Bold', 'Slide 1', 'Escapes the static box', 'Scrolled out of its box', 'Far below']);
+	assert.equal(state.hidden, 4, 'the collapsed item, the second slide and both smileys');
+	assert.equal(state.items[3].clipped, 'below', 'its box scrolls: it counts as below');
+});
+
+test('an unnamed control gets the text of its list item or row, or its fieldset\'s legend, cut at a word', () => {
+	const { api } = pageWith(`
+		<ul><li><input type="checkbox" data-box="0 0 20 20"><label>walk the dog</label><button data-box="200 0 20 20"></button></li>
+		<li><input type="checkbox" data-box="0 30 20 20"><label>buy milk, eggs, flour and sugar for the birthday cake</label></li></ul>
+		<table><tr><td><input type="checkbox" data-box="0 60 20 20"></td><td>report.pdf</td><td>2 MB</td></tr></table>
+		<fieldset><legend>Priority</legend><select data-box="0 90 80 20"><option>High</option></select></fieldset>
+		<fieldset><legend>Size</legend><label><input type="radio" data-box="0 120 20 20"> Large</label></fieldset>
+		<div><button data-box="0 150 20 20"></button></div>`);
+	const listed = api.snapshot().items.map(item => [item.role, item.name, item.context]);
+	assert.deepEqual(listed, [
+		['checkbox', '', 'walk the dog'], ['button', '', 'walk the dog'],
+		['checkbox', '', 'buy milk, eggs, flour and sugar…'],
+		['checkbox', '', 'report.pdf 2 MB'], ['select', '', 'Priority'],
+		['radio', 'Large', undefined], ['button', '', undefined],
+	]);
 });
 
 test('an element keeps its number while it lives; a removed one is stale', () => {

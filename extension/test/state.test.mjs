@@ -129,6 +129,17 @@ test('formatElement writes one compact line with the attributes an agent needs',
 	    'e10 tab "One" selected collapsed');
 });
 
+test('an unnamed control is written with its context, a named one without', () => {
+	const page = 'http://a.test/';
+	assert.equal(formatElement({ ref: 'e1', role: 'checkbox', name: '', context: 'walk the dog', checked: false }, page),
+	    'e1 checkbox in "walk the dog" unchecked');
+	assert.equal(formatElement({ ref: 'e2', role: 'button', name: 'Delete', context: 'walk the dog' }, page), 'e2 button "Delete"');
+	const state = build([[0, { documentId: 'd0', report: report([
+		{ id: 1, role: 'button', name: '', context: 'walk the dog', rect: [10, 10, 20, 20] },
+	]) }]]);
+	assert.equal(state.elements[0].context, 'walk the dog', 'the builder keeps it for structuredContent');
+});
+
 test('quote keeps one element on one line', () => {
 	assert.equal(quote('a "b"\nc'), '"a \\"b\\"\\nc"');
 	assert.ok(!formatElement({ ref: 'e1', role: 'button', name: 'two\nlines' }, 'http://a.test/').includes('\n'));

@@ -8,7 +8,7 @@ import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Navigator } from '../src/navigator.js';
-import { HISTORY_MAX, TASK_KEEP_MS, TaskManager, credentialOf, taskActions } from '../src/agents/tasks.js';
+import { HISTORY_MAX, TASK_KEEP_MS, TaskManager, credentialOf, taskActions, urlInTask } from '../src/agents/tasks.js';
 import { ErrorCode } from '../src/errors.js';
 import { Fence } from '../src/agents/fence.js';
 
@@ -245,6 +245,40 @@ test('the credential is a digest of the token, never the token', async () => {
 	assert.match(digest, /^[0-9a-f]{32}$/);
 	assert.notEqual(digest, await credentialOf('another-token'));
 	assert.equal(await credentialOf(undefined), 'open');
+});
+
+test('a task while a browser page is in front starts in a new tab at the URL it names, or is refused saying why', async () => {
+	const { navigator, tasks, model } = setup();
+	chrome.tabs.query = async () => [{ id: 3, url: 'chrome://newtab/' }];
+	chrome.tabs.get = async id => ({ id, url: id === 3 ? 'chrome://newtab/' : `https://shop.test/${id}` });
+	const created = [];
+	tasks.deps.browser.tabs.create = async ({ url }) => {
+		created.push(url);
+		return { id: 9 };
+	};
+	await assert.rejects(tasks.start({ task: 'Find a blue mug' }, () => {}, { byPerson: true }), error => {
+		assert.equal(error.code, ErrorCode.URL_NOT_ALLOWED);
+		assert.match(error.message, /^The task cannot run in tab 3: chrome: pages \(chrome:\/\/newtab\/\) are browser or extension pages/);
+		assert.match(error.message, /name the page to start on in the task \(as https:\/\/example\.com\/\): the task then starts there in a new tab/);
+		return true;
+	});
+	await assert.rejects(navigator.dispatch('run_task', { task: 'Find a blue mug', wait: false }, call()),
+	    { code: ErrorCode.URL_NOT_ALLOWED, message: /Pass start_url/ });
+	await assert.rejects(navigator.dispatch('run_task', { task: 'On https://shop.test/ find a mug', tab_id: 3, wait: false }, call()),
+	    { code: ErrorCode.URL_NOT_ALLOWED }, 'a tab named by tab_id is not swapped for a new one');
+	assert.deepEqual(created, []);
+	const record = await tasks.start({ task: 'On https://shop.test/mugs, find a blue mug.' }, () => {}, { byPerson: true });
+	assert.equal(record.tabId, 9);
+	assert.deepEqual(created, ['https://shop.test/mugs']);
+	await model.waiting(1);
+	assert.equal(record.result, null, 'it runs');
+});
+
+test('urlInTask finds the first http(s) URL a task names, without the sentence\'s punctuation', () => {
+	assert.equal(urlInTask('Go to https://shop.test/mugs?c=blue. Then buy one.'), 'https://shop.test/mugs?c=blue');
+	assert.equal(urlInTask('(see http://a.test/x), then https://b.test/'), 'http://a.test/x');
+	assert.equal(urlInTask('Buy a mug on shop.test'), null);
+	assert.equal(urlInTask('ftp://files.test/ is not a page'), null);
 });
 
 test('the person\'s hand: a panel task is invisible to MCP clients; stop gives stopped_by_user; the last HISTORY_MAX are kept', async () => {

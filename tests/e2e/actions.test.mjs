@@ -40,6 +40,16 @@ describe('navigation', () => {
 		assert.equal(await b.evaluate(url, 'window.__resourceLoaded === true'), true);
 	});
 
+	test('the state after navigate_to holds a view the app renders 200-400 ms after the load event, 20 times in a row', async () => {
+		for (let i = 0; i < 20; i++) {
+			const via = i % 2 === 0 ? 'fetch' : 'chunk';
+			await b.ok('navigate_to', { url: b.page(`late-view.html?via=${via}`) });
+			const s = await b.state();
+			assert.ok(s.find('button', 'Add todo') && s.find('textbox', ''),
+			    `read ${i + 1} (the view waits for a ${via}) lacks the app's view:\n${s.text}`);
+		}
+	});
+
 	test('navigate_to with none returns at once', async () => {
 		const url = b.page('slow?ms=3000');
 		const start = Date.now();

@@ -12,6 +12,8 @@ const PAGES = [
 	['frames.html', {}],
 	['shadow.html', {}],
 	['editor.html', {}],
+	['todos.html', {}],
+	['wiki-edit.html', {}],
 	['long.html', {}],
 	['long.html', { full_page: true }],
 ];

@@ -31,6 +31,17 @@ describe('get_page_content', () => {
 		assert.match(text, /^# The lighthouse keeper's long winter$/m, 'the article keeps its h1');
 	});
 
+	test('main_content starts with the article\'s h1 even when it repeats the page title, in every format', async () => {
+		await b.open('article-titled.html');
+		const markdown = await b.ok('get_page_content', { main_content: true });
+		assert.match(markdown.text, /^# The lighthouse keeper's long winter\n\nThe first paragraph tells/, markdown.text);
+		assert.ok(!markdown.text.includes('Fixture News'), `the site's logo heading stays out:\n${markdown.text}`);
+		const plain = await b.ok('get_page_content', { main_content: true, format: 'text' });
+		assert.match(plain.text, /^The lighthouse keeper's long winter\n/, plain.text);
+		const html = await b.ok('get_page_content', { main_content: true, format: 'html' });
+		assert.match(html.text, /^<div[^>]*><h1>The lighthouse keeper's long winter<\/h1>/, html.text);
+	});
+
 	test('text the page hides is never read, in any format or mode', async () => {
 		await b.open('article.html');
 		for (const args of [{}, { main_content: true }, { format: 'text' }, { format: 'text', main_content: true },

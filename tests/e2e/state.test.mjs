@@ -9,6 +9,9 @@ import { startBridge, until } from './harness.mjs';
 // Playwright MCP's snapshot of a nine-control checkout form is about 1.1 KB;
 // the target is at most half of that.
 const CHECKOUT_BUDGET = 550;
+// The todo list of todos.html (three rows of unnamed controls and the new
+// todo field): the contexts that tell its rows apart cost at most this.
+const TODOS_BUDGET = 450;
 
 describe('page state', () => {
 	let b;
@@ -77,6 +80,47 @@ describe('page state', () => {
 		await b.ok('scroll_page', { ref: box.ref, direction: 'to_bottom' });
 		const after = await b.state();
 		assert.ok(after.find('button', 'Message 8'), after.text);
+	});
+
+	test('"Not listed" counts only what a scroll reveals: parked pickers and a collapsed menu are not below the viewport', async () => {
+		await b.open('wiki-edit.html');
+		const s = await b.state();
+		assert.match(s.text, /^Not listed: 2 below the viewport \(scroll_page, full_page: true or get_dom_extra_elements\)\.$/m,
+		    `the footer's two links, not the pickers' 380 buttons:\n${s.text}`);
+		const full = await b.state({ full_page: true });
+		assert.deepEqual(full.data.elements.filter(e => e.role === 'link').map(e => e.name), ['License', 'Imprint'],
+		    'the collapsed menu\'s links are not listed');
+		assert.equal(full.data.elements.filter(e => e.name === '·').length, 0, 'no picker button is listed');
+		const extra = await b.ok('get_dom_extra_elements', {});
+		assert.equal(extra.data.total, 2);
+		await b.ok('scroll_page', { direction: 'to_bottom' });
+		const bottom = await b.state();
+		assert.ok(bottom.find('link', 'License'), `the scroll revealed what was counted:\n${bottom.text}`);
+		const above = (await b.state({ full_page: true })).data.elements.filter(e => e.where === 'above').length;
+		assert.ok(above > 0 && above < 10, `${above} above`);
+		assert.match(bottom.text, new RegExp(`^Not listed: ${above} above the viewport `, 'm'), bottom.text);
+		await b.ok('scroll_page', { direction: 'to_top' });
+		await b.ok('click_element', { ref: s.ref('button', ':)') });
+		const opened = await b.state();
+		assert.equal(opened.data.elements.filter(e => e.name === '·').length, 60, `the opened picker is listed:\n${opened.text}`);
+	});
+
+	test('unnamed controls are named by their list item: a TodoMVC list\'s checkboxes and destroy buttons', async () => {
+		const { url } = await b.open('todos.html');
+		const s = await b.state();
+		console.log(`page-state size: todos.html ${Buffer.byteLength(s.text, 'utf8')} bytes of text\n${s.text}`);
+		for (const todo of ['walk the dog', 'water the plants', 'call the bank about the new…']) {
+			assert.match(s.text, new RegExp(`^e\\d+ checkbox in "${todo}" unchecked$`, 'm'), s.text);
+			assert.match(s.text, new RegExp(`^e\\d+ button in "${todo}"$`, 'm'), s.text);
+		}
+		assert.ok(Buffer.byteLength(s.text, 'utf8') <= TODOS_BUDGET, `${Buffer.byteLength(s.text, 'utf8')} bytes:\n${s.text}`);
+		const water = /^(e\d+) checkbox in "water the plants"/m.exec(s.text)[1];
+		await b.ok('click_element', { ref: water });
+		assert.equal(await b.evaluate(url, 'document.querySelectorAll(".todo-list li")[1].className'), 'completed');
+		const bin = /^(e\d+) button in "walk the dog"/m.exec(s.text)[1];
+		await b.ok('click_element', { ref: bin });
+		assert.deepEqual(await b.evaluate(url, '[...document.querySelectorAll(".todo-list label")].map(l => l.textContent)'),
+		    ['water the plants', 'call the bank about the new card and the old account']);
 	});
 
 	test('set_viewport sizes the page, the state reports it, and reset gives the window back', async () => {

@@ -36,6 +36,15 @@ describe('tabs and connection', () => {
 		assert.equal(await b.cdp.findTarget(url), undefined, 'the closed tab is gone from the browser');
 	});
 
+	test('the state after manage_tabs open holds a view the app renders after the load event', async () => {
+		for (const via of ['fetch', 'chunk']) {
+			const opened = await b.ok('manage_tabs', { action: 'open', url: b.page(`late-view.html?via=${via}`) });
+			const s = await b.state();
+			assert.ok(s.find('button', 'Add todo'), `the view that waits for a ${via} is missing:\n${s.text}`);
+			await b.ok('manage_tabs', { action: 'close', tab_id: opened.data.tab_id });
+		}
+	});
+
 	test('unknown tab ids are TAB_NOT_FOUND and switch needs a tab_id', async () => {
 		for (const action of ['close', 'switch']) {
 			const error = await b.fails('manage_tabs', { action, tab_id: 424242 });

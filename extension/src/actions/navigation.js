@@ -7,6 +7,7 @@ import { BridgeError, ErrorCode } from '../errors.js';
 import { NavigationWatcher, pagePreparer, readyStateReader } from '../browser/navigation.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
 import { openTab } from '../browser/tabs.js';
+import { settleLoadedPage, stillNote } from '../browser/outcome.js';
 import { checkUrlAllowed, urlPolicy } from '../url-policy.js';
 
 /** Leave this much of the host's timeout for the answer to travel. */
@@ -58,7 +59,7 @@ export function httpStatusNote(status) {
  * @param {string} urlBefore
  * @param {string} verb what was done, for the text
  * @param {import('../navigator.js').Services} services
- * @param {{newTab?: boolean, waited?: string}} extra
+ * @param {{newTab?: boolean, waited?: string, still?: string[]}} extra still: what had not settled after the load (settleLoadedPage)
  */
 async function navigationResult(tabId, urlBefore, verb, services, extra = {}) {
 	let tab;
@@ -79,8 +80,11 @@ async function navigationResult(tabId, urlBefore, verb, services, extra = {}) {
 		structured.new_tab = true;
 	if (extra.waited)
 		structured.waited_for = extra.waited;
+	if (extra.still?.length > 0)
+		structured.still = extra.still;
 	const title = tab.title && tab.title !== url ? ` "${tab.title}"` : '';
-	const text = `${verb} tab ${tabId}: ${url}${title}.${httpStatusNote(status)}`;
+	const settle = extra.still?.length > 0 ? ` ${stillNote(extra.still)}` : '';
+	const text = `${verb} tab ${tabId}: ${url}${title}.${httpStatusNote(status)}${settle}`;
 	return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
@@ -121,6 +125,7 @@ export const navigationActions = {
 			const until = Math.min(deadline - ANSWER_MARGIN_MS, Date.now() + timeoutMs);
 			const newTab = params.new_tab === true;
 			const watcher = new NavigationWatcher(newTab ? null : tab.id);
+			const startedAt = Date.now();
 			try {
 				const urlBefore = newTab ? '' : tab.url ?? '';
 				let tabId;
@@ -134,14 +139,19 @@ export const navigationActions = {
 				progress(1, 3, `Loading ${url.href}`);
 				if (waitUntil === 'none' || timeoutMs === 0)
 					return navigationResult(tabId, urlBefore, 'Started loading in', services, { newTab, waited: 'none' });
-				await watcher.waitFor(waitUntil === 'domcontentloaded' ? 'domcontentloaded' : 'load', {
+				const loaded = await watcher.waitFor(waitUntil === 'domcontentloaded' ? 'domcontentloaded' : 'load', {
 					signal, deadline: until, readyState: readyStateReader(tabId), prepare: pagePreparer(tabId), what: url.href,
 				});
 				progress(2, 3, 'Loaded');
 				if (waitUntil === 'networkidle')
 					await services.network.waitIdle(tabId, { signal, deadline: until });
+				/* Who asked for DOMContentLoaded does not want to wait for the page's requests. */
+				const still = await settleLoadedPage(tabId, {
+					network: waitUntil === 'domcontentloaded' ? undefined : services.network,
+					since: startedAt, documentId: loaded.documentId, signal, deadline: until,
+				});
 				progress(3, 3, 'Done');
-				return navigationResult(tabId, urlBefore, 'Loaded in', services, { newTab, waited: waitUntil });
+				return navigationResult(tabId, urlBefore, 'Loaded in', services, { newTab, waited: waitUntil, still });
 			} catch (error) {
 				if (error instanceof BridgeError || signal.aborted)
 					throw error;
@@ -157,6 +167,7 @@ export const navigationActions = {
 		async run(params, { tab, signal, deadline, services }) {
 			const watcher = new NavigationWatcher(tab.id);
 			const urlBefore = tab.url ?? '';
+			const startedAt = Date.now();
 			try {
 				try {
 					if (params.action === 'back')
@@ -176,14 +187,18 @@ export const navigationActions = {
 					 */
 					await historyStep(services.debuggers, tab.id, params.action === 'back' ? -1 : 1);
 				}
-				await watcher.waitFor('load', {
+				const loaded = await watcher.waitFor('load', {
 					signal, deadline: deadline - ANSWER_MARGIN_MS,
 					readyState: readyStateReader(tab.id), prepare: pagePreparer(tab.id),
 					what: `the ${params.action} navigation`,
 				});
+				const still = await settleLoadedPage(tab.id, {
+					network: services.network, since: startedAt, documentId: loaded.documentId,
+					signal, deadline: deadline - ANSWER_MARGIN_MS,
+				});
 				const verb = params.action === 'reload' ? 'Reloaded' :
 				    params.action === 'back' ? 'Went back in' : 'Went forward in';
-				return navigationResult(tab.id, urlBefore, verb, services, {});
+				return navigationResult(tab.id, urlBefore, verb, services, { still });
 			} finally {
 				watcher.dispose();
 			}

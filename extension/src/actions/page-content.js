@@ -62,8 +62,10 @@ function readContent(localId, options) {
 		const clone = document.implementation.createHTMLDocument(document.title);
 		clone.body.replaceWith(clone.importNode(shown, true));
 		/* Readability turns every h1 into an h2: mark them to turn back. */
-		for (const heading of clone.querySelectorAll('h1'))
+		const pageHeadings = [...clone.querySelectorAll('h1')].map(heading => {
 			heading.setAttribute('data-bb-h1', '');
+			return heading.textContent.replace(/\s+/g, ' ').trim();
+		});
 		let article = null;
 		try {
 			article = new Readability(clone).parse();
@@ -79,9 +81,31 @@ function readContent(localId, options) {
 				heading.append(...demoted.childNodes);
 				demoted.replaceWith(heading);
 			}
-			html = content.innerHTML;
 			if (article.title)
 				title = article.title;
+			/*
+			 * Readability takes out the heading that repeats the title: the
+			 * content starts with it again, in the page's own words (of the
+			 * h1s mostly made of the title's words, the one sharing most),
+			 * else as the title.
+			 */
+			if (content.querySelector('h1') === null && title.trim() !== '') {
+				const words = text => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+				const titleWords = new Set(words(title));
+				let best = null, bestShared = 0;
+				for (const text of pageHeadings) {
+					const own = words(text);
+					const shared = own.filter(w => titleWords.has(w)).length;
+					if (shared / own.length >= 0.75 && shared > bestShared) {
+						best = text;
+						bestShared = shared;
+					}
+				}
+				const heading = inert.createElement('h1');
+				heading.textContent = best ?? title.trim();
+				(content.firstElementChild ?? content).prepend(heading);
+			}
+			html = content.innerHTML;
 		} else {
 			note = 'No main article was found, so this is the whole page.';
 		}

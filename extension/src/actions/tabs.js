@@ -6,6 +6,7 @@
 import { BridgeError, ErrorCode } from '../errors.js';
 import { activeTab, getTab, listTabs, openTab } from '../browser/tabs.js';
 import { NavigationWatcher, pagePreparer, readyStateReader } from '../browser/navigation.js';
+import { settleLoadedPage, stillNote } from '../browser/outcome.js';
 import { checkUrl } from './navigation.js';
 import { urlPolicy } from '../url-policy.js';
 import { quote, truncate } from '../page-state/format.js';
@@ -45,16 +46,23 @@ export const tabActions = {
 			case 'open': {
 				const url = params.url === undefined ? 'about:blank' : checkUrl(params.url, urlPolicy(services.welcome)).href;
 				const watcher = new NavigationWatcher(null);
+				const startedAt = Date.now();
 				try {
 					const tab = await openTab(url, services.networkLog, actor);
 					watcher.bind(tab.id);
+					let still = [];
 					if (url !== 'about:blank') {
-						await watcher.waitFor('load', {
+						const loaded = await watcher.waitFor('load', {
 							signal, deadline: deadline - 200, readyState: readyStateReader(tab.id),
 							prepare: pagePreparer(tab.id), what: url,
 						});
+						still = await settleLoadedPage(tab.id, {
+							network: services.network, since: startedAt, documentId: loaded.documentId, signal, deadline: deadline - 200,
+						});
 					}
-					return tabsResult(`Opened tab ${tab.id} (${url}) and made it active.`, { tab_id: tab.id });
+					const settle = still.length > 0 ? ` ${stillNote(still)}` : '';
+					return tabsResult(`Opened tab ${tab.id} (${url}) and made it active.${settle}`,
+					    { tab_id: tab.id, ...(still.length > 0 ? { still } : {}) });
 				} finally {
 					watcher.dispose();
 				}

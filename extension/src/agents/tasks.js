@@ -12,6 +12,7 @@ import { getTab, resolveTab } from '../browser/tabs.js';
 import { AgentTask } from './task.js';
 import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js';
 import { domainAllowed, domainRefusal, taskDomains } from './domains.js';
+import { urlPolicy, urlRefusal } from '../url-policy.js';
 import { networkActions } from '../actions/network.js';
 
 /** Task tools that open a tab, with the arguments that make them do it. */
@@ -69,6 +70,23 @@ function shortTask(text) {
 function newTaskId() {
 	const bytes = crypto.getRandomValues(new Uint8Array(TASK_ID_BYTES));
 	return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/**
+ * The first http(s) URL a task's text names, without the punctuation
+ * that ends its sentence; null when it names none.
+ * @param {string} text
+ * @returns {string|null}
+ */
+export function urlInTask(text) {
+	for (const match of text.matchAll(/\bhttps?:\/\/[^\s<>"'`]+/gi)) {
+		try {
+			return new URL(match[0].replace(/[.,;:!?)\]}]+$/, '')).href;
+		} catch {
+			/* not a URL after all: look further */
+		}
+	}
+	return null;
 }
 
 /**
@@ -214,6 +232,7 @@ export class TaskManager {
 	 * @returns {Promise<TaskRecord>}
 	 */
 	async start(params, onEvent = () => {}, { byPerson = false, client } = {}) {
+		params = await this.startingPage(params, byPerson);
 		const settings = await loadSettings(this.deps.storage);
 		const models = roleModels(settings, this.deps.optionsUrl);
 		const allowedDomains = taskDomains(settings.allowed_domains, readDomains(params.allowed_domains), this.deps.optionsUrl);
@@ -312,6 +331,32 @@ export class TaskManager {
 				await tabs.remove(tabId).catch(error => this.deps.log?.(`task ${id}: tab ${tabId} not closed (${error?.message ?? error})`));
 			return { tab_id: tabId, url: now?.url || url, kept: now !== null && keep };
 		}));
+	}
+
+	/**
+	 * Where a task starts: a task for the tab in front while it shows a
+	 * page the tools may not use (chrome://newtab, an extension's page)
+	 * starts in a new tab at the URL its text names; one that names none,
+	 * or one for such a tab by tab_id, is refused, saying why and what to do.
+	 * @param {object} params run_task's arguments
+	 * @param {boolean} byPerson started in the side panel
+	 * @returns {Promise<object>} params, with start_url when it starts in a new tab
+	 * @throws {BridgeError} URL_NOT_ALLOWED
+	 */
+	async startingPage(params, byPerson) {
+		if (params.start_url !== undefined)
+			return params;
+		const tab = await resolveTab(params);
+		const refusal = urlRefusal(tab.url || tab.pendingUrl || '', urlPolicy(this.deps.navigator.services.welcome));
+		if (refusal === null)
+			return params;
+		const named = params.tab_id === undefined ? urlInTask(String(params.task ?? '')) : null;
+		if (named !== null)
+			return { ...params, start_url: named };
+		const advice = byPerson ?
+		    'Open a web page in that tab, or name the page to start on in the task (as https://example.com/): the task then starts there in a new tab.' :
+		    'Pass start_url (the task starts there in a new tab), name the page in the task (as https://example.com/) without tab_id, or pass the tab_id of a tab that shows a web page.';
+		throw new BridgeError(ErrorCode.URL_NOT_ALLOWED, `The task cannot run in tab ${tab.id}: ${refusal} ${advice}`);
 	}
 
 	/**

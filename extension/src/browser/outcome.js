@@ -55,14 +55,7 @@ export class OutcomeObserver {
 	 */
 	async start(documentId) {
 		this.startedAt = Date.now();
-		try {
-			const where = documentId === undefined ? { frameIds: [0] } : { documentIds: [documentId] };
-			const [r] = await callInPage(this.tab, where, 'watchStart');
-			if (r !== undefined && typeof r.result === 'number')
-				this.watch = { documentId: r.documentId, token: r.result };
-		} catch {
-			this.watch = null;
-		}
+		this.watch = await startWatch(this.tab, documentId);
 	}
 
 	/**
@@ -155,32 +148,18 @@ export class OutcomeObserver {
 	}
 
 	/**
-	 * Waits, at most until cap, for the page to settle after the action:
-	 * the requests the action started done, then its DOM still for
-	 * DOM_QUIET_MS. Returns what had not settled by the cap.
+	 * Waits, at most until cap, for the page to settle after the action
+	 * (settlePage). Returns what had not settled by the cap.
 	 * @param {AbortSignal|undefined} signal
 	 * @param {number} cap Date.now() value
 	 * @returns {Promise<string[]>}
 	 */
 	async settle(signal, cap) {
-		/* Requests first: what they bring back changes the DOM after they end. */
-		const open = this.network === undefined ? 0 :
-		    await this.network.waitRequestsSince(this.tab.id, this.startedAt, { signal, deadline: cap });
-		let quiet = true;
-		if (this.watch !== null) {
-			try {
-				const results = await callInPage(this.tab, { documentIds: [this.watch.documentId] }, 'watchQuiet',
-				    [this.watch.token, DOM_QUIET_MS, Math.max(cap - Date.now(), 0)], { timeoutMs: SETTLE_CAP_MS + 1000 });
-				const answer = results[0]?.result;
-				/* The changes seen up to now, so finishing need not ask again. */
-				if (typeof answer?.count === 'number')
-					this.settledCount = answer.count;
-				quiet = answer?.quiet !== false;
-			} catch {
-				quiet = true;
-			}
-		}
-		return [...(quiet ? [] : ['dom']), ...(open === 0 ? [] : ['network'])];
+		const settled = await settlePage(this.tab, this.network, this.startedAt, this.watch, signal, cap);
+		this.watch = settled.watch;
+		/* The changes seen up to now, so finishing need not ask again. */
+		this.settledCount = settled.count;
+		return settled.still;
 	}
 
 	/** Removes the listeners. */
@@ -188,6 +167,97 @@ export class OutcomeObserver {
 		this.navigation.dispose();
 		chrome.tabs.onCreated.removeListener(this.onCreated);
 	}
+}
+
+/**
+ * Starts counting DOM mutations in a document (default: the tab's top
+ * one); null when no script runs there.
+ * @param {chrome.tabs.Tab|{id: number}} tab
+ * @param {string} [documentId]
+ * @returns {Promise<{documentId: string, token: number}|null>}
+ */
+async function startWatch(tab, documentId) {
+	try {
+		const where = documentId === undefined ? { frameIds: [0] } : { documentIds: [documentId] };
+		const [r] = await callInPage(tab, where, 'watchStart');
+		if (r !== undefined && typeof r.result === 'number')
+			return { documentId: r.documentId, token: r.result };
+	} catch {
+		/* a page no script runs in, or one that went away: nothing to watch */
+	}
+	return null;
+}
+
+/**
+ * Waits, at most until cap, for a page to settle: the tab's requests
+ * that started since `since` done, then the watched document still for
+ * DOM_QUIET_MS. A request that starts during the quiet window (a fetch
+ * the page makes a moment later) begins another round with a new watch.
+ * Ends the watches it waited on.
+ * @param {chrome.tabs.Tab|{id: number}} tab
+ * @param {import('./network.js').NetworkTracker|undefined} network to wait for requests; undefined waits for the DOM alone
+ * @param {number} since Date.now() value
+ * @param {{documentId: string, token: number}|null} watch from startWatch
+ * @param {AbortSignal|undefined} signal
+ * @param {number} cap Date.now() value
+ * @returns {Promise<{still: string[], count?: number, watch: {documentId: string, token: number}|null}>}
+ *   still: what had not settled ("dom", "network"); count: the changes seen
+ */
+async function settlePage(tab, network, since, watch, signal, cap) {
+	let count;
+	for (;;) {
+		/* Requests first: what they bring back changes the DOM after they end. */
+		const open = network === undefined ? 0 :
+		    await network.waitRequestsSince(tab.id, since, { signal, deadline: cap });
+		let quiet = true;
+		if (watch !== null) {
+			try {
+				const results = await callInPage(tab, { documentIds: [watch.documentId] }, 'watchQuiet',
+				    [watch.token, DOM_QUIET_MS, Math.max(cap - Date.now(), 0)], { timeoutMs: SETTLE_CAP_MS + 1000 });
+				const answer = results[0]?.result;
+				if (typeof answer?.count === 'number')
+					count = (count ?? 0) + answer.count;
+				quiet = answer?.quiet !== false;
+			} catch {
+				quiet = true;
+			}
+		}
+		const again = open === 0 && network !== undefined && Date.now() < cap && network.openSince(tab.id, since) > 0;
+		if (!again)
+			return { still: [...(quiet ? [] : ['dom']), ...(open === 0 ? [] : ['network'])], count, watch };
+		if (watch !== null)
+			watch = await startWatch(tab, watch.documentId);
+	}
+}
+
+/**
+ * Lets a page that has just loaded settle the way an action's effects do
+ * (settlePage), so a view the page renders after its load event (a route
+ * resolved by a request, a lazy chunk) is there for the next state read.
+ * @param {number} tabId
+ * @param {object} options
+ * @param {import('./network.js').NetworkTracker} [options.network] undefined: wait for the DOM alone
+ * @param {number} options.since Date.now() when the navigation started: its requests count
+ * @param {string} [options.documentId] the loaded document (default: the top frame's)
+ * @param {AbortSignal} [options.signal]
+ * @param {number} options.deadline Date.now() value; the wait also stops after SETTLE_CAP_MS
+ * @returns {Promise<string[]>} what had not settled: "dom", "network"
+ */
+export async function settleLoadedPage(tabId, { network, since, documentId, signal, deadline }) {
+	const tab = { id: tabId };
+	const watch = await startWatch(tab, documentId);
+	const settled = await settlePage(tab, network, since, watch, signal, Math.min(deadline, Date.now() + SETTLE_CAP_MS));
+	return settled.still;
+}
+
+/**
+ * What had not settled when the cap came, in words for a result.
+ * @param {string[]} still "dom", "network"
+ * @returns {string}
+ */
+export function stillNote(still) {
+	const what = still.map(s => (s === 'dom' ? 'the page was still changing' : 'requests it started were still open'));
+	return `After ${SETTLE_CAP_MS / 1000} s ${what.join(' and ')}: call get_browser_state again to see where it settled.`;
 }
 
 /**
@@ -210,9 +280,7 @@ export function describeOutcome(outcome, { quiet = false } = {}) {
 		parts.push('Nothing on the page changed.');
 	for (const t of outcome.new_tabs)
 		parts.push(`It opened tab ${t.id}${t.url ? ` (${t.url})` : ''}.`);
-	if (outcome.still !== undefined) {
-		const what = outcome.still.map(s => (s === 'dom' ? 'the page was still changing' : 'requests it started were still open'));
-		parts.push(`After ${SETTLE_CAP_MS / 1000} s ${what.join(' and ')}: call get_browser_state again to see where it settled.`);
-	}
+	if (outcome.still !== undefined)
+		parts.push(stillNote(outcome.still));
 	return parts.join(' ');
 }

@@ -33,7 +33,7 @@ export const NEAR_VIEWPORT = 0.5;
  */
 
 const DETAIL_KEYS = ['type', 'placeholder', 'value', 'checked', 'selected', 'pressed',
-	'expanded', 'href', 'disabled', 'readonly', 'options', 'more_options', 'multiple', 'tag', 'covered_by', 'hiding'];
+	'expanded', 'href', 'disabled', 'readonly', 'options', 'more_options', 'multiple', 'tag', 'covered_by', 'hiding', 'context'];
 
 /**
  * Intersects two boxes {top, bottom, left, right}.

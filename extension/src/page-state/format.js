@@ -51,6 +51,8 @@ export function formatElement(e, pageUrl) {
 		line += ` ${e.tag}`;
 	if (e.name)
 		line += ` ${quote(e.name)}`;
+	else if (e.context !== undefined)
+		line += ` in ${quote(e.context)}`;
 	if (e.type !== undefined)
 		line += ` type=${e.type}`;
 	if (e.checked !== undefined)
