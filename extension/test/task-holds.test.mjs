@@ -256,6 +256,12 @@ test('a task while a browser page is in front starts in a new tab at the URL it 
 		created.push(url);
 		return { id: 9 };
 	};
+	/* A start_url tab opens blank and loads its page as the task, once fenced. */
+	const loaded = [];
+	navigator.register({ navigate_to: { run: async params => {
+		loaded.push([params.tab_id, params.url]);
+		return { content: [{ type: 'text', text: 'at it' }] };
+	} } });
 	await assert.rejects(tasks.start({ task: 'Find a blue mug' }, () => {}, { byPerson: true }), error => {
 		assert.equal(error.code, ErrorCode.URL_NOT_ALLOWED);
 		assert.match(error.message, /^The task cannot run in tab 3: chrome: pages \(chrome:\/\/newtab\/\) are browser or extension pages/);
@@ -267,9 +273,11 @@ test('a task while a browser page is in front starts in a new tab at the URL it 
 	await assert.rejects(navigator.dispatch('run_task', { task: 'On https://shop.test/ find a mug', tab_id: 3, wait: false }, call()),
 	    { code: ErrorCode.URL_NOT_ALLOWED }, 'a tab named by tab_id is not swapped for a new one');
 	assert.deepEqual(created, []);
+	assert.deepEqual(loaded, []);
 	const record = await tasks.start({ task: 'On https://shop.test/mugs, find a blue mug.' }, () => {}, { byPerson: true });
 	assert.equal(record.tabId, 9);
-	assert.deepEqual(created, ['https://shop.test/mugs']);
+	assert.deepEqual(created, ['about:blank']);
+	assert.deepEqual(loaded, [[9, 'https://shop.test/mugs']]);
 	await model.waiting(1);
 	assert.equal(record.result, null, 'it runs');
 });
