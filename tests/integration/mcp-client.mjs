@@ -56,9 +56,10 @@ export function textOf(result) {
 	return result.content[0].text;
 }
 
-// One raw HTTP request with full control of the headers (Host included).
+// One raw HTTP request with full control of the headers (Host included),
+// given up after timeoutMs (scaled) without a byte from the host.
 // Resolves to { status, headers, text, json }.
-export function raw(host, { method = 'GET', path = '/mcp', headers = {}, body } = {}) {
+export function raw(host, { method = 'GET', path = '/mcp', headers = {}, body, timeoutMs = 10000 } = {}) {
 	return new Promise((resolve, reject) => {
 		const data = body === undefined ? undefined :
 		    Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
@@ -89,7 +90,7 @@ export function raw(host, { method = 'GET', path = '/mcp', headers = {}, body } 
 			});
 			res.on('error', reject);
 		});
-		req.setTimeout(scaled(10000), () => req.destroy(new Error(`${method} ${path}: no answer`)));
+		req.setTimeout(scaled(timeoutMs), () => req.destroy(new Error(`${method} ${path}: no answer`)));
 		req.on('error', reject);
 		req.end(data);
 	});
