@@ -1,15 +1,16 @@
 // Time margins for the Node tests (integration, end-to-end and the
-// extension's unit tests), scaled by how slow this run is: runs under
-// valgrind (BRIDGE_SLOW=1) are ten times slower, and a machine whose cores
-// are busy with other work gives each test process only its share of them.
+// extension's unit tests), scaled by how slow this run is: a host under
+// valgrind (BRIDGE_SLOW=1) is ten times slower, one built with the
+// sanitizers (BRIDGE_SANITIZERS set) about twice, and a machine whose
+// cores are busy with other work gives each test process only its share.
 // A margin is measured once per test file, so a timeout given to a host
 // and the bound a test checks against it agree.
 
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 
-// Under valgrind everything is slower: margins scale by this factor.
-export const SLOW = process.env.BRIDGE_SLOW === '1' ? 10 : 1;
+// How much slower the host is under valgrind or the sanitizers.
+export const SLOW = process.env.BRIDGE_SLOW === '1' ? 10 : (process.env.BRIDGE_SANITIZERS ?? '') !== '' ? 2 : 1;
 
 // The most a busy machine scales a margin by: past it, the run is too
 // starved for any margin to mean something, and a hang should still end.
@@ -38,7 +39,8 @@ export function timingLoadFactor() {
 // The load this test file started under.
 const LOAD = timingLoadFactor();
 
-// Scales a time margin (ms) for this run: valgrind and the machine's load.
+// Scales a time margin (ms) for this run: valgrind or the sanitizers, and
+// the machine's load.
 export function scaled(ms) {
 	return Math.ceil(ms * SLOW * LOAD);
 }
