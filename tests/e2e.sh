@@ -60,12 +60,12 @@ fi
 # Work in the build tree: the source tree may be read-only (distcheck).
 dest=$builddir/tests/e2e-node
 mkdir -p "$dest" || exit 99
-rm -rf "$dest/e2e" "$dest/agents" "$dest/extension" "$dest/package.json" "$dest/package-lock.json"
-cp "$srcdir/tests/package.json" "$srcdir/tests/package-lock.json" "$dest/" &&
+rm -rf "$dest/e2e" "$dest/agents" "$dest/extension" "$dest/package.json" "$dest/package-lock.json" "$dest/timing.mjs"
+cp "$srcdir/tests/package.json" "$srcdir/tests/package-lock.json" "$srcdir/tests/timing.mjs" "$dest/" &&
 cp -R "$srcdir/tests/e2e" "$dest/e2e" &&
 cp -R "$srcdir/tests/agents" "$dest/agents" &&
 cp -R "$srcdir/extension" "$dest/extension" &&
-chmod -R u+w "$dest/e2e" "$dest/agents" "$dest/extension" "$dest/package.json" "$dest/package-lock.json" ||
+chmod -R u+w "$dest/e2e" "$dest/agents" "$dest/extension" "$dest/package.json" "$dest/package-lock.json" "$dest/timing.mjs" ||
 	exit 99
 
 # Install the SDK only when it is missing or the lock changed.

@@ -36,11 +36,11 @@ fi
 # Work in the build tree: the source tree may be read-only (distcheck).
 dest=$builddir/tests/node
 mkdir -p "$dest" || exit 99
-rm -rf "$dest/integration" "$dest/package.json" "$dest/package-lock.json"
+rm -rf "$dest/integration" "$dest/package.json" "$dest/package-lock.json" "$dest/timing.mjs"
 mkdir "$dest/integration" &&
-cp "$srcdir/tests/package.json" "$srcdir/tests/package-lock.json" "$dest/" &&
+cp "$srcdir/tests/package.json" "$srcdir/tests/package-lock.json" "$srcdir/tests/timing.mjs" "$dest/" &&
 cp "$srcdir"/tests/integration/*.mjs "$dest/integration/" &&
-chmod -R u+w "$dest/integration" "$dest/package.json" "$dest/package-lock.json" ||
+chmod -R u+w "$dest/integration" "$dest/package.json" "$dest/package-lock.json" "$dest/timing.mjs" ||
 	exit 99
 
 # Install the SDK only when it is missing or the lock changed.

@@ -78,13 +78,13 @@ test('a request that outlives its timeout is answered TIMEOUT before the host gi
 		assert.ok(context.deadline <= Date.now() + 400 - DEADLINE_MARGIN_MS + 5);
 		return new Promise(() => {});
 	});
-	const start = Date.now();
 	r.handle({ type: 'request', id: 2, method: 'wait_for', timeout_ms: 400 });
+	/* Timers fire in the order they are due, however busy the machine:
+	   an answer sent before this 300 ms one fired was due before the host's 400. */
 	await tick(300);
 	assert.equal(sent.length, 1);
 	assert.equal(sent[0].error.code, 'TIMEOUT');
 	assert.match(sent[0].error.message, /wait_for did not finish within 400 ms/);
-	assert.ok(Date.now() - start < 400);
 	assert.equal(signal.aborted, true);
 });
 

@@ -7,6 +7,7 @@ import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { startBridge, until } from './harness.mjs';
+import { scaled } from '../timing.mjs';
 
 describe('navigation', () => {
 	let b;
@@ -51,10 +52,10 @@ describe('navigation', () => {
 	});
 
 	test('navigate_to with none returns at once', async () => {
-		const url = b.page('slow?ms=3000');
+		const url = b.page(`slow?ms=${scaled(3000)}`);
 		const start = Date.now();
 		const { text, data } = await b.ok('navigate_to', { url, wait_until: 'none' });
-		assert.ok(Date.now() - start < 2500, `took ${Date.now() - start} ms`);
+		assert.ok(Date.now() - start < scaled(2500), `took ${Date.now() - start} ms`);
 		assert.match(text, /^Started loading in tab/);
 		assert.equal(data.waited_for, 'none');
 		await until(async () => (await b.evaluate(url, 'document.title')) === 'Slow page', { what: 'the slow page' });

@@ -10,6 +10,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { EXTENSION_ID, startBridge, until } from './harness.mjs';
 import { SHOP_ORDER_STEPS, configureAgents, inExtension, openOptions, startModelServer } from './agents-harness.mjs';
+import { scaled } from '../timing.mjs';
 
 const API_KEY = 'sk-e2e-SECRET-4f9a2c';
 
@@ -171,15 +172,15 @@ describe('run_task', () => {
 		assert.equal(steps.data.stop_reason, 'max_steps', steps.text);
 		assert.equal(steps.data.steps_taken, 1);
 
-		await useScenario({ steps: SHOP_ORDER_STEPS, faults: [{ request: 2, delay_ms: 8000 }] });
+		await useScenario({ steps: SHOP_ORDER_STEPS, faults: [{ request: 2, delay_ms: scaled(8000) }] });
 		const started = Date.now();
 		const slow = await runTask({ task: 'Order a mug.', start_url: b.page('shop/index.html'), timeout_ms: 2000 });
 		assert.equal(slow.data.stop_reason, 'timeout', slow.text);
-		assert.ok(Date.now() - started < 7000, 'the timeout did not wait for the model');
+		assert.ok(Date.now() - started < scaled(7000), 'the timeout did not wait for the model');
 	});
 
 	test('cancel stops the task within a step, and no request reaches the model after it', async () => {
-		await useScenario({ steps: SHOP_ORDER_STEPS, faults: [{ request: 3, delay_ms: 5000 }] });
+		await useScenario({ steps: SHOP_ORDER_STEPS, faults: [{ request: 3, delay_ms: scaled(5000) }] });
 		const controller = new AbortController();
 		const call = runTask({ task: 'Order a mug.', start_url: b.page('shop/index.html') }, { signal: controller.signal });
 		await until(async () => (await model.log()).length >= 3, { what: 'the third model request' });
@@ -191,7 +192,7 @@ describe('run_task', () => {
 			return data.tasks[0].status === 'finished' && data.tasks[0];
 		}, { what: 'the task to stop' });
 		assert.equal(stopped.stop_reason, 'cancelled');
-		assert.ok(Date.now() - cancelled < 4000, 'the model request in flight was aborted, not waited for');
+		assert.ok(Date.now() - cancelled < scaled(4000), 'the model request in flight was aborted, not waited for');
 		await new Promise(resolve => setTimeout(resolve, 500));
 		assert.equal((await model.log()).length, 3, 'no request reached the model after the cancel');
 		const state = await b.state({ tab_id: stopped.tab_id });

@@ -2,6 +2,8 @@
 // (fds 3 and 4, messages separated by NUL). The tests use it only to check
 // what the page really looks like, independently of the extension.
 
+import { scaled } from '../timing.mjs';
+
 export class CdpPipe {
 	constructor(write, read) {
 		this.write = write;
@@ -59,8 +61,8 @@ export class CdpPipe {
 		return new Promise((resolve, reject) => {
 			const timer = setTimeout(() => {
 				if (this.pending.delete(id))
-					reject(new Error(`CDP ${method}: no answer in 10 s`));
-			}, 10000);
+					reject(new Error(`CDP ${method}: no answer in ${scaled(10000)} ms`));
+			}, scaled(10000));
 			this.pending.set(id, {
 				method,
 				resolve: value => { clearTimeout(timer); resolve(value); },

@@ -6,6 +6,7 @@ import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { startBridge, until } from './harness.mjs';
+import { scaled } from '../timing.mjs';
 
 describe('dialogs', () => {
 	let b;
@@ -21,7 +22,7 @@ describe('dialogs', () => {
 		const s = await b.state();
 		const started = Date.now();
 		const click = await b.ok('click_element', { ref: s.ref('button', 'Show alert') });
-		assert.ok(Date.now() - started < 8000, `the click took ${Date.now() - started} ms`);
+		assert.ok(Date.now() - started < scaled(8000), `the click took ${Date.now() - started} ms`);
 		assert.match(click.text, /opened the alert "Hello from the page"/);
 		assert.match(click.text, /handle_dialog/);
 		assert.deepEqual(click.data.dialog, { type: 'alert', message: 'Hello from the page', url: click.data.dialog.url });

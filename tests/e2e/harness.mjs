@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 import { CdpPipe } from './cdp.mjs';
 import { startFixtureSite } from './fixture-server.mjs';
+import { scaled } from '../timing.mjs';
 
 export const EXTENSION_ID = 'lbgfejnjcgkdeceohflfkdiejmokjlpk';
 export const HOST_NAME = 'org.browserbridge.host';
@@ -42,7 +43,7 @@ export function runningHost(runtime, notPid) {
 }
 
 export async function until(fn, { ms = 10000, every = 50, what = 'a condition' } = {}) {
-	const end = Date.now() + ms;
+	const end = Date.now() + scaled(ms);
 	let last;
 	for (;;) {
 		try {
@@ -53,7 +54,7 @@ export async function until(fn, { ms = 10000, every = 50, what = 'a condition' }
 			last = error;
 		}
 		if (Date.now() > end)
-			throw new Error(`timed out after ${ms} ms waiting for ${what}` +
+			throw new Error(`timed out after ${scaled(ms)} ms waiting for ${what}` +
 			    (last instanceof Error ? `: ${last.message}` : last !== undefined ? ` (last: ${JSON.stringify(last)})` : ''));
 		await sleep(every);
 	}
@@ -158,7 +159,7 @@ export class Bridge {
 		const transport = new StreamableHTTPClientTransport(new URL(this.url),
 		    { requestInit: { headers: { Authorization: `Bearer ${this.token}` } } });
 		const client = new Client({ name: 'e2e', version: '1.0.0' });
-		await client.connect(transport, { timeout: 10000 });
+		await client.connect(transport, { timeout: scaled(10000) });
 		this.clients.push(client);
 		return client;
 	}
@@ -167,7 +168,7 @@ export class Bridge {
 	// The tests are a program, not a model: they ask for structuredContent.
 	async call(name, args = {}, options = {}) {
 		return this.client.callTool({ name, arguments: args, _meta: { 'browser-bridge/structured': true } },
-		    undefined, { timeout: 60000, ...options });
+		    undefined, { timeout: scaled(60000), ...options });
 	}
 
 	// Calls a tool that must succeed; resolves to { text, data, result }.
@@ -260,7 +261,7 @@ export class Bridge {
 		this.clients = [];
 		if (this.child.exitCode === null && this.child.signalCode === null) {
 			await this.cdp.send('Browser.close').catch(() => {});
-			const quit = await Promise.race([this.exited.then(() => true), sleep(5000).then(() => false)]);
+			const quit = await Promise.race([this.exited.then(() => true), sleep(scaled(5000)).then(() => false)]);
 			if (!quit) {
 				try {
 					process.kill(-this.child.pid, 'SIGKILL');

@@ -14,6 +14,7 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { scaled } from '../timing.mjs';
 
 // The block of lines that follows a heading line of run.sh's output.
 function blockAfter(out, heading) {
@@ -58,7 +59,7 @@ test('run.sh with HEADLESS=1 prints configurations that work pasted, doctor pass
 	run.stderr.on('data', text => { out += text; });
 	const exited = new Promise(resolve => run.once('exit', (code, signal) => resolve({ code, signal })));
 	try {
-		const deadline = Date.now() + 60000;
+		const deadline = Date.now() + scaled(60000);
 		while (!out.includes('Press Ctrl-C to stop.')) {
 			assert.ok(Date.now() < deadline && run.exitCode === null, `run.sh did not come up:\n${out}`);
 			await new Promise(resolve => setTimeout(resolve, 100));
@@ -114,7 +115,7 @@ test('run.sh with HEADLESS=1 prints configurations that work pasted, doctor pass
 		run.kill('SIGINT');
 		const { code } = await exited;
 		assert.equal(code, 0, out);
-		const deadlineGone = Date.now() + 10000;
+		const deadlineGone = Date.now() + scaled(10000);
 		while (processesWith(profile).length > 0 && Date.now() < deadlineGone)
 			await new Promise(resolve => setTimeout(resolve, 100));
 		assert.deepEqual(processesWith(profile), [], 'no browser process is left behind');

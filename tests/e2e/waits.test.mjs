@@ -5,6 +5,7 @@ import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { startBridge } from './harness.mjs';
+import { scaled } from '../timing.mjs';
 
 describe('wait_for', () => {
 	let b;
@@ -76,7 +77,7 @@ describe('wait_for', () => {
 		await b.open('waits.html');
 		const start = Date.now();
 		const e = await b.fails('wait_for', { selector: '#never', timeout_ms: 600 });
-		assert.ok(Date.now() - start < 4000, `took ${Date.now() - start} ms`);
+		assert.ok(Date.now() - start < scaled(4000), `took ${Date.now() - start} ms`);
 		assert.equal(e.code, 'TIMEOUT');
 		assert.match(e.message, /^Waited 600 ms for "#never" to be visible in tab \d+, but 0 elements match, 0 visible\./);
 		const text = await b.fails('wait_for', { text: 'Nowhere to be seen', timeout_ms: 400 });

@@ -20,16 +20,19 @@ describe('the agents ask the caller\'s user', () => {
 	let host;
 	let answers;
 	let answered;
+	let untoldAfterMs;	// null: the task waits for its answer however long it takes
 	before(async () => {
 		host = await startHost({
 			handlers: {
-				// A task whose agents ask once, then finish with what they were told (or after 500 ms, untold).
+				// A task whose agents ask once, then finish with what they
+				// were told (or, after untoldAfterMs, untold).
 				run_task: async (params, ctx) => {
 					const told = new Promise(resolve => {
 						answered = resolve;
 					});
 					ctx.progress(1, undefined, 'Task T1 waits for the person at the browser (input required)', QUESTION);
-					const answer = await Promise.race([told, new Promise(resolve => setTimeout(resolve, 500, null))]);
+					const answer = await Promise.race([told,
+					    ...(untoldAfterMs === null ? [] : [new Promise(resolve => setTimeout(resolve, untoldAfterMs, null))])]);
 					return { content: [{ type: 'text', text: `Task T1 done: ${answer ?? 'nobody answered'}` }] };
 				},
 				answer_task: (params, ctx) => {
@@ -57,6 +60,7 @@ describe('the agents ask the caller\'s user', () => {
 
 	it('a client that can ask its user gets elicitation/create; its answer reaches the task', async () => {
 		answers = [];
+		untoldAfterMs = null;	// no race with the answer's round trip
 		const { client, asked } = await askingClient(() => ({ action: 'accept', content: { answer: 'Canada' } }));
 		try {
 			const result = await client.callTool({ name: 'run_task', arguments: { task: 'Order a mug' } }, undefined, opts());
@@ -73,6 +77,7 @@ describe('the agents ask the caller\'s user', () => {
 
 	it('a declined question reaches nothing: the person answers in the browser', async () => {
 		answers = [];
+		untoldAfterMs = 500;
 		const { client, asked } = await askingClient(() => ({ action: 'decline' }));
 		try {
 			const result = await client.callTool({ name: 'run_task', arguments: { task: 'Order a mug' } }, undefined, opts());
@@ -86,6 +91,7 @@ describe('the agents ask the caller\'s user', () => {
 
 	it('a client without the capability is not asked', async () => {
 		answers = [];
+		untoldAfterMs = 500;
 		const client = await connect(host);
 		try {
 			const result = await client.callTool({ name: 'run_task', arguments: { task: 'Order a mug' } }, undefined, opts());

@@ -14,6 +14,8 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { scaled } from '../timing.mjs';
+
 // Chrome's limit for one host-to-browser message.
 export const OUTBOUND_MAX = 1024 * 1024;
 
@@ -21,13 +23,8 @@ export const OUTBOUND_MAX = 1024 * 1024;
 // loopback pages.
 export const EXTENSION_ORIGIN = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/';
 
-// Under valgrind everything is slower: timeouts scale by this factor.
-export const SLOW = process.env.BRIDGE_SLOW === '1' ? 10 : 1;
-
-// Scales a timeout for slow runs.
-export function scaled(ms) {
-	return ms * SLOW;
-}
+// Time margins scale with valgrind and the machine's load (../timing.mjs).
+export { SLOW, scaled } from '../timing.mjs';
 
 // The tools the host lists, in no particular order.
 export const TOOL_NAMES = [

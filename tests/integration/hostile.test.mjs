@@ -50,8 +50,8 @@ async function rawSession(host) {
 	const init = await raw(host, { method: 'POST', headers: mcpHeaders(host), body: INITIALIZE });
 	const headers = mcpHeaders(host, { 'Mcp-Session-Id': init.headers['mcp-session-id'], Accept: 'application/json' });
 	let id = 10;
-	return (name, args) => raw(host, {
-		method: 'POST', headers, body: { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args } },
+	return (name, args, timeoutMs) => raw(host, {
+		method: 'POST', headers, body: { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args } }, timeoutMs,
 	});
 }
 
@@ -67,28 +67,38 @@ describe('an extension that stops reading', () => {
 	it('calls past the bound fail at once with EXTENSION_BUSY, memory stays flat, and the queued calls all arrive once it reads again', async () => {
 		const call = await rawSession(host);
 		await call('wait_for', { text: 'warm up' });
+		const pendingCalls = async () => (await call('host_status', {})).json.result.structuredContent.pending_calls;
 		const before = residentBytes(host.pid);
-		// One call at a time (a queued call waits, a refused one is answered
-		// at once), so that only the buffers toward the extension can grow.
+		// One call at a time, each sent once the host has taken the one
+		// before (it is pending, or answered), so that only the buffers
+		// toward the extension can grow. While the extension reads
+		// nothing, the backlog only grows: the calls queued are the first
+		// ones, and from the first refused call on every call is refused.
 		const text = 'x'.repeat(MiB);
 		const calls = [];
-		const refused = [];
+		const answered = new Map();	// call index -> its answer, while the extension does not read
 		host.child.stdout.pause();	// the extension stops reading the host
 		try {
 			for (let i = 0; i < CALLS; i++) {
 				// A long timeout: the queued calls must outlast the pause, even under valgrind.
-				const answer = call('wait_for', { text, timeout_ms: 300000 });
+				const answer = call('wait_for', { text, timeout_ms: 300000 }, 300000);
 				calls.push(answer);
-				const settled = await Promise.race([answer, new Promise(resolve => setTimeout(resolve, scaled(200), null))]);
-				if (settled !== null)
-					refused.push(settled);
+				answer.then(a => { if (host.child.stdout.isPaused()) answered.set(i, a); }, () => {});
+				await eventually(async () => answered.has(i) || await pendingCalls() + answered.size > i,
+				    `the host taking call ${i}`);
 			}
-			assert.ok(refused.length >= CALLS - Math.ceil(EXTENSION_BACKLOG_MAX / MiB) - 2, `${refused.length} of ${CALLS} refused`);
-			for (const answer of refused) {
+			assert.ok(answered.size > 0, `none of ${CALLS} calls was refused`);
+			const firstRefused = Math.min(...answered.keys());
+			await eventually(async () => answered.size === CALLS - firstRefused,
+			    `an answer to every call from call ${firstRefused} (the first refused) on`);
+			assert.ok(firstRefused >= 1, 'the calls before the bound were queued');
+			assert.ok(firstRefused <= Math.ceil(EXTENSION_BACKLOG_MAX / MiB) + 2, `${CALLS - firstRefused} of ${CALLS} refused`);
+			for (const answer of answered.values()) {
 				assert.equal(answer.json.result.isError, true);
 				assert.match(answer.json.result.content[0].text,
 				    /^EXTENSION_BUSY: The browser extension is not reading its messages \(\d+ MiB wait for it\): it may be hung\./);
 			}
+			assert.equal(await pendingCalls(), firstRefused, 'the calls before the first refused one wait');
 			const grown = residentBytes(host.pid) - before;
 			if (MEASURED)
 				assert.ok(grown < EXTENSION_BACKLOG_MAX + SLACK, `resident memory grew by ${(grown / MiB).toFixed(1)} MiB`);

@@ -3,47 +3,10 @@
 // and JSON-RPC batches, which only protocol 2025-03-26 allows.
 
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 
-import { scaled, startHost } from './fake-extension.mjs';
-import { INITIALIZE, authHeaders, mcpHeaders, raw } from './mcp-client.mjs';
-
-// Opens a raw event stream; resolves with { text(), until(pattern), close() }.
-function openStream(host, path, headers) {
-	return new Promise((resolve, reject) => {
-		const req = httpRequest({
-			host: '127.0.0.1', port: host.port, method: 'GET', path, agent: false,
-			headers: { Host: `127.0.0.1:${host.port}`, Accept: 'text/event-stream', ...headers },
-		}, res => {
-			let text = '';
-			let waiters = [];
-			res.setEncoding('utf8');
-			res.on('data', part => {
-				text += part;
-				const matched = waiters.filter(w => w.pattern.test(text));
-				waiters = waiters.filter(w => !matched.includes(w));
-				matched.forEach(w => w.resolve(text));
-			});
-			resolve({
-				status: res.statusCode,
-				headers: res.headers,
-				text: () => text,
-				until(pattern, ms = 5000) {
-					if (pattern.test(text))
-						return Promise.resolve(text);
-					return new Promise((ok, fail) => {
-						const timer = setTimeout(() => fail(new Error(`stream never matched ${pattern}: ${JSON.stringify(text)}`)), scaled(ms));
-						waiters.push({ pattern, resolve: value => { clearTimeout(timer); ok(value); } });
-					});
-				},
-				close: () => req.destroy(),
-			});
-		});
-		req.on('error', error => { if (error.code !== 'ECONNRESET') reject(error); });
-		req.end();
-	});
-}
+import { startHost } from './fake-extension.mjs';
+import { INITIALIZE, authHeaders, mcpHeaders, openStream, raw } from './mcp-client.mjs';
 
 // Initializes a raw session with a protocol version; returns its id.
 async function session(host, version) {
