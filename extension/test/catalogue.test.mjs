@@ -8,10 +8,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { Navigator } from '../src/navigator.js';
+import { Dispatcher } from '../src/dispatcher.js';
 import { registerActions } from '../src/actions/index.js';
 import { ConsoleStore } from '../src/actions/console.js';
-import { TaskManager } from '../src/agents/tasks.js';
+import { TaskManager } from '../src/agents/task-manager.js';
 
 const CATALOGUE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'catalogue');
 
@@ -31,9 +31,9 @@ function catalogueMethods() {
 
 // The methods the service worker registers (the same function it calls).
 function registeredMethods() {
-	const navigator = new Navigator({});
-	registerActions(navigator, { consoleStore: new ConsoleStore(), tasks: new TaskManager({ navigator }) });
-	return navigator.methods;
+	const dispatcher = new Dispatcher({});
+	registerActions(dispatcher, { consoleStore: new ConsoleStore(), tasks: new TaskManager({ dispatcher }) });
+	return dispatcher.methods;
 }
 
 test('every catalogue tool answered by the extension has an action', () => {

@@ -18,7 +18,7 @@ import { sleep } from '../browser/wait.js';
 /** Mouse moves between source and target: enough for drag thresholds and per-move reordering. */
 const DRAG_STEPS = 12;
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const dragActions = {
 	drag_and_drop: {
 		stateable: true,

@@ -58,7 +58,7 @@ export function httpStatusNote(status) {
  * @param {number} tabId
  * @param {string} urlBefore
  * @param {string} verb what was done, for the text
- * @param {import('../navigator.js').Services} services
+ * @param {import('../dispatcher.js').Services} services
  * @param {{newTab?: boolean, waited?: string, still?: string[]}} extra still: what had not settled after the load (settleLoadedPage)
  */
 async function navigationResult(tabId, urlBefore, verb, services, extra = {}) {
@@ -113,7 +113,7 @@ async function historyStep(debuggers, tabId, step) {
 	await debuggers.send(tabId, 'Page.navigateToHistoryEntry', { entryId: entry.id });
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const navigationActions = {
 	navigate_to: {
 		stateable: false,

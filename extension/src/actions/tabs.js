@@ -35,7 +35,7 @@ async function tabsResult(sentence, extra = {}) {
 	};
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const tabActions = {
 	manage_tabs: {
 		scope: 'browser',

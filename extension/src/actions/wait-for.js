@@ -110,7 +110,7 @@ async function round(tab, target, condition, maxMs) {
 	return target.documentIds !== undefined && results.length === 0 ? null : results;
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const waitActions = {
 	wait_for: {
 		async run(params, context) {

@@ -1,9 +1,9 @@
 /**
- * The navigator: owns the registry of browser actions (one module per
+ * The dispatcher: owns the registry of browser actions (one module per
  * group under src/actions/), finds the tab each call acts on, runs actions
  * on one tab one at a time (different tabs in parallel), and adds the page
  * state to results when asked (include_state).
- * @module navigator
+ * @module dispatcher
  */
 
 import { BridgeError, ErrorCode } from './errors.js';
@@ -81,7 +81,7 @@ export const LEAVES_PAGE = new Set(['navigate_to', 'navigate_history']);
 export const DIALOG_FREE = new Set(['handle_dialog', 'get_console_logs']);
 
 /** The registry and its dispatcher. */
-export class Navigator {
+export class Dispatcher {
 	/** @param {Services} services */
 	constructor(services) {
 		this.services = services;

@@ -1,10 +1,10 @@
-// The step loop (src/agents/task.js) with scripted models and a fake
+// The step loop (src/agents/task-loop.js) with scripted models and a fake
 // browser: how it plans, acts, recovers, validates and stops.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { AgentTask, StopReason } from '../src/agents/task.js';
+import { AgentTask, StopReason } from '../src/agents/task-loop.js';
 import { BridgeError, ErrorCode } from '../src/errors.js';
 import { DEFAULT_LIMITS } from '../src/agents/settings.js';
 
