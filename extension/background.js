@@ -57,6 +57,7 @@ const dispatcher = new Dispatcher({
 	control,
 	network: new NetworkTracker(),
 	networkLog: new NetworkLog(debuggers),
+	storage: chrome.storage.local,
 	version,
 	log,
 });

@@ -38,6 +38,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {import('./browser/debugger.js').DebuggerPool} debuggers
  * @property {import('./browser/network.js').NetworkTracker} network
  * @property {import('./browser/network-log.js').NetworkLog} [networkLog] the requests of the tabs the callers acted in
+ * @property {{get: (key: string) => Promise<object>}} [storage] chrome.storage.local (the options page's switches)
  * @property {string} version the extension's version
  * @property {(text: string) => void} log
  * @property {object} [welcome] the host's welcome (evaluate_script: whether the host config allows it)

@@ -112,7 +112,7 @@ export async function evaluateEnabled(services) {
 	if (services.welcome?.evaluate_script === true)
 		return true;
 	try {
-		const stored = await chrome.storage.local.get(EVALUATE_OPTION_KEY);
+		const stored = await services.storage.get(EVALUATE_OPTION_KEY);
 		return stored?.[EVALUATE_OPTION_KEY] === true;
 	} catch {
 		return false;

@@ -13,7 +13,7 @@ import { BridgeError, ErrorCode } from '../errors.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
 import { OutcomeObserver } from '../browser/outcome.js';
 import { actionResult, elementLabel, pointerTarget } from './input.js';
-import { sleep } from '../browser/wait.js';
+import { sleep } from '../sleep.js';
 
 /** Mouse moves between source and target: enough for drag thresholds and per-move reordering. */
 const DRAG_STEPS = 12;

@@ -10,6 +10,7 @@ import { BridgeError, ErrorCode } from '../errors.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
 import { callInDocument, callInPage, callOnElement } from '../browser/page-channel.js';
 import { OutcomeObserver, describeOutcome } from '../browser/outcome.js';
+import { tabFrames } from '../browser/navigation.js';
 import { quote } from '../page-state/format.js';
 import {
 	KeySequenceError, MODIFIER_BITS, characterEvents, keyPressEvents,
@@ -64,7 +65,7 @@ export function throwIfFailed(verb, ref, result) {
 async function frameChain(tabId, frameId) {
 	if (frameId === 0)
 		return [0];
-	const frames = await chrome.webNavigation.getAllFrames({ tabId }) ?? [];
+	const frames = await tabFrames(tabId);
 	const parents = new Map(frames.map(f => [f.frameId, f.parentFrameId]));
 	const chain = [frameId];
 	for (let f = frameId; f !== 0;) {

@@ -10,7 +10,7 @@
 import { ErrorCode } from '../errors.js';
 import { schemaError } from '../json-schema.js';
 import { domainAllowed, domainRefusal } from './domains.js';
-import { untilAborted } from '../browser/wait.js';
+import { untilAborted } from '../sleep.js';
 
 /** Why a task stopped. */
 export const StopReason = Object.freeze({
