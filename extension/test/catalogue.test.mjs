@@ -60,3 +60,19 @@ test('the named internal methods are registered and are not tools', () => {
 		assert.ok(!catalogueMethods().includes(method), `${method} is not a catalogue tool`);
 	}
 });
+
+test('traits are set only on tools the dispatcher runs in a tab, where it reads them', () => {
+	const dispatcher = new Dispatcher({});
+	registerActions(dispatcher, { consoleStore: new ConsoleStore(), tasks: new TaskManager({ dispatcher }) });
+	const traits = new Map();
+	for (const file of readdirSync(CATALOGUE).filter(name => name.endsWith('.json'))) {
+		const tool = JSON.parse(readFileSync(join(CATALOGUE, file), 'utf8'));
+		if (tool.traits === undefined)
+			continue;
+		traits.set(tool.name, tool.traits);
+		assert.equal(dispatcher.registry.get(tool.method)?.scope ?? 'tab', 'tab', `${tool.name} has traits but no tab action`);
+	}
+	/* fill_form and drag_and_drop send the input click_element and type_value send, so they watch dialogs too. */
+	for (const name of ['click_element', 'type_value', 'fill_form', 'drag_and_drop'])
+		assert.equal(traits.get(name)?.watches_dialogs, true, `${name} watches dialogs`);
+});

@@ -182,3 +182,36 @@ test('an action that waits behind another in its tab sees the tab as it is when 
 	await Promise.all([first, second]);
 	assert.deepEqual(seen, ['http://x/before', 'http://x/after']);
 });
+
+test('the catalogue entry\'s traits, not the method\'s name, decide dialog watching, the page check and running under a dialog', async () => {
+	let url = 'http://x/1';
+	chrome.tabs.get = async id => ({ id, url, active: true });
+	const watched = [];
+	const dialogs = new Map();
+	const tool = (name, traits) => ({ name, method: name, description: name, inputSchema: { type: 'object' }, annotations: {}, ...(traits ? { traits } : {}) });
+	const dispatcher = new Dispatcher({
+		debuggers: { dialogs, watchDialogs: async tabId => { watched.push(tabId); }, onDialog: () => () => {} },
+		welcome: { catalogue: [
+			tool('act', { watches_dialogs: true }), tool('go', { leaves_page: true }),
+			tool('answer', { runs_under_dialog: true }), tool('plain'), tool('click_element', { watches_dialogs: false }),
+		] },
+	});
+	const ran = [];
+	const action = name => ({ run: async () => { ran.push(name); return { content: [] }; } });
+	dispatcher.register({ act: action('act'), go: action('go'), answer: action('answer'), plain: action('plain'), click_element: action('click_element') });
+
+	await dispatcher.dispatch('act', { tab_id: 1 }, call());
+	await dispatcher.dispatch('plain', { tab_id: 1 }, call());
+	await dispatcher.dispatch('click_element', { tab_id: 1 }, call());
+	assert.deepEqual(watched, [1], 'only the action with watches_dialogs had the tab\'s dialogs watched');
+
+	url = 'chrome://settings/';
+	await assert.rejects(dispatcher.dispatch('plain', { tab_id: 1 }, call()), { code: ErrorCode.URL_NOT_ALLOWED });
+	await dispatcher.dispatch('go', { tab_id: 1 }, call());
+
+	url = 'http://x/1';
+	dialogs.set(1, { type: 'alert', message: 'Hi' });
+	await assert.rejects(dispatcher.dispatch('plain', { tab_id: 1 }, call()), { code: ErrorCode.NOT_INTERACTABLE });
+	await dispatcher.dispatch('answer', { tab_id: 1 }, call());
+	assert.deepEqual(ran, ['act', 'plain', 'click_element', 'go', 'answer']);
+});

@@ -83,6 +83,30 @@ describe('dialogs', () => {
 		    { what: 'the navigation to proceed' });
 	});
 
+	// fill_form and drag_and_drop send the same input as click_element, so
+	// their catalogue entries set watches_dialogs: a dialog they cause is
+	// reported at once, not a command that hangs until its timeout.
+	test('fill_form that makes the page open an alert returns with the dialog', async () => {
+		const { url } = await b.open('dialogs.html');
+		const s = await b.state();
+		const filled = await b.ok('fill_form', { fields: [{ ref: s.ref('checkbox', 'I agree'), value: true }] });
+		assert.deepEqual(filled.data.dialog, { type: 'alert', message: 'Thanks for agreeing', url: filled.data.dialog?.url }, filled.text);
+		assert.match((await b.ok('handle_dialog', { action: 'accept' })).text, /^Accepted the alert "Thanks for agreeing"\.$/);
+		assert.equal(await b.evaluate(url, 'window.__agreed'), true);
+	});
+
+	test('drag_and_drop whose drop opens an alert returns with the dialog', async () => {
+		const { url } = await b.open('dialogs.html');
+		const s = await b.state();
+		const letter = s.find('draggable', 'Letter');
+		const outbox = s.data.elements.find(e => e.name.startsWith('Outbox'));
+		assert.ok(letter && outbox, `the letter and the outbox have refs:\n${s.text}`);
+		const dragged = await b.ok('drag_and_drop', { from_ref: letter.ref, to_ref: outbox.ref });
+		assert.deepEqual(dragged.data.dialog, { type: 'alert', message: 'Sent the letter', url: dragged.data.dialog?.url }, dragged.text);
+		assert.match((await b.ok('handle_dialog', { action: 'accept' })).text, /^Accepted the alert "Sent the letter"\.$/);
+		assert.equal(await b.evaluate(url, 'window.__dropped'), true);
+	});
+
 	test('handle_dialog with no dialog open is INVALID_ARGUMENT', async () => {
 		const { tabId } = await b.open('dialogs.html');
 		const error = await b.fails('handle_dialog', { action: 'accept' });
