@@ -83,7 +83,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {boolean} [runs_under_dialog] works while a dialog blocks the page
  */
 
-/** The registry and its dispatcher. */
+/** The action registry, and the dispatch of each call to its action. */
 export class Dispatcher {
 	/** @param {Services} services */
 	constructor(services) {
