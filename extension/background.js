@@ -1,11 +1,11 @@
 /*
  * The service worker: connects to the Browser Bridge host, answers its
- * requests through the navigator, and tells the popup how things stand.
+ * requests through the dispatcher, and tells the popup how things stand.
  */
 
 import { HostConnection } from './src/connection.js';
 import { RequestRunner } from './src/rpc.js';
-import { Navigator } from './src/navigator.js';
+import { Dispatcher } from './src/dispatcher.js';
 import { RefTable } from './src/page-state/refs.js';
 import { DebuggerPool } from './src/browser/debugger.js';
 import { NetworkTracker } from './src/browser/network.js';
@@ -15,7 +15,7 @@ import { registerActions } from './src/actions/index.js';
 import { ConsoleStore } from './src/actions/console.js';
 import { evaluateEnabled } from './src/actions/content.js';
 import { agentsNetworkEnabled } from './src/actions/network.js';
-import { TaskManager, credentialOf } from './src/agents/tasks.js';
+import { TaskManager, credentialOf } from './src/agents/task-manager.js';
 import { Fence } from './src/agents/fence.js';
 import { createProvider } from './src/agents/providers/index.js';
 import { buildPrompt } from './src/agents/prompts.js';
@@ -51,12 +51,13 @@ const control = new PersonControl({
 });
 
 const debuggers = new DebuggerPool(log);
-const navigator = new Navigator({
+const dispatcher = new Dispatcher({
 	refs,
 	debuggers,
 	control,
 	network: new NetworkTracker(),
 	networkLog: new NetworkLog(debuggers),
+	storage: chrome.storage.local,
 	version,
 	log,
 });
@@ -73,27 +74,27 @@ chrome.webNavigation.onErrorOccurred.addListener(details => {
 });
 
 const tasks = new TaskManager({
-	navigator,
+	dispatcher,
 	storage: chrome.storage.local,
 	createProvider,
 	buildPrompt,
 	browser: { tabs: chrome.tabs, tabGroups: chrome.tabGroups },
 	fence,
 	optionsUrl: chrome.runtime.getURL('options/options.html'),
-	evaluateEnabled: () => evaluateEnabled(navigator.services),
+	evaluateEnabled: () => evaluateEnabled(dispatcher.services),
 	networkEnabled: () => agentsNetworkEnabled(chrome.storage.local),
-	credential: () => credentialOf(navigator.services.welcome?.token),
+	credential: () => credentialOf(dispatcher.services.welcome?.token),
 	log,
 	onChange: () => {
 		tasks.panelTasks().then(list => chrome.runtime.sendMessage({ type: 'tasks', tasks: list })).catch(() => {});
 	},
 });
-registerActions(navigator, { consoleStore, tasks });
+registerActions(dispatcher, { consoleStore, tasks });
 
 chrome.tabs.onRemoved.addListener(tabId => {
 	fence.tabRemoved(tabId);
 	consoleStore.forget(tabId);
-	navigator.forgetTab(tabId);
+	dispatcher.forgetTab(tabId);
 	refs.expireTab(tabId, `its tab (${tabId}) was closed`);
 });
 
@@ -113,14 +114,14 @@ const connection = new HostConnection({
 	onStatus: broadcast,
 	onConnected: welcome => {
 		/* What the host allows (evaluate_script) and its tool catalogue (the agents' tools). */
-		navigator.services.welcome = welcome;
+		dispatcher.services.welcome = welcome;
 		/* The host's own answers: which files upload_file may send. */
-		navigator.services.host = { call: (method, params) => runner.call(method, params) };
+		dispatcher.services.host = { call: (method, params) => runner.call(method, params) };
 		runner = new RequestRunner({
 			send: message => connection.send(message),
 			dispatch: async (method, params, context) => {
 				await savedCounter;
-				return navigator.dispatch(method, params, context);
+				return dispatcher.dispatch(method, params, context);
 			},
 			log,
 		});

@@ -36,6 +36,17 @@ static const struct {
 	{ "openWorldHint", true, false },
 };
 
+/*
+ * The traits an extension tool may set ("traits": {"name": true, ...}):
+ * how the extension's dispatcher treats the call (dispatcher.js reads
+ * them from the welcome's catalogue). Absent means false.
+ */
+static const char *const tools_traits[] = {
+	"watches_dialogs",	/* may open a dialog: dialogs watched first */
+	"leaves_page",		/* takes the tab off its page: any page */
+	"runs_under_dialog",	/* works while a dialog blocks the page */
+};
+
 /* Returns a string field of a tool, or NULL after *cause if required. */
 static const char *
 tools_string(const json_t *data, const char *key, bool required,
@@ -239,6 +250,63 @@ tools_load_task_support(struct tool *tool, const json_t *data, char **cause)
 	return -1;
 }
 
+/* Sets *cause for an unknown trait, naming the known ones. */
+static void
+tools_unknown_trait(const struct tool *tool, const char *key, char **cause)
+{
+	char	*known = NULL, *more;
+	size_t	 i;
+
+	for (i = 0; i < sizeof tools_traits / sizeof *tools_traits; i++) {
+		more = xasprintf("%s%s%s", known != NULL ? known : "",
+		    known != NULL ? ", " : "", tools_traits[i]);
+		free(known);
+		known = more;
+	}
+	*cause = xasprintf("tool \"%s\": unknown trait \"%s\" (the known "
+	    "traits are %s)", tool->name, key, known);
+	free(known);
+}
+
+/* Reads the traits: an extension tool's, each a known name set to a boolean. */
+static int
+tools_load_traits(struct tool *tool, const json_t *data, char **cause)
+{
+	const json_t	*traits = json_object_get(data, "traits"), *value;
+	const char	*key;
+	size_t		 i;
+
+	if (traits == NULL)
+		return 0;
+	if (tool->method == NULL) {
+		*cause = xasprintf("tool \"%s\": a host tool has no \"traits\"",
+		    tool->name);
+		return -1;
+	}
+	if (!json_is_object(traits)) {
+		*cause = xasprintf("tool \"%s\": \"traits\" must be an object",
+		    tool->name);
+		return -1;
+	}
+	json_object_foreach((json_t *)traits, key, value) {
+		for (i = 0; i < sizeof tools_traits / sizeof *tools_traits; i++) {
+			if (strcmp(key, tools_traits[i]) == 0)
+				break;
+		}
+		if (i == sizeof tools_traits / sizeof *tools_traits) {
+			tools_unknown_trait(tool, key, cause);
+			return -1;
+		}
+		if (!json_is_boolean(value)) {
+			*cause = xasprintf("tool \"%s\": trait \"%s\" must be "
+			    "true or false", tool->name, key);
+			return -1;
+		}
+	}
+	tool->traits = traits;
+	return 0;
+}
+
 /* Reads the example: arguments that pass the schema, and a reply. */
 static int
 tools_load_example(struct tool *tool, const json_t *data, char **cause)
@@ -301,6 +369,7 @@ tools_load(struct tool *tool, const json_t *data,
 	    cause) != 0 ||
 	    tools_load_timeout(tool, data, cause) != 0 ||
 	    tools_load_task_support(tool, data, cause) != 0 ||
+	    tools_load_traits(tool, data, cause) != 0 ||
 	    tools_load_example(tool, data, cause) != 0)
 		return -1;
 	tool->listing = tools_listing(tool, json_object_get(data,
@@ -525,7 +594,7 @@ tool_check_arguments(const struct tool *tool, const json_t *args,
 
 /*
  * Returns the catalogue for the extension's welcome: each tool's tools/list
- * object, plus the extension method that answers it, if any.
+ * object, plus the extension method that answers it and its traits, if any.
  */
 json_t *
 tool_registry_catalogue(const struct tool_registry *registry)
@@ -539,6 +608,10 @@ tool_registry_catalogue(const struct tool_registry *registry)
 		if (registry->tools[i].method != NULL) {
 			json_object_set_new(item, "method",
 			    json_string(registry->tools[i].method));
+		}
+		if (registry->tools[i].traits != NULL) {
+			json_object_set_new(item, "traits",
+			    json_deep_copy(registry->tools[i].traits));
 		}
 		json_array_append_new(catalogue, item);
 	}

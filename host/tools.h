@@ -59,6 +59,7 @@ struct tool {
 	const char		*timeout_argument;
 	bool			 read_only;
 	bool			 task_optional;	/* may run as an MCP task */
+	const json_t		*traits;	/* the extension's, or NULL */
 	const json_t		*input_schema;
 	const json_t		*output_schema;	/* NULL if none */
 	const json_t		*example_call;	/* arguments, for tests */

@@ -754,10 +754,62 @@ START_TEST(test_catalogue_for_the_extension)
 			json_object_set_new(expected, "method",
 			    json_string(tool->method));
 		}
+		if (tool->traits != NULL) {
+			json_object_set_new(expected, "traits",
+			    json_deep_copy(tool->traits));
+		}
 		ck_assert_json_eq(item, expected);
 		json_decref(expected);
 	}
 	json_decref(catalogue);
+}
+END_TEST
+
+START_TEST(test_catalogue_traits_reach_the_extension_only)
+{
+	struct tool_registry	*loaded;
+	const struct tool	*tool;
+	const char		*text = "[" DATA_TOOL("a",
+	    ",\"traits\":{\"watches_dialogs\":true,\"leaves_page\":false}") "]";
+	char			*cause = NULL;
+	json_t			*catalogue, *expected;
+
+	loaded = tool_registry_parse(text, strlen(text), no_handlers, &cause);
+	ck_assert_msg(loaded != NULL, "rejected: %s", cause);
+	tool = tool_registry_find(loaded, "a");
+	ck_assert_ptr_null(json_object_get(tool->listing, "traits"));
+	catalogue = tool_registry_catalogue(loaded);
+	expected = check_json("{\"watches_dialogs\":true,"
+	    "\"leaves_page\":false}");
+	ck_assert_json_eq(json_object_get(json_array_get(catalogue, 0),
+	    "traits"), expected);
+	json_decref(expected);
+	json_decref(catalogue);
+	tool_registry_free(loaded);
+}
+END_TEST
+
+START_TEST(test_catalogue_rejects_bad_traits)
+{
+	expect_catalogue_cause("[" DATA_TOOL("a",
+	    ",\"traits\":{\"watches_dialog\":true}") "]", no_handlers,
+	    "tool \"a\": unknown trait \"watches_dialog\" (the known traits "
+	    "are watches_dialogs, leaves_page, runs_under_dialog)");
+	expect_catalogue_cause("[" DATA_TOOL("a",
+	    ",\"traits\":{\"leaves_page\":1}") "]", no_handlers,
+	    "trait \"leaves_page\" must be true or false");
+	expect_catalogue_cause("[" DATA_TOOL("a",
+	    ",\"traits\":[\"leaves_page\"]") "]", no_handlers,
+	    "\"traits\" must be an object");
+	expect_catalogue_cause("[{\"name\":\"status\",\"title\":\"T\","
+	    "\"description\":\"D\",\"answered_by\":\"host\","
+	    "\"traits\":{\"leaves_page\":true},\"annotations\":"
+	    "{\"readOnlyHint\":true,\"destructiveHint\":false,"
+	    "\"idempotentHint\":true,\"openWorldHint\":false},"
+	    "\"input_schema\":{\"type\":\"object\",\"properties\":{},"
+	    "\"additionalProperties\":false},\"example\":{\"call\":{},"
+	    "\"reply\":\"R\"}}]", one_handler,
+	    "tool \"status\": a host tool has no \"traits\"");
 }
 END_TEST
 
@@ -824,6 +876,8 @@ tools_suite(void)
 	tcase_add_checked_fixture(tc, registry_setup, registry_teardown);
 	tcase_add_test(tc, test_examples_stay_out_of_tools_list);
 	tcase_add_test(tc, test_catalogue_for_the_extension);
+	tcase_add_test(tc, test_catalogue_traits_reach_the_extension_only);
+	tcase_add_test(tc, test_catalogue_rejects_bad_traits);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("catalogue data");

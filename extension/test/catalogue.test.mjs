@@ -8,10 +8,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { Navigator } from '../src/navigator.js';
+import { Dispatcher } from '../src/dispatcher.js';
 import { registerActions } from '../src/actions/index.js';
 import { ConsoleStore } from '../src/actions/console.js';
-import { TaskManager } from '../src/agents/tasks.js';
+import { TaskManager } from '../src/agents/task-manager.js';
 
 const CATALOGUE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'catalogue');
 
@@ -31,9 +31,9 @@ function catalogueMethods() {
 
 // The methods the service worker registers (the same function it calls).
 function registeredMethods() {
-	const navigator = new Navigator({});
-	registerActions(navigator, { consoleStore: new ConsoleStore(), tasks: new TaskManager({ navigator }) });
-	return navigator.methods;
+	const dispatcher = new Dispatcher({});
+	registerActions(dispatcher, { consoleStore: new ConsoleStore(), tasks: new TaskManager({ dispatcher }) });
+	return dispatcher.methods;
 }
 
 test('every catalogue tool answered by the extension has an action', () => {
@@ -59,4 +59,20 @@ test('the named internal methods are registered and are not tools', () => {
 		assert.ok(registered.has(method), `${method} is registered`);
 		assert.ok(!catalogueMethods().includes(method), `${method} is not a catalogue tool`);
 	}
+});
+
+test('traits are set only on tools the dispatcher runs in a tab, where it reads them', () => {
+	const dispatcher = new Dispatcher({});
+	registerActions(dispatcher, { consoleStore: new ConsoleStore(), tasks: new TaskManager({ dispatcher }) });
+	const traits = new Map();
+	for (const file of readdirSync(CATALOGUE).filter(name => name.endsWith('.json'))) {
+		const tool = JSON.parse(readFileSync(join(CATALOGUE, file), 'utf8'));
+		if (tool.traits === undefined)
+			continue;
+		traits.set(tool.name, tool.traits);
+		assert.equal(dispatcher.registry.get(tool.method)?.scope ?? 'tab', 'tab', `${tool.name} has traits but no tab action`);
+	}
+	/* fill_form and drag_and_drop send the input click_element and type_value send, so they watch dialogs too. */
+	for (const name of ['click_element', 'type_value', 'fill_form', 'drag_and_drop'])
+		assert.equal(traits.get(name)?.watches_dialogs, true, `${name} watches dialogs`);
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { fitScale, truncateText, truncationNote, LogBuffer, formatLogEntry } from '../src/content-math.js';
-import { imageSize, EVALUATE_OFF_MESSAGE } from '../src/actions/content.js';
+import { imageSize, evaluateEnabled, EVALUATE_OFF_MESSAGE, EVALUATE_OPTION_KEY } from '../src/actions/content.js';
 
 test('fitScale scales down only images wider than max_width', () => {
 	assert.equal(fitScale(1280, undefined), 1);
@@ -61,6 +61,14 @@ test('imageSize reads PNG, JPEG and WebP headers', () => {
 	webp.writeUIntLE(99, 24, 3);
 	webp.writeUIntLE(49, 27, 3);
 	assert.deepEqual(imageSize(webp.toString('base64')), { width: 100, height: 50 });
+});
+
+test('evaluate_script is on by the host config or by the options page switch the services hand in', async () => {
+	const storage = value => ({ get: async key => (key === EVALUATE_OPTION_KEY ? { [key]: value } : {}) });
+	assert.equal(await evaluateEnabled({ welcome: { evaluate_script: true } }), true);
+	assert.equal(await evaluateEnabled({ storage: storage(true) }), true);
+	assert.equal(await evaluateEnabled({ storage: storage(false) }), false);
+	assert.equal(await evaluateEnabled({ storage: { get: async () => { throw new Error('gone'); } } }), false);
 });
 
 test('the evaluate_script refusal says both ways to enable it', () => {

@@ -1,14 +1,14 @@
 // The person's control (src/control.js): the pause switch refuses actions
 // but not reads or stop_task, holds across a service-worker restart (a
 // new PersonControl over the same storage), the last 20 actions newest
-// first, and the badge for each state; and the navigator applies it to
+// first, and the badge for each state; and the dispatcher applies it to
 // every call, recording refused ones too.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { ACTIVITY_MAX, BADGES, MARK_MS, PersonControl } from '../src/control.js';
-import { Navigator } from '../src/navigator.js';
+import { Dispatcher } from '../src/dispatcher.js';
 import { ErrorCode } from '../src/errors.js';
 
 // A chrome.storage area kept in a Map.
@@ -95,12 +95,12 @@ test('the badge: off, on, run while something acts, II while paused', async () =
 	assert.equal(action.shown.text, BADGES.disconnected.text);
 });
 
-test('the navigator refuses actions while paused, runs reads, and records both with the tab', async () => {
+test('the dispatcher refuses actions while paused, runs reads, and records both with the tab', async () => {
 	globalThis.chrome = {
 		tabs: { get: async id => ({ id, url: 'http://x/', active: true }), query: async () => [{ id: 4 }], TAB_ID_NONE: -1 },
 	};
 	const control = new PersonControl({ local: storageArea(), session: storageArea() });
-	const navigator = new Navigator({
+	const dispatcher = new Dispatcher({
 		control,
 		debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} },
 		refs: { resolve: () => ({ status: 'unknown', ref: null }) },
@@ -111,13 +111,13 @@ test('the navigator refuses actions while paused, runs reads, and records both w
 	});
 	const ran = [];
 	const action = name => ({ run: async () => { ran.push(name); return { content: [] }; } });
-	navigator.register({ poke: action('poke'), peek: action('peek') });
+	dispatcher.register({ poke: action('poke'), peek: action('peek') });
 	const call = { signal: new AbortController().signal, deadline: Date.now() + 5000, progress: () => {} };
 	await control.setPaused(true);
-	await assert.rejects(navigator.dispatch('poke', { tab_id: 4 }, call), error => error.code === ErrorCode.PAUSED_BY_USER);
-	await navigator.dispatch('peek', {}, call);
+	await assert.rejects(dispatcher.dispatch('poke', { tab_id: 4 }, call), error => error.code === ErrorCode.PAUSED_BY_USER);
+	await dispatcher.dispatch('peek', {}, call);
 	await control.setPaused(false);
-	await navigator.dispatch('poke', {}, { ...call, owner: { label: 'task t2' } });
+	await dispatcher.dispatch('poke', {}, { ...call, owner: { label: 'task t2' } });
 	assert.deepEqual(ran, ['peek', 'poke']);
 	assert.deepEqual(control.snapshot().activity.map(e => [e.who, e.tool, e.tab, e.outcome]), [
 		['task t2', 'poke', 4, 'ok'],

@@ -1,4 +1,4 @@
-// Owner-aware dispatch (src/navigator.js): a task that holds a tab runs
+// Owner-aware dispatch (src/dispatcher.js): a task that holds a tab runs
 // its own actions there; other callers' actions that change the page get
 // TAB_BUSY at once; read-only actions interleave; holds end on release
 // and when the tab closes.
@@ -6,7 +6,7 @@
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Navigator } from '../src/navigator.js';
+import { Dispatcher } from '../src/dispatcher.js';
 import { ErrorCode } from '../src/errors.js';
 
 const TABS = new Set([1, 2]);
@@ -24,11 +24,11 @@ beforeEach(() => {
 	};
 });
 
-// A navigator with a mutating action (poke) and a read-only one (peek);
+// A dispatcher with a mutating action (poke) and a read-only one (peek);
 // refs e1 and e2 name elements of tabs 1 and 2.
-function makeNavigator() {
+function makeDispatcher() {
 	const ran = [];
-	const navigator = new Navigator({
+	const dispatcher = new Dispatcher({
 		debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} },
 		refs: { resolve: ref => ({ status: 'ok', ref, entry: { ref, tabId: Number(ref.slice(1)) } }) },
 		welcome: { catalogue: [
@@ -37,102 +37,102 @@ function makeNavigator() {
 		] },
 	});
 	const action = name => ({ run: async (params, context) => { ran.push(`${name}@${context.tab.id}`); return { content: [] }; } });
-	navigator.register({ poke: action('poke'), peek: action('peek') });
-	return { navigator, ran };
+	dispatcher.register({ poke: action('poke'), peek: action('peek') });
+	return { dispatcher, ran };
 }
 
 const call = owner => ({ signal: new AbortController().signal, deadline: Date.now() + 5000, progress: () => {}, owner });
 const task = { label: 'task t1 ("Buy a mug")' };
 
 test('the holder acts on its tab; others get TAB_BUSY naming it; reads interleave', async () => {
-	const { navigator, ran } = makeNavigator();
-	const release = navigator.hold(1, task);
-	await navigator.dispatch('poke', { tab_id: 1 }, call(task));
-	await assert.rejects(navigator.dispatch('poke', { tab_id: 1 }, call()), error => {
+	const { dispatcher, ran } = makeDispatcher();
+	const release = dispatcher.hold(1, task);
+	await dispatcher.dispatch('poke', { tab_id: 1 }, call(task));
+	await assert.rejects(dispatcher.dispatch('poke', { tab_id: 1 }, call()), error => {
 		assert.equal(error.code, ErrorCode.TAB_BUSY);
 		assert.match(error.message, /^Tab 1 is being driven by task t1 \("Buy a mug"\)\. Wait for it \(get_task\), stop it \(stop_task\)/);
 		return true;
 	});
-	await navigator.dispatch('peek', { tab_id: 1 }, call());
-	await navigator.dispatch('poke', { tab_id: 2 }, call());
+	await dispatcher.dispatch('peek', { tab_id: 1 }, call());
+	await dispatcher.dispatch('poke', { tab_id: 2 }, call());
 	assert.deepEqual(ran, ['poke@1', 'peek@1', 'poke@2']);
 	release();
-	await navigator.dispatch('poke', { tab_id: 1 }, call());
+	await dispatcher.dispatch('poke', { tab_id: 1 }, call());
 	assert.deepEqual(ran.at(-1), 'poke@1');
 });
 
 test('the active tab counts too: an action without tab_id on a held active tab is refused', async () => {
-	const { navigator } = makeNavigator();
-	navigator.hold(1, task);
-	await assert.rejects(navigator.dispatch('poke', {}, call()), error => error.code === ErrorCode.TAB_BUSY);
+	const { dispatcher } = makeDispatcher();
+	dispatcher.hold(1, task);
+	await assert.rejects(dispatcher.dispatch('poke', {}, call()), error => error.code === ErrorCode.TAB_BUSY);
 });
 
 test('a second owner cannot hold a held tab; holds on different tabs are independent', () => {
-	const { navigator } = makeNavigator();
+	const { dispatcher } = makeDispatcher();
 	const other = { label: 'task t2' };
-	const release = navigator.hold(1, task);
-	assert.throws(() => navigator.hold(1, other), error => error.code === ErrorCode.TAB_BUSY && /task t1/.test(error.message));
-	const releaseOther = navigator.hold(2, other);
+	const release = dispatcher.hold(1, task);
+	assert.throws(() => dispatcher.hold(1, other), error => error.code === ErrorCode.TAB_BUSY && /task t1/.test(error.message));
+	const releaseOther = dispatcher.hold(2, other);
 	release();
 	release();
-	assert.equal(navigator.holds.get(2), other, 'releasing twice does not touch another hold');
+	assert.equal(dispatcher.holds.get(2), other, 'releasing twice does not touch another hold');
 	releaseOther();
-	assert.equal(navigator.holds.size, 0);
+	assert.equal(dispatcher.holds.size, 0);
 });
 
 test('a closed tab forgets its hold', async () => {
-	const { navigator, ran } = makeNavigator();
-	navigator.hold(1, task);
-	navigator.forgetTab(1);
-	assert.equal(navigator.holds.size, 0);
-	await navigator.dispatch('poke', { tab_id: 1 }, call());
+	const { dispatcher, ran } = makeDispatcher();
+	dispatcher.hold(1, task);
+	dispatcher.forgetTab(1);
+	assert.equal(dispatcher.holds.size, 0);
+	await dispatcher.dispatch('poke', { tab_id: 1 }, call());
 	assert.deepEqual(ran, ['poke@1']);
 });
 
 test('catalogueActions lists the welcome catalogue tools that have actions, with read_only', () => {
-	const { navigator } = makeNavigator();
-	navigator.services.welcome.catalogue.push({ name: 'elsewhere', method: 'not_registered', description: '', inputSchema: {} });
-	assert.deepEqual(navigator.catalogueActions(), [
+	const { dispatcher } = makeDispatcher();
+	dispatcher.services.welcome.catalogue.push({ name: 'elsewhere', method: 'not_registered', description: '', inputSchema: {} });
+	assert.deepEqual(dispatcher.catalogueActions(), [
 		{ name: 'poke', description: 'Change the page.', input_schema: { type: 'object' }, read_only: false },
 		{ name: 'peek', description: 'Read the page.', input_schema: { type: 'object' }, read_only: true },
 	]);
 });
 
 test('a foreign action that names an element of the held tab by ref is refused too', async () => {
-	const { navigator, ran } = makeNavigator();
-	navigator.hold(1, task);
-	await assert.rejects(navigator.dispatch('poke', { ref: 'e1' }, call()), error => error.code === ErrorCode.TAB_BUSY);
-	await navigator.dispatch('poke', { ref: 'e2' }, call());
-	await navigator.dispatch('poke', { ref: 'e1' }, call(task));
+	const { dispatcher, ran } = makeDispatcher();
+	dispatcher.hold(1, task);
+	await assert.rejects(dispatcher.dispatch('poke', { ref: 'e1' }, call()), error => error.code === ErrorCode.TAB_BUSY);
+	await dispatcher.dispatch('poke', { ref: 'e2' }, call());
+	await dispatcher.dispatch('poke', { ref: 'e1' }, call(task));
 	assert.deepEqual(ran, ['poke@2', 'poke@1']);
 });
 
 test('unqueued actions follow the rule: a foreign one that changes the page is refused', async () => {
-	const { navigator, ran } = makeNavigator();
-	navigator.register({ answer: { unqueued: true, run: async (params, context) => { ran.push(`answer@${context.tab.id}`); return {}; } } });
-	navigator.hold(1, task);
-	await assert.rejects(navigator.dispatch('answer', { tab_id: 1 }, call()), error => error.code === ErrorCode.TAB_BUSY);
-	await navigator.dispatch('answer', { tab_id: 1 }, call(task));
+	const { dispatcher, ran } = makeDispatcher();
+	dispatcher.register({ answer: { unqueued: true, run: async (params, context) => { ran.push(`answer@${context.tab.id}`); return {}; } } });
+	dispatcher.hold(1, task);
+	await assert.rejects(dispatcher.dispatch('answer', { tab_id: 1 }, call()), error => error.code === ErrorCode.TAB_BUSY);
+	await dispatcher.dispatch('answer', { tab_id: 1 }, call(task));
 	assert.deepEqual(ran, ['answer@1']);
 });
 
 // A deadlock would hang, so the test has a time limit (a guard, not a measurement).
 test('a task that holds a tab and waits for its own actions there does not deadlock', { timeout: 10000 }, async () => {
-	const { navigator, ran } = makeNavigator();
+	const { dispatcher, ran } = makeDispatcher();
 	let refusedMeanwhile = null;
 	// Like run_task: not queued, holds the tab, acts on it as its owner and waits.
-	navigator.register({
+	dispatcher.register({
 		drive: {
 			scope: 'browser',
 			unqueued: true,
 			async run(params, context) {
 				const owner = { label: 'task t9' };
-				const release = navigator.hold(1, owner);
+				const release = dispatcher.hold(1, owner);
 				try {
-					await navigator.dispatch('poke', { tab_id: 1 }, call(owner));
-					refusedMeanwhile = await navigator.dispatch('poke', { tab_id: 1 }, call()).catch(error => error.code);
-					await navigator.dispatch('peek', { tab_id: 1 }, call(owner));
-					await navigator.dispatch('poke', { tab_id: 1 }, call(owner));
+					await dispatcher.dispatch('poke', { tab_id: 1 }, call(owner));
+					refusedMeanwhile = await dispatcher.dispatch('poke', { tab_id: 1 }, call()).catch(error => error.code);
+					await dispatcher.dispatch('peek', { tab_id: 1 }, call(owner));
+					await dispatcher.dispatch('poke', { tab_id: 1 }, call(owner));
 					return { owner: context.owner };
 				} finally {
 					release();
@@ -140,19 +140,19 @@ test('a task that holds a tab and waits for its own actions there does not deadl
 			},
 		},
 	});
-	assert.deepEqual(await navigator.dispatch('drive', {}, call()), { owner: undefined });
+	assert.deepEqual(await dispatcher.dispatch('drive', {}, call()), { owner: undefined });
 	assert.equal(refusedMeanwhile, ErrorCode.TAB_BUSY);
 	assert.deepEqual(ran, ['poke@1', 'peek@1', 'poke@1']);
-	assert.equal(navigator.holds.size, 0, 'released in finally');
+	assert.equal(dispatcher.holds.size, 0, 'released in finally');
 });
 
 test('actions see who issued them', async () => {
-	const { navigator } = makeNavigator();
+	const { dispatcher } = makeDispatcher();
 	let seen;
-	navigator.register({ who: { run: async (params, context) => { seen = context.owner; return {}; } } });
-	await navigator.dispatch('who', { tab_id: 2 }, call(task));
+	dispatcher.register({ who: { run: async (params, context) => { seen = context.owner; return {}; } } });
+	await dispatcher.dispatch('who', { tab_id: 2 }, call(task));
 	assert.equal(seen, task);
-	await navigator.dispatch('who', { tab_id: 2 }, call());
+	await dispatcher.dispatch('who', { tab_id: 2 }, call());
 	assert.equal(seen, undefined);
 });
 
@@ -163,22 +163,55 @@ test('an action that waits behind another in its tab sees the tab as it is when 
 		reads++;
 		return { id, url, active: true };
 	};
-	const navigator = new Navigator({ debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} } });
+	const dispatcher = new Dispatcher({ debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} } });
 	let finishFirst;
 	const seen = [];
-	navigator.register({
+	dispatcher.register({
 		slow: { run: () => new Promise(resolve => { finishFirst = () => resolve({ content: [] }); }) },
 		look: { run: async (params, context) => { seen.push(context.tab.url); return { content: [] }; } },
 	});
-	await navigator.dispatch('look', { tab_id: 1 }, call());
+	await dispatcher.dispatch('look', { tab_id: 1 }, call());
 	assert.equal(reads, 1, 'nothing ahead of it: the tab read on arrival is current');
 
-	const first = navigator.dispatch('slow', { tab_id: 1 }, call());
+	const first = dispatcher.dispatch('slow', { tab_id: 1 }, call());
 	await new Promise(resolve => setTimeout(resolve, 10));
-	const second = navigator.dispatch('look', { tab_id: 1 }, call());
+	const second = dispatcher.dispatch('look', { tab_id: 1 }, call());
 	await new Promise(resolve => setTimeout(resolve, 10));
 	url = 'http://x/after';	/* the first action navigated the tab */
 	finishFirst();
 	await Promise.all([first, second]);
 	assert.deepEqual(seen, ['http://x/before', 'http://x/after']);
+});
+
+test('the catalogue entry\'s traits, not the method\'s name, decide dialog watching, the page check and running under a dialog', async () => {
+	let url = 'http://x/1';
+	chrome.tabs.get = async id => ({ id, url, active: true });
+	const watched = [];
+	const dialogs = new Map();
+	const tool = (name, traits) => ({ name, method: name, description: name, inputSchema: { type: 'object' }, annotations: {}, ...(traits ? { traits } : {}) });
+	const dispatcher = new Dispatcher({
+		debuggers: { dialogs, watchDialogs: async tabId => { watched.push(tabId); }, onDialog: () => () => {} },
+		welcome: { catalogue: [
+			tool('act', { watches_dialogs: true }), tool('go', { leaves_page: true }),
+			tool('answer', { runs_under_dialog: true }), tool('plain'), tool('click_element', { watches_dialogs: false }),
+		] },
+	});
+	const ran = [];
+	const action = name => ({ run: async () => { ran.push(name); return { content: [] }; } });
+	dispatcher.register({ act: action('act'), go: action('go'), answer: action('answer'), plain: action('plain'), click_element: action('click_element') });
+
+	await dispatcher.dispatch('act', { tab_id: 1 }, call());
+	await dispatcher.dispatch('plain', { tab_id: 1 }, call());
+	await dispatcher.dispatch('click_element', { tab_id: 1 }, call());
+	assert.deepEqual(watched, [1], 'only the action with watches_dialogs had the tab\'s dialogs watched');
+
+	url = 'chrome://settings/';
+	await assert.rejects(dispatcher.dispatch('plain', { tab_id: 1 }, call()), { code: ErrorCode.URL_NOT_ALLOWED });
+	await dispatcher.dispatch('go', { tab_id: 1 }, call());
+
+	url = 'http://x/1';
+	dialogs.set(1, { type: 'alert', message: 'Hi' });
+	await assert.rejects(dispatcher.dispatch('plain', { tab_id: 1 }, call()), { code: ErrorCode.NOT_INTERACTABLE });
+	await dispatcher.dispatch('answer', { tab_id: 1 }, call());
+	assert.deepEqual(ran, ['act', 'plain', 'click_element', 'go', 'answer']);
 });

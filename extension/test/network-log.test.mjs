@@ -11,9 +11,9 @@ import {
 	FILTER_MAX, NetworkLog, carriesCredentials, secretHeader, shownHeaders, urlMatcher, withheld,
 } from '../src/browser/network-log.js';
 import { AGENTS_NETWORK_OPTION_KEY, agentsNetworkEnabled, networkActions } from '../src/actions/network.js';
-import { TaskManager } from '../src/agents/tasks.js';
+import { TaskManager } from '../src/agents/task-manager.js';
 import { navigationActions } from '../src/actions/navigation.js';
-import { Navigator } from '../src/navigator.js';
+import { Dispatcher } from '../src/dispatcher.js';
 import { ErrorCode } from '../src/errors.js';
 
 // A chrome.* event whose listeners the test fires.
@@ -175,10 +175,10 @@ test('a filter is a substring or a glob; a regex or a long filter is refused at 
 	    new RegExp(`at most ${FILTER_MAX}.*shorter part of the URL`).test(error.message));
 });
 
-// The navigator with the network log and two tab actions, one read-only.
-function navigatorWithLog() {
+// The dispatcher with the network log and two tab actions, one read-only.
+function dispatcherWithLog() {
 	const log = new NetworkLog(noDebugger);
-	const navigator = new Navigator({
+	const dispatcher = new Dispatcher({
 		refs: { resolve: () => ({ status: 'unknown', ref: null }) },
 		debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} },
 		networkLog: log,
@@ -190,45 +190,45 @@ function navigatorWithLog() {
 		] },
 	});
 	const done = async () => ({ content: [] });
-	navigator.register({
+	dispatcher.register({
 		peek: { run: done }, poke: { run: done }, list_network_requests: networkActions.list_network_requests,
 		navigate_to: { ...navigationActions.navigate_to, run: done },
 	});
-	return { navigator, log };
+	return { dispatcher, log };
 }
 
 const as = caller => ({ signal: new AbortController().signal, deadline: Date.now() + 60000, progress: () => {}, caller });
 
 test('reading a tab, or asking for its requests, never starts recording it; acting does, for the actor only', async () => {
-	const { navigator, log } = navigatorWithLog();
-	await navigator.dispatch('peek', { tab_id: 1 }, as('alice'));
-	await assert.rejects(navigator.dispatch('list_network_requests', { tab_id: 1 }, as('alice')), /acted in the tab/);
+	const { dispatcher, log } = dispatcherWithLog();
+	await dispatcher.dispatch('peek', { tab_id: 1 }, as('alice'));
+	await assert.rejects(dispatcher.dispatch('list_network_requests', { tab_id: 1 }, as('alice')), /acted in the tab/);
 	assert.equal(log.tabs.has(1), false);
-	await navigator.dispatch('poke', { tab_id: 1 }, as('alice'));
+	await dispatcher.dispatch('poke', { tab_id: 1 }, as('alice'));
 	request(1, 'https://bank.test/api/balance', { requestHeaders: [bearer] });
-	const listed = await navigator.dispatch('list_network_requests', { tab_id: 1 }, as('alice'));
+	const listed = await dispatcher.dispatch('list_network_requests', { tab_id: 1 }, as('alice'));
 	assert.equal(listed.structuredContent.total, 1);
-	await assert.rejects(navigator.dispatch('list_network_requests', { tab_id: 1 }, as('mallory')), /acted in the tab/);
-	await assert.rejects(navigator.dispatch('list_network_requests', { tab_id: 1 }, as(undefined)), /acted in the tab/);
+	await assert.rejects(dispatcher.dispatch('list_network_requests', { tab_id: 1 }, as('mallory')), /acted in the tab/);
+	await assert.rejects(dispatcher.dispatch('list_network_requests', { tab_id: 1 }, as(undefined)), /acted in the tab/);
 });
 
 test('navigate_to new_tab acts in the tab it opens, not in the tab in front', async () => {
-	const { navigator, log } = navigatorWithLog();
-	await navigator.dispatch('navigate_to', { url: 'https://bank.test/', new_tab: true }, as('alice'));
+	const { dispatcher, log } = dispatcherWithLog();
+	await dispatcher.dispatch('navigate_to', { url: 'https://bank.test/', new_tab: true }, as('alice'));
 	assert.equal(log.readable(1, 'alice'), false, 'the person\'s active tab is not recorded for the caller');
-	await navigator.dispatch('navigate_to', { url: 'https://bank.test/' }, as('alice'));
+	await dispatcher.dispatch('navigate_to', { url: 'https://bank.test/' }, as('alice'));
 	assert.equal(log.readable(1, 'alice'), true);
 });
 
 test('a task may read the tab it holds', async () => {
-	const { navigator } = navigatorWithLog();
+	const { dispatcher } = dispatcherWithLog();
 	const owner = { kind: 'task', id: 't1', label: 'task t1' };
-	const release = navigator.hold(2, owner);
+	const release = dispatcher.hold(2, owner);
 	request(2, 'https://bank.test/task');
-	const listed = await navigator.dispatch('list_network_requests', { tab_id: 2 }, { ...as(undefined), owner });
+	const listed = await dispatcher.dispatch('list_network_requests', { tab_id: 2 }, { ...as(undefined), owner });
 	assert.equal(listed.structuredContent.total, 1);
 	release();
-	await assert.rejects(navigator.dispatch('list_network_requests', { tab_id: 2 }, as('alice')), /acted in the tab/);
+	await assert.rejects(dispatcher.dispatch('list_network_requests', { tab_id: 2 }, as('alice')), /acted in the tab/);
 });
 
 test('the agents get the network tools only when the person turned them on in the options page', async () => {
@@ -237,7 +237,7 @@ test('the agents get the network tools only when the person turned them on in th
 	const stored = new Map();
 	const storage = { get: async key => (stored.has(key) ? { [key]: stored.get(key) } : {}) };
 	const tasks = new TaskManager({
-		navigator: { catalogueActions: () => catalogue },
+		dispatcher: { catalogueActions: () => catalogue },
 		evaluateEnabled: async () => false,
 		networkEnabled: () => agentsNetworkEnabled(storage),
 	});

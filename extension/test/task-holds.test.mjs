@@ -1,14 +1,14 @@
-// A run_task task holds its tab through the navigator for exactly as long
+// A run_task task holds its tab through the dispatcher for exactly as long
 // as it runs: its own reads and actions go through, other callers' actions
 // that change the page get TAB_BUSY naming it, and the hold ends however
-// the task ends (finished, stopped, its caller cancelled). Real Navigator
+// the task ends (finished, stopped, its caller cancelled). Real Dispatcher
 // and TaskManager; fakes for chrome.tabs, the page and the model.
 
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Navigator } from '../src/navigator.js';
-import { HISTORY_MAX, TASK_KEEP_MS, TaskManager, credentialOf, taskActions, urlInTask } from '../src/agents/tasks.js';
+import { Dispatcher } from '../src/dispatcher.js';
+import { HISTORY_MAX, TASK_KEEP_MS, TaskManager, credentialOf, taskActions, urlInTask } from '../src/agents/task-manager.js';
 import { ErrorCode } from '../src/errors.js';
 import { Fence } from '../src/agents/fence.js';
 
@@ -57,12 +57,12 @@ function scriptedModel(scripts = {}) {
 	};
 }
 
-// The navigator with the task tools, a fake page and a mutating action,
+// The dispatcher with the task tools, a fake page and a mutating action,
 // recording who issued each read and action.
 function setup(scripts, caller = { credential: 'alice' }, settings = {}) {
 	const issued = [];
 	const model = scriptedModel(scripts);
-	const navigator = new Navigator({
+	const dispatcher = new Dispatcher({
 		debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} },
 		welcome: { catalogue: CATALOGUE },
 	});
@@ -70,11 +70,11 @@ function setup(scripts, caller = { credential: 'alice' }, settings = {}) {
 		issued.push(`${name}@${context.tab.id} by ${context.owner?.label ?? 'client'}`);
 		return { content: [{ type: 'text', text: name }], structuredContent: { tab: { url: context.tab.url, title: context.tab.title }, elements: [] } };
 	};
-	navigator.register({ get_browser_state: { run: record('read') }, get_page_content: { run: record('text') }, poke: { run: record('poke') } });
+	dispatcher.register({ get_browser_state: { run: record('read') }, get_page_content: { run: record('text') }, poke: { run: record('poke') } });
 	const stored = new Map([['agents', { provider: { kind: 'openai', model: 'scripted' }, ...settings }]]);
 	const closed = [];
 	const tasks = new TaskManager({
-		navigator,
+		dispatcher,
 		storage: {
 			get: async key => (stored.has(key) ? { [key]: structuredClone(stored.get(key)) } : {}),
 			set: async items => Object.entries(items).forEach(([key, value]) => stored.set(key, structuredClone(value))),
@@ -90,9 +90,9 @@ function setup(scripts, caller = { credential: 'alice' }, settings = {}) {
 		evaluateEnabled: async () => false,
 		credential: async () => caller.credential,
 	});
-	navigator.register(taskActions(tasks));
+	dispatcher.register(taskActions(tasks));
 	running = tasks;
-	return { navigator, tasks, model, issued, closed };
+	return { dispatcher, tasks, model, issued, closed };
 }
 
 /** The tasks of the current test, stopped after it even when it fails (their timers would keep node alive). */
@@ -111,21 +111,21 @@ const busy = label => error => {
 };
 
 test('a running task acts on its tab while others are refused; the hold ends when the task finishes', async () => {
-	const { navigator, tasks, model, issued } = setup({
+	const { dispatcher, tasks, model, issued } = setup({
 		planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }],
 		navigator: [{ actions: [{ tool: 'poke', args: {} }] }],
 	});
-	const started = await navigator.dispatch('run_task', { task: 'Buy a mug', tab_id: 1, wait: false }, call());
+	const started = await dispatcher.dispatch('run_task', { task: 'Buy a mug', tab_id: 1, wait: false }, call());
 	const id = started.structuredContent.task_id;
 	await model.waiting(1);
 	const task = `by task ${id} ("Buy a mug")`;
 	assert.deepEqual(issued, [`read@1 ${task}`, `text@1 ${task}`, `poke@1 ${task}`, `read@1 ${task}`, `text@1 ${task}`]);
 	issued.length = 0;
 
-	await assert.rejects(navigator.dispatch('poke', { tab_id: 1 }, call()), busy(`task ${id} ("Buy a mug")`));
-	await assert.rejects(navigator.dispatch('run_task', { task: 'Another', tab_id: 1, wait: false }, call()), busy(`task ${id}`));
-	await navigator.dispatch('get_browser_state', { tab_id: 1 }, call());
-	await navigator.dispatch('poke', { tab_id: 2 }, call());
+	await assert.rejects(dispatcher.dispatch('poke', { tab_id: 1 }, call()), busy(`task ${id} ("Buy a mug")`));
+	await assert.rejects(dispatcher.dispatch('run_task', { task: 'Another', tab_id: 1, wait: false }, call()), busy(`task ${id}`));
+	await dispatcher.dispatch('get_browser_state', { tab_id: 1 }, call());
+	await dispatcher.dispatch('poke', { tab_id: 2 }, call());
 	assert.deepEqual(issued, ['read@1 by client', 'poke@2 by client']);
 
 	model.pending[0]({ actions: [], done: { answer: 'Mug ordered' } });
@@ -135,16 +135,16 @@ test('a running task acts on its tab while others are refused; the hold ends whe
 	model.pending[2](impossible);
 	const result = await (await tasks.get(id)).done;
 	assert.equal(result.stop_reason, 'impossible');
-	assert.equal(navigator.holds.size, 0);
-	await navigator.dispatch('poke', { tab_id: 1 }, call());
+	assert.equal(dispatcher.holds.size, 0);
+	await dispatcher.dispatch('poke', { tab_id: 1 }, call());
 	assert.equal(issued.at(-1), 'poke@1 by client');
 });
 
 test('the tabs a task opened are listed in its result and closed at its end, unless the person keeps them', async () => {
 	for (const keep of [false, true]) {
-		const { navigator, tasks, model, closed } = setup({ planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }] },
+		const { dispatcher, tasks, model, closed } = setup({ planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }] },
 		    undefined, { keep_tabs: keep });
-		const started = await navigator.dispatch('run_task', { task: 'Compare mugs', tab_id: 1, wait: false }, call());
+		const started = await dispatcher.dispatch('run_task', { task: 'Compare mugs', tab_id: 1, wait: false }, call());
 		await model.waiting(1);
 		/* The page opened a tab (target=_blank), and that tab another. */
 		await tasks.deps.fence.tabCreated({ id: 5, openerTabId: 1, windowId: 1, pendingUrl: 'http://shop.test/5' });
@@ -161,46 +161,46 @@ test('the tabs a task opened are listed in its result and closed at its end, unl
 });
 
 test('stop_task ends the hold', async () => {
-	const { navigator, model } = setup();
-	const started = await navigator.dispatch('run_task', { task: 'Wait forever', tab_id: 1, wait: false }, call());
+	const { dispatcher, model } = setup();
+	const started = await dispatcher.dispatch('run_task', { task: 'Wait forever', tab_id: 1, wait: false }, call());
 	await model.waiting(1);
-	assert.equal(navigator.holds.size, 1);
-	const stopped = await navigator.dispatch('stop_task', { task_id: started.structuredContent.task_id }, call());
+	assert.equal(dispatcher.holds.size, 1);
+	const stopped = await dispatcher.dispatch('stop_task', { task_id: started.structuredContent.task_id }, call());
 	assert.equal(stopped.structuredContent.stop_reason, 'cancelled');
 	assert.equal(stopped.structuredContent.stopped, true);
-	assert.equal(navigator.holds.size, 0);
-	await navigator.dispatch('poke', { tab_id: 1 }, call());
+	assert.equal(dispatcher.holds.size, 0);
+	await dispatcher.dispatch('poke', { tab_id: 1 }, call());
 });
 
 test('a caller that cancels a waiting run_task ends the hold', async () => {
-	const { navigator, model } = setup();
+	const { dispatcher, model } = setup();
 	const controller = new AbortController();
-	const waiting = navigator.dispatch('run_task', { task: 'Cancel me', tab_id: 1 }, call(controller.signal));
+	const waiting = dispatcher.dispatch('run_task', { task: 'Cancel me', tab_id: 1 }, call(controller.signal));
 	await model.waiting(1);
-	assert.equal(navigator.holds.size, 1);
+	assert.equal(dispatcher.holds.size, 1);
 	controller.abort(new Error('the client cancelled'));
 	const result = await waiting;
 	assert.equal(result.structuredContent.stop_reason, 'cancelled');
-	assert.equal(navigator.holds.size, 0);
+	assert.equal(dispatcher.holds.size, 0);
 });
 
 test('tasks on two tabs hold them independently', async () => {
-	const { navigator, model } = setup();
-	const first = await navigator.dispatch('run_task', { task: 'First', tab_id: 1, wait: false }, call());
-	const second = await navigator.dispatch('run_task', { task: 'Second', tab_id: 2, wait: false }, call());
+	const { dispatcher, model } = setup();
+	const first = await dispatcher.dispatch('run_task', { task: 'First', tab_id: 1, wait: false }, call());
+	const second = await dispatcher.dispatch('run_task', { task: 'Second', tab_id: 2, wait: false }, call());
 	await model.waiting(2);
-	await navigator.dispatch('stop_task', { task_id: first.structuredContent.task_id }, call());
-	await navigator.dispatch('poke', { tab_id: 1 }, call());
-	await assert.rejects(navigator.dispatch('poke', { tab_id: 2 }, call()), busy(`task ${second.structuredContent.task_id} ("Second")`));
-	await navigator.dispatch('stop_task', { task_id: second.structuredContent.task_id }, call());
-	assert.equal(navigator.holds.size, 0);
+	await dispatcher.dispatch('stop_task', { task_id: first.structuredContent.task_id }, call());
+	await dispatcher.dispatch('poke', { tab_id: 1 }, call());
+	await assert.rejects(dispatcher.dispatch('poke', { tab_id: 2 }, call()), busy(`task ${second.structuredContent.task_id} ("Second")`));
+	await dispatcher.dispatch('stop_task', { task_id: second.structuredContent.task_id }, call());
+	assert.equal(dispatcher.holds.size, 0);
 });
 
 test('task ids are 128 random bits, and a task is visible only to the credential that started it', async () => {
 	const caller = { credential: 'alice' };
-	const { navigator, model } = setup({}, caller);
-	const first = (await navigator.dispatch('run_task', { task: 'One', tab_id: 1, wait: false }, call())).structuredContent;
-	const second = (await navigator.dispatch('run_task', { task: 'Two', tab_id: 2, wait: false }, call())).structuredContent;
+	const { dispatcher, model } = setup({}, caller);
+	const first = (await dispatcher.dispatch('run_task', { task: 'One', tab_id: 1, wait: false }, call())).structuredContent;
+	const second = (await dispatcher.dispatch('run_task', { task: 'Two', tab_id: 2, wait: false }, call())).structuredContent;
 	await model.waiting(2);
 	assert.match(first.task_id, /^[A-Za-z0-9_-]{22}$/);
 	assert.notEqual(first.task_id, second.task_id);
@@ -209,32 +209,32 @@ test('task ids are 128 random bits, and a task is visible only to the credential
 
 	caller.credential = 'mallory';
 	const notFound = error => error.code === ErrorCode.TASK_NOT_FOUND && /list_tasks/.test(error.message);
-	await assert.rejects(navigator.dispatch('get_task', { task_id: first.task_id }, call()), notFound);
-	await assert.rejects(navigator.dispatch('stop_task', { task_id: first.task_id }, call()), notFound);
-	assert.deepEqual((await navigator.dispatch('list_tasks', {}, call())).structuredContent.tasks, []);
+	await assert.rejects(dispatcher.dispatch('get_task', { task_id: first.task_id }, call()), notFound);
+	await assert.rejects(dispatcher.dispatch('stop_task', { task_id: first.task_id }, call()), notFound);
+	assert.deepEqual((await dispatcher.dispatch('list_tasks', {}, call())).structuredContent.tasks, []);
 
 	caller.credential = 'alice';
-	const listed = (await navigator.dispatch('list_tasks', {}, call())).structuredContent.tasks;
+	const listed = (await dispatcher.dispatch('list_tasks', {}, call())).structuredContent.tasks;
 	assert.deepEqual(listed.map(task => task.task_id), [second.task_id, first.task_id]);
-	const stopped = await navigator.dispatch('stop_task', { task_id: first.task_id }, call());
+	const stopped = await dispatcher.dispatch('stop_task', { task_id: first.task_id }, call());
 	assert.equal(stopped.structuredContent.stopped, true);
-	const again = await navigator.dispatch('stop_task', { task_id: first.task_id }, call());
+	const again = await dispatcher.dispatch('stop_task', { task_id: first.task_id }, call());
 	assert.equal(again.structuredContent.stopped, false, 'a finished task is not stopped twice');
 	assert.equal(again.structuredContent.stop_reason, 'cancelled');
-	await navigator.dispatch('stop_task', { task_id: second.task_id }, call());
+	await dispatcher.dispatch('stop_task', { task_id: second.task_id }, call());
 });
 
 test('a finished task is kept for TASK_KEEP_MS, then forgotten', async () => {
-	const { navigator, model } = setup();
-	const id = (await navigator.dispatch('run_task', { task: 'Short', tab_id: 1, wait: false }, call())).structuredContent.task_id;
+	const { dispatcher, model } = setup();
+	const id = (await dispatcher.dispatch('run_task', { task: 'Short', tab_id: 1, wait: false }, call())).structuredContent.task_id;
 	await model.waiting(1);
-	await navigator.dispatch('stop_task', { task_id: id }, call());
+	await dispatcher.dispatch('stop_task', { task_id: id }, call());
 	const realNow = Date.now;
 	try {
 		Date.now = () => realNow() + TASK_KEEP_MS - 1000;
-		assert.equal((await navigator.dispatch('get_task', { task_id: id }, call())).structuredContent.task_id, id);
+		assert.equal((await dispatcher.dispatch('get_task', { task_id: id }, call())).structuredContent.task_id, id);
 		Date.now = () => realNow() + TASK_KEEP_MS + 1000;
-		await assert.rejects(navigator.dispatch('get_task', { task_id: id }, call()), { code: ErrorCode.TASK_NOT_FOUND });
+		await assert.rejects(dispatcher.dispatch('get_task', { task_id: id }, call()), { code: ErrorCode.TASK_NOT_FOUND });
 	} finally {
 		Date.now = realNow;
 	}
@@ -248,7 +248,7 @@ test('the credential is a digest of the token, never the token', async () => {
 });
 
 test('a task while a browser page is in front starts in a new tab at the URL it names, or is refused saying why', async () => {
-	const { navigator, tasks, model } = setup();
+	const { dispatcher, tasks, model } = setup();
 	chrome.tabs.query = async () => [{ id: 3, url: 'chrome://newtab/' }];
 	chrome.tabs.get = async id => ({ id, url: id === 3 ? 'chrome://newtab/' : `https://shop.test/${id}` });
 	const created = [];
@@ -258,7 +258,7 @@ test('a task while a browser page is in front starts in a new tab at the URL it 
 	};
 	/* A start_url tab opens blank and loads its page as the task, once fenced. */
 	const loaded = [];
-	navigator.register({ navigate_to: { run: async params => {
+	dispatcher.register({ navigate_to: { run: async params => {
 		loaded.push([params.tab_id, params.url]);
 		return { content: [{ type: 'text', text: 'at it' }] };
 	} } });
@@ -268,9 +268,9 @@ test('a task while a browser page is in front starts in a new tab at the URL it 
 		assert.match(error.message, /name the page to start on in the task \(as https:\/\/example\.com\/\): the task then starts there in a new tab/);
 		return true;
 	});
-	await assert.rejects(navigator.dispatch('run_task', { task: 'Find a blue mug', wait: false }, call()),
+	await assert.rejects(dispatcher.dispatch('run_task', { task: 'Find a blue mug', wait: false }, call()),
 	    { code: ErrorCode.URL_NOT_ALLOWED, message: /Pass start_url/ });
-	await assert.rejects(navigator.dispatch('run_task', { task: 'On https://shop.test/ find a mug', tab_id: 3, wait: false }, call()),
+	await assert.rejects(dispatcher.dispatch('run_task', { task: 'On https://shop.test/ find a mug', tab_id: 3, wait: false }, call()),
 	    { code: ErrorCode.URL_NOT_ALLOWED }, 'a tab named by tab_id is not swapped for a new one');
 	assert.deepEqual(created, []);
 	assert.deepEqual(loaded, []);
@@ -290,10 +290,10 @@ test('urlInTask finds the first http(s) URL a task names, without the sentence\'
 });
 
 test('the person\'s hand: a panel task is invisible to MCP clients; stop gives stopped_by_user; the last HISTORY_MAX are kept', async () => {
-	const { navigator, tasks, model } = setup();
+	const { dispatcher, tasks, model } = setup();
 	const mine = await tasks.start({ task: 'Mine', tab_id: 1 }, () => {}, { byPerson: true });
 	await model.waiting(1);
-	await assert.rejects(navigator.dispatch('get_task', { task_id: mine.id }, call()), { code: ErrorCode.TASK_NOT_FOUND });
+	await assert.rejects(dispatcher.dispatch('get_task', { task_id: mine.id }, call()), { code: ErrorCode.TASK_NOT_FOUND });
 	let shown = await tasks.panelTasks();
 	assert.deepEqual(shown.map(task => [task.id, task.started_by, task.status]), [[mine.id, 'you', 'running']]);
 	await tasks.control(mine.id, 'pause');
@@ -318,14 +318,14 @@ test('the person\'s hand: a panel task is invisible to MCP clients; stop gives s
 
 test('a task that asks the person is input_required to MCP clients, with the question; its own client\'s answer_task lets it go on', async () => {
 	const caller = { credential: 'alice' };
-	const { navigator, tasks, model } = setup({
+	const { dispatcher, tasks, model } = setup({
 		planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }],
 		navigator: [{ thought: 't', actions: [{ tool: 'ask_user', args: { question: 'Which size?' } }] }],
 	}, caller);
-	const started = (await navigator.dispatch('run_task', { task: 'Buy a shirt', tab_id: 1, wait: false }, call())).structuredContent;
+	const started = (await dispatcher.dispatch('run_task', { task: 'Buy a shirt', tab_id: 1, wait: false }, call())).structuredContent;
 	let seen;
 	for (let i = 0; i < 100; i++) {
-		seen = await navigator.dispatch('get_task', { task_id: started.task_id }, call());
+		seen = await dispatcher.dispatch('get_task', { task_id: started.task_id }, call());
 		if (seen.structuredContent.status === 'input_required')
 			break;
 		await new Promise(resolve => setTimeout(resolve, 10));
@@ -335,13 +335,13 @@ test('a task that asks the person is input_required to MCP clients, with the que
 	assert.equal((await tasks.panelTasks())[0].status, 'waiting');
 	assert.equal(seen.structuredContent.question_id, 'q1');
 	caller.credential = 'mallory';
-	await assert.rejects(navigator.dispatch('answer_task', { task_id: started.task_id, answer: 'S' }, call()),
+	await assert.rejects(dispatcher.dispatch('answer_task', { task_id: started.task_id, answer: 'S' }, call()),
 	    { code: ErrorCode.TASK_NOT_FOUND }, 'another credential cannot answer');
 	caller.credential = 'alice';
-	const stale = await navigator.dispatch('answer_task', { task_id: started.task_id, answer: 'S', question_id: 'q0' }, call());
+	const stale = await dispatcher.dispatch('answer_task', { task_id: started.task_id, answer: 'S', question_id: 'q0' }, call());
 	assert.equal(stale.structuredContent.answered, false, 'an answer to another question is not taken');
 	assert.match(stale.content[0].text, /^Nothing was waiting for that answer/);
-	const answered = await navigator.dispatch('answer_task', { task_id: started.task_id, answer: 'M', question_id: 'q1' }, call());
+	const answered = await dispatcher.dispatch('answer_task', { task_id: started.task_id, answer: 'M', question_id: 'q1' }, call());
 	assert.equal(answered.structuredContent.answered, true);
 	await model.waiting(1);	/* the navigator is asked again, with the answer */
 	assert.equal((await tasks.panelTasks())[0].status, 'running');

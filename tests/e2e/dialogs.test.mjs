@@ -84,6 +84,46 @@ describe('dialogs', () => {
 		    { what: 'the navigation to proceed' });
 	});
 
+	// fill_form and drag_and_drop send the same input as click_element, so
+	// their catalogue entries set watches_dialogs: a dialog they cause is
+	// reported, even in a tab the person opened (no earlier navigate_to
+	// had its dialogs watched), instead of a command that hangs.
+	async function openAsThePerson() {
+		const url = b.page('dialogs.html');
+		const person = await b.openDirectly(url);
+		const tabId = (await b.ok('manage_tabs', { action: 'list' })).data.tabs.find(t => t.url === url).id;
+		return { url, tabId, state: await b.state({ tab_id: tabId }), close: person.close };
+	}
+
+	test('fill_form that makes the page open an alert returns with the dialog', async () => {
+		const { url, tabId, state, close } = await openAsThePerson();
+		try {
+			const filled = await b.ok('fill_form', { fields: [{ ref: state.ref('checkbox', 'I agree'), value: true }] });
+			assert.deepEqual(filled.data.dialog, { type: 'alert', message: 'Thanks for agreeing', url: filled.data.dialog?.url }, filled.text);
+			assert.match((await b.ok('handle_dialog', { action: 'accept', tab_id: tabId })).text,
+			    /^Accepted the alert "Thanks for agreeing"\.$/);
+			assert.equal(await b.evaluate(url, 'window.__agreed'), true);
+		} finally {
+			await close();
+		}
+	});
+
+	test('drag_and_drop whose drop opens an alert returns with the dialog', async () => {
+		const { url, tabId, state, close } = await openAsThePerson();
+		try {
+			const letter = state.find('draggable', 'Letter');
+			const outbox = state.data.elements.find(e => e.name.startsWith('Outbox'));
+			assert.ok(letter && outbox, `the letter and the outbox have refs:\n${state.text}`);
+			const dragged = await b.ok('drag_and_drop', { from_ref: letter.ref, to_ref: outbox.ref });
+			assert.deepEqual(dragged.data.dialog, { type: 'alert', message: 'Sent the letter', url: dragged.data.dialog?.url }, dragged.text);
+			assert.match((await b.ok('handle_dialog', { action: 'accept', tab_id: tabId })).text,
+			    /^Accepted the alert "Sent the letter"\.$/);
+			assert.equal(await b.evaluate(url, 'window.__dropped'), true);
+		} finally {
+			await close();
+		}
+	});
+
 	test('handle_dialog with no dialog open is INVALID_ARGUMENT', async () => {
 		const { tabId } = await b.open('dialogs.html');
 		const error = await b.fails('handle_dialog', { action: 'accept' });

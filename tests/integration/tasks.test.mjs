@@ -17,7 +17,7 @@ import { authHeaders, close, connect, opts, raw } from './mcp-client.mjs';
 const MODERN = '2026-07-28';
 const TASKS = 'io.modelcontextprotocol/tasks';
 
-// A task store shaped like extension/src/agents/tasks.js.
+// A task store shaped like extension/src/agents/task-manager.js.
 function taskStore() {
 	const tasks = new Map();
 	const describe = record => ({

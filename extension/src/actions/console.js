@@ -151,7 +151,7 @@ export function consoleResult(tabId, read, params) {
 /**
  * The action, reading from store.
  * @param {ConsoleStore} store
- * @returns {Record<string, import('../navigator.js').ActionDefinition>}
+ * @returns {Record<string, import('../dispatcher.js').ActionDefinition>}
  */
 export function consoleActions(store) {
 	return {

@@ -1,6 +1,6 @@
 /**
  * Content actions: take_screenshot and evaluate_script, through the
- * debugger (CDP) the navigator's services attach on demand.
+ * debugger (CDP) the dispatcher's services attach on demand.
  * @module actions/content
  */
 
@@ -19,7 +19,7 @@ export const EVALUATE_OFF_MESSAGE = 'evaluate_script is off because it gives the
 
 /**
  * Sends a CDP command, turning an unavailable debugger into a clear error.
- * @param {import('../navigator.js').Services} services
+ * @param {import('../dispatcher.js').Services} services
  * @param {number} tabId
  * @param {string} method
  * @param {object} [params]
@@ -53,7 +53,7 @@ function elementPageBox(localId) {
 
 /**
  * The element's box, or STALE_REF.
- * @param {import('../navigator.js').ActionContext} context
+ * @param {import('../dispatcher.js').ActionContext} context
  */
 async function elementBox(context) {
 	const { element } = context;
@@ -105,14 +105,14 @@ export function imageSize(base64) {
 
 /**
  * Whether evaluate_script is on: the host's welcome or the options page.
- * @param {import('../navigator.js').Services} services
+ * @param {import('../dispatcher.js').Services} services
  * @returns {Promise<boolean>}
  */
 export async function evaluateEnabled(services) {
 	if (services.welcome?.evaluate_script === true)
 		return true;
 	try {
-		const stored = await chrome.storage.local.get(EVALUATE_OPTION_KEY);
+		const stored = await services.storage.get(EVALUATE_OPTION_KEY);
 		return stored?.[EVALUATE_OPTION_KEY] === true;
 	} catch {
 		return false;
@@ -154,7 +154,7 @@ function thrownResult(details) {
 	};
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const contentActions = {
 	take_screenshot: {
 		async run(params, context) {

@@ -2,7 +2,7 @@
  * handle_dialog: answers the JavaScript dialog (alert, confirm, prompt,
  * beforeunload) open on a tab, through CDP Page.handleJavaScriptDialog.
  * Dialogs are seen through the debugger pool (Page.javascriptDialogOpening);
- * the navigator reports one that opens during another action.
+ * the dispatcher reports one that opens during another action.
  * @module actions/dialogs
  */
 
@@ -45,7 +45,7 @@ export function dialogAdvice(dialog) {
 	    'Answer it with handle_dialog (action "accept" or "dismiss").';
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const dialogActions = {
 	handle_dialog: {
 		unqueued: true,

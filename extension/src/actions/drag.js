@@ -13,12 +13,12 @@ import { BridgeError, ErrorCode } from '../errors.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
 import { OutcomeObserver } from '../browser/outcome.js';
 import { actionResult, elementLabel, pointerTarget } from './input.js';
-import { sleep } from '../browser/wait.js';
+import { sleep } from '../sleep.js';
 
 /** Mouse moves between source and target: enough for drag thresholds and per-move reordering. */
 const DRAG_STEPS = 12;
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const dragActions = {
 	drag_and_drop: {
 		stateable: true,

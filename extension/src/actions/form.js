@@ -79,7 +79,7 @@ async function fillValue(context, value, label) {
 	return `${label} = ${quote(text.length > 60 ? `${text.slice(0, 59)}…` : text)}`;
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const formActions = {
 	fill_form: {
 		stateable: true,

@@ -1,5 +1,5 @@
 /**
- * Every action group the navigator runs, registered in one place so the
+ * Every action group the dispatcher runs, registered in one place so the
  * service worker and the catalogue test see the same registry.
  * @module actions
  */
@@ -20,31 +20,31 @@ import { formActions } from './form.js';
 import { dragActions } from './drag.js';
 import { networkActions } from './network.js';
 import { uploadActions } from './upload.js';
-import { taskActions } from '../agents/tasks.js';
+import { taskActions } from '../agents/task-manager.js';
 
 /**
  * Registers every action group.
- * @param {import('../navigator.js').Navigator} navigator
+ * @param {import('../dispatcher.js').Dispatcher} dispatcher
  * @param {object} parts what some groups keep between calls
  * @param {import('./console.js').ConsoleStore} parts.consoleStore
- * @param {import('../agents/tasks.js').TaskManager} parts.tasks
+ * @param {import('../agents/task-manager.js').TaskManager} parts.tasks
  */
-export function registerActions(navigator, { consoleStore, tasks }) {
-	navigator.register(stateActions);
-	navigator.register(navigationActions);
-	navigator.register(tabActions);
-	navigator.register(inputActions);
-	navigator.register(contentActions);
-	navigator.register(pageContentActions);
-	navigator.register(consoleActions(consoleStore));
-	navigator.register(interactActions);
-	navigator.register(waitActions);
-	navigator.register(dialogActions);
-	navigator.register(viewportActions);
-	navigator.register(pdfActions);
-	navigator.register(formActions);
-	navigator.register(dragActions);
-	navigator.register(networkActions);
-	navigator.register(uploadActions);
-	navigator.register(taskActions(tasks));
+export function registerActions(dispatcher, { consoleStore, tasks }) {
+	dispatcher.register(stateActions);
+	dispatcher.register(navigationActions);
+	dispatcher.register(tabActions);
+	dispatcher.register(inputActions);
+	dispatcher.register(contentActions);
+	dispatcher.register(pageContentActions);
+	dispatcher.register(consoleActions(consoleStore));
+	dispatcher.register(interactActions);
+	dispatcher.register(waitActions);
+	dispatcher.register(dialogActions);
+	dispatcher.register(viewportActions);
+	dispatcher.register(pdfActions);
+	dispatcher.register(formActions);
+	dispatcher.register(dragActions);
+	dispatcher.register(networkActions);
+	dispatcher.register(uploadActions);
+	dispatcher.register(taskActions(tasks));
 }

@@ -10,6 +10,7 @@ import { BridgeError, ErrorCode } from '../errors.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
 import { callInDocument, callInPage, callOnElement } from '../browser/page-channel.js';
 import { OutcomeObserver, describeOutcome } from '../browser/outcome.js';
+import { tabFrames } from '../browser/navigation.js';
 import { quote } from '../page-state/format.js';
 import {
 	KeySequenceError, MODIFIER_BITS, characterEvents, keyPressEvents,
@@ -64,7 +65,7 @@ export function throwIfFailed(verb, ref, result) {
 async function frameChain(tabId, frameId) {
 	if (frameId === 0)
 		return [0];
-	const frames = await chrome.webNavigation.getAllFrames({ tabId }) ?? [];
+	const frames = await tabFrames(tabId);
 	const parents = new Map(frames.map(f => [f.frameId, f.parentFrameId]));
 	const chain = [frameId];
 	for (let f = frameId; f !== 0;) {
@@ -106,7 +107,7 @@ export async function frameOffset(tab, frameId, scroll) {
  * Readies an element for a pointer event and says where it is in the top
  * frame's viewport: attaches the debugger (whose bar may resize the page),
  * scrolls the element and its frames into view, and hit-tests it.
- * @param {import('../navigator.js').ActionContext} context
+ * @param {import('../dispatcher.js').ActionContext} context
  * @param {string} verb what is attempted, for the error ("click", "hover over")
  * @returns {Promise<{x: number, y: number, prepared: object}>}
  * @throws {DebuggerUnavailable} when the page is hidden and gets no mouse input
@@ -229,7 +230,7 @@ export function replacementKeys(prepared, typed, synthetic) {
  * Types tokens into the text field prepareType readied, replacing its
  * content unless append: trusted input, after clicking the field when focus
  * did not move there (another frame or window has it), else DOM events.
- * @param {import('../navigator.js').ActionContext} context
+ * @param {import('../dispatcher.js').ActionContext} context
  * @param {object} prepared what prepareType answered
  * @param {ReturnType<typeof parseKeySequence>} typed
  * @param {{append?: boolean, perKey?: boolean}} options
@@ -310,7 +311,7 @@ export function syntheticNote(error) {
 	return `(Used DOM events instead of real input because ${error.message}; some pages ignore those. ${fix})`;
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const inputActions = {
 	click_element: {
 		stateable: true,

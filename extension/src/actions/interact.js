@@ -164,7 +164,7 @@ export function describePressed(tokens) {
 	return parts.join(' ');
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const interactActions = {
 	select_option: {
 		stateable: true,

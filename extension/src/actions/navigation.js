@@ -6,7 +6,7 @@
 import { BridgeError, ErrorCode } from '../errors.js';
 import { NavigationWatcher, pagePreparer, readyStateReader } from '../browser/navigation.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
-import { openTab } from '../browser/tabs.js';
+import { getTab, loadInTab, moveInHistory, openTab } from '../browser/tabs.js';
 import { settleLoadedPage, stillNote } from '../browser/outcome.js';
 import { checkUrlAllowed, urlPolicy } from '../url-policy.js';
 
@@ -58,13 +58,13 @@ export function httpStatusNote(status) {
  * @param {number} tabId
  * @param {string} urlBefore
  * @param {string} verb what was done, for the text
- * @param {import('../navigator.js').Services} services
+ * @param {import('../dispatcher.js').Services} services
  * @param {{newTab?: boolean, waited?: string, still?: string[]}} extra still: what had not settled after the load (settleLoadedPage)
  */
 async function navigationResult(tabId, urlBefore, verb, services, extra = {}) {
 	let tab;
 	try {
-		tab = await chrome.tabs.get(tabId);
+		tab = await getTab(tabId);
 	} catch {
 		throw new BridgeError(ErrorCode.TAB_NOT_FOUND, `Tab ${tabId} closed during the navigation.`);
 	}
@@ -113,7 +113,7 @@ async function historyStep(debuggers, tabId, step) {
 	await debuggers.send(tabId, 'Page.navigateToHistoryEntry', { entryId: entry.id });
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const navigationActions = {
 	navigate_to: {
 		stateable: false,
@@ -134,7 +134,7 @@ export const navigationActions = {
 					watcher.bind(tabId);
 				} else {
 					tabId = tab.id;
-					await chrome.tabs.update(tabId, { url: url.href });
+					await loadInTab(tabId, url.href);
 				}
 				progress(1, 3, `Loading ${url.href}`);
 				if (waitUntil === 'none' || timeoutMs === 0)
@@ -170,12 +170,7 @@ export const navigationActions = {
 			const startedAt = Date.now();
 			try {
 				try {
-					if (params.action === 'back')
-						await chrome.tabs.goBack(tab.id);
-					else if (params.action === 'forward')
-						await chrome.tabs.goForward(tab.id);
-					else
-						await chrome.tabs.reload(tab.id);
+					await moveInHistory(tab.id, params.action);
 				} catch (error) {
 					const text = String(error?.message ?? error);
 					if (!/Cannot find a next page in history/i.test(text))

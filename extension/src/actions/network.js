@@ -52,7 +52,7 @@ function line(r) {
 
 /**
  * Whether the person's config reveals credentials (the host's welcome).
- * @param {import('../navigator.js').Services} services
+ * @param {import('../dispatcher.js').Services} services
  * @returns {boolean}
  */
 export function revealSecrets(services) {
@@ -97,7 +97,7 @@ async function bodyOf(debuggers, record, reveal) {
 	}
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const networkActions = {
 	list_network_requests: {
 		async run(params, { tab, actor, services }) {

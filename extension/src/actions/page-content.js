@@ -134,7 +134,7 @@ function readContent(localId, options) {
 	return { text, title, url: location.href, note };
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const pageContentActions = {
 	get_page_content: {
 		async run(params, context) {

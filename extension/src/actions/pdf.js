@@ -20,7 +20,7 @@ export function pdfPageCount(base64) {
 	return (atob(base64).match(/\/Type\s*\/Page(?!s)/g) ?? []).length;
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const pdfActions = {
 	save_pdf: {
 		async run(params, { tab, services }) {

@@ -10,7 +10,7 @@ import { captureState, stateResult } from '../page-state/capture.js';
 import { extraElements } from '../page-state/builder.js';
 import { formatExtra, formatState, structuredState } from '../page-state/format.js';
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const stateActions = {
 	get_browser_state: {
 		async run(params, { tab, services }) {

@@ -4,7 +4,7 @@
  */
 
 import { BridgeError, ErrorCode } from '../errors.js';
-import { activeTab, getTab, listTabs, openTab } from '../browser/tabs.js';
+import { activeTab, closeTab, focusTab, getTab, listTabs, openTab } from '../browser/tabs.js';
 import { NavigationWatcher, pagePreparer, readyStateReader } from '../browser/navigation.js';
 import { settleLoadedPage, stillNote } from '../browser/outcome.js';
 import { checkUrl } from './navigation.js';
@@ -35,7 +35,7 @@ async function tabsResult(sentence, extra = {}) {
 	};
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const tabActions = {
 	manage_tabs: {
 		scope: 'browser',
@@ -69,10 +69,7 @@ export const tabActions = {
 			}
 			case 'close': {
 				const tab = params.tab_id === undefined ? await activeTab() : await getTab(params.tab_id);
-				const all = await chrome.tabs.query({});
-				if (all.length <= 1)
-					await chrome.tabs.create({ url: 'about:blank', active: true });	/* keep the browser open */
-				await chrome.tabs.remove(tab.id);
+				await closeTab(tab.id);
 				services.refs.expireTab(tab.id, `its tab (${tab.id}) was closed`);
 				return tabsResult(`Closed tab ${tab.id}.`, { tab_id: tab.id });
 			}
@@ -81,12 +78,7 @@ export const tabActions = {
 					throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
 					    'manage_tabs "switch" needs tab_id: call manage_tabs with action "list" to see the ids.');
 				const tab = await getTab(params.tab_id);
-				await chrome.tabs.update(tab.id, { active: true });
-				try {
-					await chrome.windows.update(tab.windowId, { focused: true });
-				} catch {
-					/* headless or a window that cannot take focus */
-				}
+				await focusTab(tab);
 				return tabsResult(`Switched to tab ${tab.id}.`, { tab_id: tab.id });
 			}
 			default:

@@ -36,7 +36,7 @@ function markFileInput(id, mark, clear) {
 	return { ok: true, multiple: el.multiple, info: { role: 'input', name: (el.labels?.[0]?.textContent ?? el.name ?? '').trim() } };
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const uploadActions = {
 	upload_file: {
 		stateable: true,

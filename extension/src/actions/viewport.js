@@ -14,7 +14,7 @@ function pageViewport() {
 	return { width: innerWidth, height: innerHeight, scale: devicePixelRatio };
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const viewportActions = {
 	set_viewport: {
 		async run(params, { tab, services }) {

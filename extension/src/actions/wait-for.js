@@ -10,7 +10,8 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { IN_PAGE_SCRIPT, PAGE_ANSWER_MS, runInPage } from '../browser/page-channel.js';
-import { sleep } from '../browser/wait.js';
+import { getTab } from '../browser/tabs.js';
+import { sleep } from '../sleep.js';
 import { DEFAULT_WAIT_MS, describeCondition, urlMatcher, waitCondition } from '../wait-conditions.js';
 
 /** One round in the page lasts at most this long. */
@@ -110,7 +111,7 @@ async function round(tab, target, condition, maxMs) {
 	return target.documentIds !== undefined && results.length === 0 ? null : results;
 }
 
-/** @type {Record<string, import('../navigator.js').ActionDefinition>} */
+/** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const waitActions = {
 	wait_for: {
 		async run(params, context) {
@@ -154,7 +155,7 @@ export const waitActions = {
 				for (;;) {
 					signal.throwIfAborted();
 					try {
-						const t = await chrome.tabs.get(tab.id);
+						const t = await getTab(tab.id);
 						url = t.url || t.pendingUrl || '';
 					} catch {
 						throw new BridgeError(ErrorCode.TAB_NOT_FOUND, `Tab ${tab.id} closed while waiting for ${what}.`);

@@ -112,7 +112,7 @@ function fenced(nonce, body) {
 
 /**
  * One history entry as a line.
- * @param {import('./task.js').Step} entry
+ * @param {import('./task-loop.js').Step} entry
  */
 function historyLine(entry) {
 	const label = entry.label !== undefined ? ` on "${entry.label}"` : '';
@@ -122,7 +122,7 @@ function historyLine(entry) {
 
 /**
  * The history as text: older entries summarised, the recent ones whole.
- * @param {import('./task.js').Step[]} history
+ * @param {import('./task-loop.js').Step[]} history
  * @returns {string}
  */
 export function historyText(history) {

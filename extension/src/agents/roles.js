@@ -8,8 +8,8 @@
 
 import { schemaError } from '../json-schema.js';
 
-/** Most actions in one navigator step (task.js stops at the same number). */
-const MAX_ACTIONS = 3;
+/** Most actions in one navigator step: the schema's limit, and where the step loop stops. */
+export const MAX_ACTIONS_PER_STEP = 3;
 
 /** The output schema of each role. */
 export const ROLE_SCHEMAS = Object.freeze({
@@ -31,8 +31,8 @@ export const ROLE_SCHEMAS = Object.freeze({
 			thought: { type: 'string', description: 'One short sentence: what you see and why these actions.' },
 			actions: {
 				type: 'array',
-				maxItems: MAX_ACTIONS,
-				description: `1 to ${MAX_ACTIONS} actions to run in order; empty only together with done.`,
+				maxItems: MAX_ACTIONS_PER_STEP,
+				description: `1 to ${MAX_ACTIONS_PER_STEP} actions to run in order; empty only together with done.`,
 				items: {
 					type: 'object',
 					properties: {

@@ -7,7 +7,16 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { prepareFrames, runInPage } from './page-channel.js';
-import { sleep } from './wait.js';
+import { sleep } from '../sleep.js';
+
+/**
+ * The frames of a tab (chrome.webNavigation), each with its parent's id.
+ * @param {number} tabId
+ * @returns {Promise<{frameId: number, parentFrameId: number}[]>}
+ */
+export async function tabFrames(tabId) {
+	return await chrome.webNavigation.getAllFrames({ tabId }) ?? [];
+}
 
 /** The load stages, in order. */
 const STAGES = { commit: 1, domcontentloaded: 2, load: 3 };

@@ -61,7 +61,7 @@ const SECRET_NAME_PARTS = ['cookie', 'auth', 'token', 'secret', 'session', 'csrf
 
 /**
  * Who reads and acts: an MCP client's identity from the host (a string)
- * or a task's owner object (navigator.js).
+ * or a task's owner object (dispatcher.js).
  * @typedef {string|object} Actor
  */
 

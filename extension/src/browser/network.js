@@ -5,7 +5,7 @@
  */
 
 import { BridgeError, ErrorCode } from '../errors.js';
-import { sleep } from './wait.js';
+import { sleep } from '../sleep.js';
 
 /** The network counts as idle after this long without requests in flight. */
 export const NETWORK_IDLE_MS = 500;

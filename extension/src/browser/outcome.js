@@ -7,7 +7,7 @@
 
 import { callInPage } from './page-channel.js';
 import { NavigationWatcher, pagePreparer, readyStateReader } from './navigation.js';
-import { sleep } from './wait.js';
+import { sleep } from '../sleep.js';
 
 /** A navigation an action causes begins within this long. */
 export const NAVIGATION_START_MS = 30;

@@ -278,7 +278,7 @@ export async function callInDocument(tab, documentId, method, args = []) {
 /**
  * The answer about a ref's element, or STALE_REF (and the ref expired)
  * when its document or the element is gone.
- * @param {import('../navigator.js').ActionContext} context
+ * @param {import('../dispatcher.js').ActionContext} context
  * @param {any} result the page's answer, {gone: true} or {stale: true}
  * @returns {any}
  */
@@ -295,7 +295,7 @@ function elementAnswer({ element, services }, result) {
 /**
  * Calls an in-page script method on the element a ref names (its localId
  * comes first); a gone element or document makes the ref stale.
- * @param {import('../navigator.js').ActionContext} context
+ * @param {import('../dispatcher.js').ActionContext} context
  * @param {string} method
  * @param {unknown[]} [args] after the element's localId
  * @returns {Promise<any>}
@@ -310,7 +310,7 @@ export async function callOnElement(context, method, args = []) {
  * names. The function gets the element's localId first, looks the element
  * up with globalThis.__browserBridgePage.element(localId) and answers
  * {stale: true} when it is gone; a gone document makes the ref stale too.
- * @param {import('../navigator.js').ActionContext} context
+ * @param {import('../dispatcher.js').ActionContext} context
  * @param {Function} func (localId, ...args) => JSON
  * @param {unknown[]} [args]
  * @param {{needs?: PageScript[], timeoutMs?: number}} [options] as runInPage

@@ -62,6 +62,61 @@ export async function openTab(url, networkLog, actor) {
 }
 
 /**
+ * Starts loading a URL in a tab (navigate_to); the load is watched apart
+ * (browser/navigation.js).
+ * @param {number} tabId
+ * @param {string} url
+ * @returns {Promise<void>}
+ */
+export async function loadInTab(tabId, url) {
+	await chrome.tabs.update(tabId, { url });
+}
+
+/**
+ * Goes back or forward in a tab's history, or reloads it (navigate_history).
+ * @param {number} tabId
+ * @param {'back'|'forward'|'reload'} action
+ * @returns {Promise<void>}
+ * @throws {Error} Chrome's, e.g. "Cannot find a next page in history"
+ */
+export async function moveInHistory(tabId, action) {
+	if (action === 'back')
+		await chrome.tabs.goBack(tabId);
+	else if (action === 'forward')
+		await chrome.tabs.goForward(tabId);
+	else
+		await chrome.tabs.reload(tabId);
+}
+
+/**
+ * Closes a tab; closing the last one opens a blank tab first, so the
+ * browser stays open.
+ * @param {number} tabId
+ * @returns {Promise<void>}
+ */
+export async function closeTab(tabId) {
+	const all = await chrome.tabs.query({});
+	if (all.length <= 1)
+		await chrome.tabs.create({ url: 'about:blank', active: true });
+	await chrome.tabs.remove(tabId);
+}
+
+/**
+ * Makes a tab the active one and focuses its window (where a window can
+ * take focus: headless ones cannot).
+ * @param {chrome.tabs.Tab} tab
+ * @returns {Promise<void>}
+ */
+export async function focusTab(tab) {
+	await chrome.tabs.update(tab.id, { active: true });
+	try {
+		await chrome.windows.update(tab.windowId, { focused: true });
+	} catch {
+		/* headless or a window that cannot take focus */
+	}
+}
+
+/**
  * The tab an action acts on: tab_id if given, else the active tab.
  * @param {{tab_id?: number}} params
  * @returns {Promise<chrome.tabs.Tab>}

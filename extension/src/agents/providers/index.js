@@ -7,7 +7,7 @@
  */
 
 import { ROLE_SCHEMAS, checkOutput } from '../roles.js';
-import { sleep } from '../../browser/wait.js';
+import { sleep } from '../../sleep.js';
 import { ProviderError, postJson } from './request.js';
 import { openai } from './openai.js';
 import { anthropic } from './anthropic.js';

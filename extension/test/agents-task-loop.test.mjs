@@ -1,12 +1,13 @@
-// The step loop (src/agents/task.js) with scripted models and a fake
+// The step loop (src/agents/task-loop.js) with scripted models and a fake
 // browser: how it plans, acts, recovers, validates and stops.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { AgentTask, StopReason } from '../src/agents/task.js';
+import { AgentTask, StopReason } from '../src/agents/task-loop.js';
 import { BridgeError, ErrorCode } from '../src/errors.js';
 import { DEFAULT_LIMITS } from '../src/agents/settings.js';
+import { MAX_ACTIONS_PER_STEP, ROLE_SCHEMAS } from '../src/agents/roles.js';
 
 // A model that answers each call with the next output of its role's script
 // (a function gets the prompt input and returns the output).
@@ -198,6 +199,18 @@ test('a multi-action step stops when the page changes under it', async () => {
 	const skipped = result.steps.find(s => s.outcome === 'skipped');
 	assert.equal(skipped.tool, 'type_value');
 	assert.match(skipped.detail, /page changed/);
+});
+
+test('one limit of actions per step: the navigator\'s schema allows it and the loop runs no more', async () => {
+	assert.equal(ROLE_SCHEMAS.navigator.properties.actions.maxItems, MAX_ACTIONS_PER_STEP);
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 'e1 button "Read"' } } });
+	const reads = Array.from({ length: MAX_ACTIONS_PER_STEP + 1 }, () => ['get_browser_state', {}]);
+	const { task } = makeTask({
+		browser,
+		scripts: { planner: [plan()], navigator: [act(...reads), done('ok')], validator: [accept] },
+	});
+	await task.run(new AbortController().signal);
+	assert.equal(browser.acted.length, MAX_ACTIONS_PER_STEP);
 });
 
 test('max_steps stops the task with that reason', async () => {

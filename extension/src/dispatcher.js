@@ -1,9 +1,9 @@
 /**
- * The navigator: owns the registry of browser actions (one module per
+ * The dispatcher: owns the registry of browser actions (one module per
  * group under src/actions/), finds the tab each call acts on, runs actions
  * on one tab one at a time (different tabs in parallel), and adds the page
  * state to results when asked (include_state).
- * @module navigator
+ * @module dispatcher
  */
 
 import { BridgeError, ErrorCode } from './errors.js';
@@ -38,6 +38,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {import('./browser/debugger.js').DebuggerPool} debuggers
  * @property {import('./browser/network.js').NetworkTracker} network
  * @property {import('./browser/network-log.js').NetworkLog} [networkLog] the requests of the tabs the callers acted in
+ * @property {{get: (key: string) => Promise<object>}} [storage] chrome.storage.local (the options page's switches)
  * @property {string} version the extension's version
  * @property {(text: string) => void} log
  * @property {object} [welcome] the host's welcome (evaluate_script: whether the host config allows it)
@@ -72,16 +73,18 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {boolean} read_only the catalogue's readOnlyHint
  */
 
-/** Actions that may open a dialog: the tab's dialogs are watched (debugger attached, Page events on) before they run. */
-export const DIALOG_WATCHED = new Set(['click_element', 'type_value', 'press_keys', 'select_option',
-	'hover_element', 'navigate_to', 'navigate_history']);
-/** Tab actions that take a tab away from its page, so they may start on any page. */
-export const LEAVES_PAGE = new Set(['navigate_to', 'navigate_history']);
-/** Tab actions that work while a dialog blocks the page. */
-export const DIALOG_FREE = new Set(['handle_dialog', 'get_console_logs']);
+/**
+ * How the dispatcher treats a tab action, set in its catalogue entry
+ * ("traits" in catalogue/*.json; host/tools.c refuses unknown ones). Absent
+ * means false; so does a method with no catalogue entry.
+ * @typedef {object} Traits
+ * @property {boolean} [watches_dialogs] may open a dialog: the tab's dialogs are watched (debugger attached, Page events on) before it runs
+ * @property {boolean} [leaves_page] takes the tab away from its page, so it may start on any page
+ * @property {boolean} [runs_under_dialog] works while a dialog blocks the page
+ */
 
-/** The registry and its dispatcher. */
-export class Navigator {
+/** The action registry, and the dispatch of each call to its action. */
+export class Dispatcher {
 	/** @param {Services} services */
 	constructor(services) {
 		this.services = services;
@@ -109,13 +112,32 @@ export class Navigator {
 	}
 
 	/**
+	 * The catalogue's entry of the tool a method answers, from the host's
+	 * welcome; undefined before it and for methods that are not tools.
+	 * @param {string} method
+	 * @returns {object|undefined}
+	 */
+	catalogueEntry(method) {
+		return (this.services.welcome?.catalogue ?? []).find(entry => entry.method === method);
+	}
+
+	/**
 	 * Whether the catalogue marks a method read-only (readOnlyHint).
 	 * @param {string} method
 	 * @returns {boolean}
 	 */
 	readOnly(method) {
-		const tool = (this.services.welcome?.catalogue ?? []).find(entry => entry.method === method);
-		return tool?.annotations?.readOnlyHint === true;
+		return this.catalogueEntry(method)?.annotations?.readOnlyHint === true;
+	}
+
+	/**
+	 * Whether the catalogue gives a method a trait.
+	 * @param {string} method
+	 * @param {keyof Traits} trait
+	 * @returns {boolean}
+	 */
+	hasTrait(method, trait) {
+		return this.catalogueEntry(method)?.traits?.[trait] === true;
 	}
 
 	/**
@@ -313,13 +335,13 @@ export class Navigator {
 			if (context.tab !== undefined) {
 				if (waits)
 					context.tab = await getTab(context.tab.id);
-				if (!LEAVES_PAGE.has(method))
+				if (!this.hasTrait(method, 'leaves_page'))
 					this.checkPageAllowed(context.tab);
 				/* Acting in a tab (not reading it) lets the actor read its requests, recorded from now on. */
 				if (!this.readOnly(method) && definition.actsElsewhere?.(params) !== true)
 					this.services.networkLog?.act(context.tab.id, context.actor);
 			}
-			if (context.tab === undefined || DIALOG_FREE.has(method))
+			if (context.tab === undefined || this.hasTrait(method, 'runs_under_dialog'))
 				return definition.run(params, context);
 			const value = await this.runWatchingDialogs(method, definition, params, context);
 			if (definition.stateable && params.include_state === true && value.structuredContent?.dialog === undefined)
@@ -348,7 +370,7 @@ export class Navigator {
 		if (open !== undefined)
 			throw new BridgeError(ErrorCode.NOT_INTERACTABLE,
 			    `Tab ${tabId} is blocked by ${describeDialog(open)}, so ${method} cannot run. ${dialogAdvice(open)}`);
-		if (DIALOG_WATCHED.has(method))
+		if (this.hasTrait(method, 'watches_dialogs'))
 			await debuggers.watchDialogs(tabId).catch(() => {});
 		const controller = new AbortController();
 		const outer = context.signal;

@@ -1,7 +1,7 @@
 /**
  * The tasks the agents run: run_task starts one in a tab (one task per
  * tab, in a tab group labelled with the task), get_task / stop_task /
- * list_tasks follow it. A task drives its tab through the navigator as
+ * list_tasks follow it. A task drives its tab through the dispatcher as
  * the tab's holder, so its own actions never wait behind it, and it sees
  * exactly the catalogue tools the MCP clients see.
  * @module agents/tasks
@@ -9,7 +9,7 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { getTab, resolveTab } from '../browser/tabs.js';
-import { AgentTask } from './task.js';
+import { AgentTask } from './task-loop.js';
 import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js';
 import { domainAllowed, domainRefusal, taskDomains } from './domains.js';
 import { urlPolicy, urlRefusal } from '../url-policy.js';
@@ -106,7 +106,7 @@ export async function credentialOf(token) {
 
 /**
  * One line per step for the result text.
- * @param {import('./task.js').Step} step
+ * @param {import('./task-loop.js').Step} step
  */
 export function describeStep(step) {
 	const target = step.label !== undefined ? ` "${step.label}"` : '';
@@ -166,7 +166,7 @@ export function describeTask(record) {
 export class TaskManager {
 	/**
 	 * @param {object} deps
-	 * @param {import('../navigator.js').Navigator} deps.navigator
+	 * @param {import('../dispatcher.js').Dispatcher} deps.dispatcher
 	 * @param {{get: Function}} deps.storage chrome.storage.local
 	 * @param {(settings: object, deps: object) => {complete: Function}} deps.createProvider
 	 * @param {(role: string, input: object) => object} deps.buildPrompt
@@ -217,7 +217,7 @@ export class TaskManager {
 	async modelTools() {
 		const allowScript = await this.deps.evaluateEnabled();
 		const allowNetwork = await (this.deps.networkEnabled?.() ?? false);
-		return this.deps.navigator.catalogueActions()
+		return this.deps.dispatcher.catalogueActions()
 		    .filter(tool => !TASK_TOOLS.includes(tool.name) && (tool.name !== 'evaluate_script' || allowScript) &&
 			(!(tool.name in networkActions) || allowNetwork))
 		    .map(tool => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema }));
@@ -257,10 +257,10 @@ export class TaskManager {
 			    'so it did not start. Check that each allowed domain is a host name.');
 		}
 		const owner = { kind: 'task', id, label: `task ${id} ("${shortTask(params.task)}")` };
-		const release = this.deps.navigator.hold(tabId, owner);
+		const release = this.deps.dispatcher.hold(tabId, owner);
 		if (params.start_url !== undefined) {
 			try {
-				await this.deps.navigator.dispatch('navigate_to', { tab_id: tabId, url: params.start_url },
+				await this.deps.dispatcher.dispatch('navigate_to', { tab_id: tabId, url: params.start_url },
 				    { signal: new AbortController().signal, deadline: Date.now() + START_MS, progress: () => {}, owner });
 			} catch (error) {
 				const blocked = this.deps.fence.blocked(id);
@@ -347,7 +347,7 @@ export class TaskManager {
 		if (params.start_url !== undefined)
 			return params;
 		const tab = await resolveTab(params);
-		const refusal = urlRefusal(tab.url || tab.pendingUrl || '', urlPolicy(this.deps.navigator.services.welcome));
+		const refusal = urlRefusal(tab.url || tab.pendingUrl || '', urlPolicy(this.deps.dispatcher.services.welcome));
 		if (refusal === null)
 			return params;
 		const named = params.tab_id === undefined ? urlInTask(String(params.task ?? '')) : null;
@@ -454,17 +454,17 @@ export class TaskManager {
 	}
 
 	/**
-	 * The browser as a task sees it: its tab, through the navigator, as
+	 * The browser as a task sees it: its tab, through the dispatcher, as
 	 * the tab's holder, inside the task's fence.
 	 * @param {number} tabId
 	 * @param {object} owner
 	 * @param {string} taskId
-	 * @returns {import('./task.js').TaskBrowser}
+	 * @returns {import('./task-loop.js').TaskBrowser}
 	 */
 	tabBrowser(tabId, owner, taskId) {
-		const navigator = this.deps.navigator;
+		const dispatcher = this.deps.dispatcher;
 		const call = signal => ({ signal, deadline: Date.now() + 60000, progress: () => {}, owner });
-		const run = (method, params, signal) => navigator.dispatch(method, params, call(signal));
+		const run = (method, params, signal) => dispatcher.dispatch(method, params, call(signal));
 		const text = result => (result.content ?? []).filter(part => part.type === 'text').map(part => part.text).join('\n');
 		return {
 			read: async signal => {
@@ -671,9 +671,9 @@ function waitFor(record, ms, signal) {
 }
 
 /**
- * The MCP task tools as navigator actions.
+ * The MCP task tools as dispatcher actions.
  * @param {TaskManager} manager
- * @returns {Record<string, import('../navigator.js').ActionDefinition>}
+ * @returns {Record<string, import('../dispatcher.js').ActionDefinition>}
  */
 export function taskActions(manager) {
 	return {

@@ -1,6 +1,7 @@
 /**
- * Small waiting helpers that honour an AbortSignal.
- * @module browser/wait
+ * Small waiting helpers that honour an AbortSignal; pure (timers only),
+ * so every layer may use them.
+ * @module sleep
  */
 
 /**

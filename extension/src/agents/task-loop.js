@@ -10,7 +10,8 @@
 import { ErrorCode } from '../errors.js';
 import { schemaError } from '../json-schema.js';
 import { domainAllowed, domainRefusal } from './domains.js';
-import { untilAborted } from '../browser/wait.js';
+import { MAX_ACTIONS_PER_STEP } from './roles.js';
+import { untilAborted } from '../sleep.js';
 
 /** Why a task stopped. */
 export const StopReason = Object.freeze({
@@ -49,9 +50,6 @@ export const ASK_USER = Object.freeze({
 
 /** Action errors the navigator recovers from by reading the page again. */
 const RECOVERABLE = new Set([ErrorCode.STALE_REF, ErrorCode.ELEMENT_NOT_FOUND, ErrorCode.NOT_INTERACTABLE]);
-
-/** The most actions the navigator may chain in one step. */
-export const MAX_ACTIONS_PER_STEP = 3;
 
 /** Consecutive action failures after which the planner is asked again. */
 const REPLAN_AFTER_FAILURES = 2;
