@@ -4,7 +4,7 @@
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startBridge } from './harness.mjs';
+import { startBridge, until } from './harness.mjs';
 import { scaled } from '../timing.mjs';
 
 describe('wait_for', () => {
@@ -149,7 +149,11 @@ describe('network requests of the tabs the tools use', () => {
 		const { tabId } = await b.open('settle.html');
 		const s = await b.state();
 		await b.ok('click_element', { ref: s.ref('button', 'Load more') });
-		const listed = await b.ok('list_network_requests', { filter: '/slow' });
+		/* On a busy machine the click may settle before the browser has reported its request's end. */
+		const listed = await until(async () => {
+			const list = await b.ok('list_network_requests', { filter: '/slow' });
+			return / GET 200 /.test(list.text) && list;
+		}, { what: 'the request the click started, ended, in the log' });
 		assert.match(listed.text, new RegExp(`^1 request of tab ${tabId}:\\nn[A-Za-z0-9_-]{12} GET 200 xmlhttprequest .* ms http://127\\.0\\.0\\.1:\\d+/slow\\?ms=300$`));
 		const [request] = listed.data.requests;
 		const page = await b.ok('list_network_requests', { type: 'main_frame' });
