@@ -209,7 +209,8 @@ describe('host lifecycle', { concurrency: true }, () => {
 				assert.equal(host.welcome.port_unsafe, true);
 				assert.match(host.welcome.port_note, new RegExp(`port ${taken} is held by a program that is not Browser Bridge`));
 				assert.match(host.welcome.port_note, /would send it their token/);
-				assert.match(host.stderr, new RegExp(`port ${taken} is held by a program`));
+				// stderr is another pipe than the welcome's: its line may come later.
+				await host.until(() => new RegExp(`port ${taken} is held by a program`).test(host.stderr), 'the warning on stderr');
 				const client = await connect(host);
 				const status = await client.callTool({ name: 'host_status', arguments: {} }, undefined, opts());
 				assert.equal(status.structuredContent.port, host.welcome.port);
