@@ -74,7 +74,12 @@
 				else	/* look again when the window would end, unless a change moves it */
 					setTimeout(check, Math.max(1, Math.min(quietMs - (now - entry.state.last), capMs - (now - begun))));
 			};
-			check();
+			/*
+			 * The first look waits its turn behind the page's overdue timers:
+			 * on a busy machine a page's 10 ms ticker can be late by more
+			 * than the window, and looking at once would call it still.
+			 */
+			setTimeout(check, 0);
 		});
 	}
 
