@@ -24,6 +24,7 @@
 #include "log.h"
 #include "loop.h"
 #include "mcp.h"
+#include "mcp-call.h"
 #include "probe.h"
 #include "rpc.h"
 #include "runtime-file.h"
@@ -382,7 +383,7 @@ bridge_session_end(struct session *session, void *arg)
 	struct sse_stream	*stream = session->stream;
 
 	log_info(bridge->log, "MCP session %.8s ended", session->id);
-	mcp_session_ended(bridge->mcp, session);
+	mcp_call_session_ended(bridge->mcp, session);
 	session->stream = NULL;
 	if (stream != NULL)
 		sse_stream_end(stream);

@@ -15,6 +15,8 @@
 #include "jsonrpc.h"
 #include "log.h"
 #include "mcp.h"
+#include "mcp-call.h"
+#include "mcp-version.h"
 #include "mcp-modern.h"
 #include "session.h"
 #include "sse.h"

@@ -15,6 +15,7 @@
 #include "jsonrpc.h"
 #include "log.h"
 #include "mcp.h"
+#include "mcp-version.h"
 #include "session.h"
 
 /* Returns a request header's value, or NULL. */

@@ -12,6 +12,7 @@
 #include "errors.h"
 #include "jsonrpc.h"
 #include "mcp.h"
+#include "mcp-call.h"
 #include "resources.h"
 #include "rpc.h"
 #include "session.h"
@@ -117,7 +118,7 @@ setup(void)
 static void
 teardown(void)
 {
-	mcp_session_ended(fx.mcp, fx.session);
+	mcp_call_session_ended(fx.mcp, fx.session);
 	session_store_free(fx.sessions);
 	rpc_free(fx.rpc);
 	mcp_free(fx.mcp);
@@ -746,7 +747,7 @@ START_TEST(test_session_end_abandons_calls)
 	handle("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
 	    "\"params\":{\"name\":\"navigate_to\",\"arguments\":{\"url\":\"y\"}}}",
 	    NULL);
-	mcp_session_ended(fx.mcp, fx.session);
+	mcp_call_session_ended(fx.mcp, fx.session);
 	ck_assert_int_eq(fx.finals, 2);
 	ck_assert_uint_eq(json_array_size(fx.emitted), 2);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(
