@@ -25,6 +25,7 @@
 #include "loop.h"
 #include "mcp.h"
 #include "mcp-call.h"
+#include "mcp-resources.h"
 #include "probe.h"
 #include "rpc.h"
 #include "runtime-file.h"
@@ -298,7 +299,7 @@ bridge_event(const json_t *event, void *arg)
 		log_warn(bridge->log, "resource_updated event without a uri");
 		return;
 	}
-	sent = mcp_resource_updated(bridge->mcp, uri, NULL, NULL);
+	sent = mcp_resources_updated(bridge->mcp, uri, NULL, NULL);
 	log_debug(bridge->log, "%s updated: %zu subscribers told", uri, sent);
 }
 

@@ -34,7 +34,7 @@ struct tool_registry;
  */
 typedef void (*mcp_emit_cb)(json_t *message, bool final, void *arg);
 
-/* Hands a notification (borrowed) to one session; see mcp_resource_updated. */
+/* Hands a notification (borrowed) to one session; see mcp_resources_updated. */
 typedef void (*mcp_deliver_cb)(struct session *session, const json_t *message,
 		    void *arg);
 
@@ -87,8 +87,6 @@ typedef void (*mcp_listener_cb)(const json_t *message, void *arg);
 struct mcp_listener *mcp_listen(struct mcp *mcp, const json_t *request,
 		    mcp_listener_cb deliver, void *arg, json_t **reply);
 void		 mcp_unlisten(struct mcp *mcp, struct mcp_listener *listener);
-size_t		 mcp_resource_updated(struct mcp *mcp, const char *uri,
-		    mcp_deliver_cb deliver, void *arg);
 json_t		*mcp_initialize_refusal(const json_t *request);
 bool		 mcp_wants_stream(const struct mcp *mcp,
 		    const struct session *session, const json_t *message);
