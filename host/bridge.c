@@ -30,7 +30,7 @@
 #include "rpc.h"
 #include "runtime-file.h"
 #include "session.h"
-#include "sse.h"
+#include "sse-stream.h"
 #include "token.h"
 #include "tools.h"
 #include "upload.h"

@@ -98,7 +98,7 @@ mcp_call_elicited(const json_t *response, bool *malformed)
  * The agents of the task this call waits on ask their question (progress
  * with "input"): a client that can ask its user gets it as
  * elicitation/create on the call's stream, once; its answer goes to
- * answer_task (mcp_response). The person may answer in the browser first.
+ * answer_task (mcp_call_response). The person may answer in the browser first.
  */
 static void
 mcp_call_elicit(struct mcp_call *call, const json_t *input)

@@ -17,7 +17,7 @@
 #include "mcp-version.h"
 #include "resources.h"
 #include "session.h"
-#include "sse.h"
+#include "sse-stream.h"
 #include "xmalloc.h"
 
 /* resources/list: the fixed resource table. */

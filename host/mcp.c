@@ -23,7 +23,7 @@
 #include "mcp-tools.h"
 #include "mcp-version.h"
 #include "session.h"
-#include "sse.h"
+#include "sse-stream.h"
 #include "tools.h"
 #include "xmalloc.h"
 

@@ -3,8 +3,8 @@
  * complete events out through a callback. It never reads a socket. Input
  * is bounded: an event (or a line) longer than the limit is dropped.
  */
-#ifndef SSE_PARSER_H
-#define SSE_PARSER_H
+#ifndef STDIO_SSE_READER_H
+#define STDIO_SSE_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,7 +15,7 @@ struct evbuffer;
 typedef void (*sse_event_cb)(const char *event, const char *data, size_t len,
 		    void *arg);
 
-struct sse_parser {
+struct stdio_sse_reader {
 	struct evbuffer	*line;		/* an incomplete line so far */
 	char		*event;		/* the "event:" field, or NULL */
 	struct evbuffer	*data;		/* "data:" lines so far */
@@ -23,10 +23,10 @@ struct sse_parser {
 	bool		 overflow;	/* dropping an event larger than max */
 };
 
-void	 sse_parser_init(struct sse_parser *parser, size_t max);
-void	 sse_parser_clear(struct sse_parser *parser);
-void	 sse_parser_feed(struct sse_parser *parser, const char *buf,
+void	 stdio_sse_reader_init(struct stdio_sse_reader *parser, size_t max);
+void	 stdio_sse_reader_clear(struct stdio_sse_reader *parser);
+void	 stdio_sse_reader_feed(struct stdio_sse_reader *parser, const char *buf,
 	    size_t len, sse_event_cb cb, void *arg);
-size_t	 sse_parser_buffered(const struct sse_parser *parser);
+size_t	 stdio_sse_reader_buffered(const struct stdio_sse_reader *parser);
 
 #endif
