@@ -348,7 +348,7 @@ http_server_new(struct event_base *base,
 	server->arg = arg;
 	server->http = evhttp_new(base);
 	server->door = http_door_new(server->http, base, &door_settings,
-	    http_server_judge_head, server, log);
+	    http_server_judge_head, server, clock, log);
 	evhttp_set_gencb(server->http, http_server_route, server);
 	/* The router answers 405 itself; libevent would say 501. */
 	evhttp_set_allowed_methods(server->http, EVHTTP_REQ_GET|
