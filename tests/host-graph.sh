@@ -53,11 +53,12 @@ awk '
 				visit(f, 0)
 		if (loops > 0)
 			exit 1
-		edges = 0
 		for (e in edge)
 			edges++
+		for (f in files)
+			count++
 		printf "host-graph.sh: %d host files, %d edges, no loop\n", \
-		    length(files), edges
+		    count, edges
 	}
 	# Depth-first search; a grey file met again closes a loop.
 	function visit(f, depth,    next_files, k, m, i, cycle) {
@@ -75,7 +76,7 @@ awk '
 					cycle = cycle path[i] " -> "
 				printf "host-graph.sh: the host files call each " \
 				    "other in a loop: %s%s; make one edge a " \
-				    "callback wired in host/bridge.c\n", \
+				    "callback (docs/architecture.md)\n", \
 				    cycle, next_files[k] > "/dev/stderr"
 				loops++
 			}
