@@ -160,8 +160,8 @@ http_modern_listen(struct http_transport *transport,
 	json_t			*reply;
 
 	listen->transport = transport;
-	listen->listener = mcp_listen(transport->mcp, body, http_modern_listen_deliver,
-	    listen, &reply);
+	listen->listener = mcp_listen(transport->mcp, body,
+	    http_modern_listen_deliver, listen, &reply);
 	if (listen->listener == NULL) {
 		free(listen);
 		http_reply_json(req, 200, "OK", reply);

@@ -341,8 +341,8 @@ http_streamable_post(struct http_transport *transport,
 		    "Mcp-Session-Id", session->id);
 		log_info(transport->log, "MCP session %.8s started",
 		    session->id);
-	} else if ((session = http_streamable_session(transport, req, body)) == NULL ||
-	    http_streamable_check_version(req, body) != 0) {
+	} else if ((session = http_streamable_session(transport, req,
+	    body)) == NULL || http_streamable_check_version(req, body) != 0) {
 		json_decref(body);
 		return;
 	}

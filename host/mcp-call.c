@@ -207,8 +207,8 @@ mcp_call_response(struct mcp *mcp, struct session *session,
 		json_object_set_new(args, "answer", json_string(answer));
 		session_caller(mcp->sessions, session, caller);
 		if (mcp->dispatcher.call(mcp->dispatcher.arg, "answer_task",
-		    session->client, caller, args, MCP_ANSWER_TIMEOUT_MS, mcp_call_answer_done,
-		    NULL, NULL, &code, &error) == 0) {
+		    session->client, caller, args, MCP_ANSWER_TIMEOUT_MS,
+		    mcp_call_answer_done, NULL, NULL, &code, &error) == 0) {
 			log_warn(mcp->log, "the client's answer to task %s "
 			    "was lost: %s", json_string_value(json_object_get(
 			    call->elicit_args, "task_id")), error);

@@ -494,6 +494,8 @@ static const struct {
 	{ "tasks/cancel", MCP_TASK_CANCEL, "stop_task" },
 	{ "tasks/update", MCP_TASK_UPDATE, "answer_task" },
 };
+#define MCP_TASKS_METHODS \
+    (sizeof mcp_tasks_methods / sizeof *mcp_tasks_methods)
 
 /* tasks/get, tasks/result, tasks/cancel, tasks/update: see above. */
 json_t *
@@ -509,11 +511,11 @@ mcp_tasks_by_id(struct mcp *mcp, struct session *session,
 
 	if (id == NULL)
 		return NULL;
-	for (i = 0; i < sizeof mcp_tasks_methods / sizeof *mcp_tasks_methods; i++) {
+	for (i = 0; i < MCP_TASKS_METHODS; i++) {
 		if (strcmp(method, mcp_tasks_methods[i].method) == 0)
 			break;
 	}
-	if (i == sizeof mcp_tasks_methods / sizeof *mcp_tasks_methods)
+	if (i == MCP_TASKS_METHODS)
 		return NULL;	/* not reached: mcp_methods routes only these */
 	args = json_pack("{s:s}", "task_id", id);
 	if (mcp_tasks_methods[i].op == MCP_TASK_RESULT)
@@ -522,10 +524,10 @@ mcp_tasks_by_id(struct mcp *mcp, struct session *session,
 	if (mcp_tasks_methods[i].op == MCP_TASK_UPDATE &&
 	    mcp_tasks_update_args(args, params) != 0) {
 		json_decref(args);
-		*error = mcp_reply_invalid_params(request, "params.inputResponses "
-		    "must answer the task's input request: {\"<key from "
-		    "inputRequests>\": {\"action\": \"accept\", \"content\": "
-		    "{\"answer\": \"...\"}}}");
+		*error = mcp_reply_invalid_params(request,
+		    "params.inputResponses must answer the task's input "
+		    "request: {\"<key from inputRequests>\": {\"action\": "
+		    "\"accept\", \"content\": {\"answer\": \"...\"}}}");
 		return NULL;
 	}
 	return mcp_tasks_forward(mcp, session, request, mcp_tasks_methods[i].op,

@@ -43,7 +43,8 @@ mcp_tools_list(struct mcp *mcp, struct session *session, const json_t *request,
 	char		*cause = NULL;
 
 	if (cursor != NULL && jsonrpc_string(cursor) == NULL) {
-		*error = mcp_reply_invalid_params(request, "cursor must be a string");
+		*error = mcp_reply_invalid_params(request,
+		    "cursor must be a string");
 		return NULL;
 	}
 	result = tool_registry_list(mcp->tools, jsonrpc_string(cursor),

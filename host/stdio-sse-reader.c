@@ -32,7 +32,8 @@ stdio_sse_reader_clear(struct stdio_sse_reader *parser)
 
 /* Ends an event at a blank line: hands it on, then starts afresh. */
 static void
-stdio_sse_reader_dispatch(struct stdio_sse_reader *parser, sse_event_cb cb, void *arg)
+stdio_sse_reader_dispatch(struct stdio_sse_reader *parser,
+    stdio_sse_reader_cb cb, void *arg)
 {
 	size_t	 len = evbuffer_get_length(parser->data);
 	char	*data;
@@ -50,8 +51,8 @@ stdio_sse_reader_dispatch(struct stdio_sse_reader *parser, sse_event_cb cb, void
 
 /* Takes one line: a field, or the blank line that ends an event. */
 static void
-stdio_sse_reader_line(struct stdio_sse_reader *parser, const char *line, size_t len,
-    sse_event_cb cb, void *arg)
+stdio_sse_reader_line(struct stdio_sse_reader *parser, const char *line,
+    size_t len, stdio_sse_reader_cb cb, void *arg)
 {
 	const char	*colon, *value;
 	size_t		 name_len, value_len;
@@ -89,8 +90,8 @@ stdio_sse_reader_line(struct stdio_sse_reader *parser, const char *line, size_t 
  * LF or CRLF and may be split anywhere between calls.
  */
 void
-stdio_sse_reader_feed(struct stdio_sse_reader *parser, const char *buf, size_t len,
-    sse_event_cb cb, void *arg)
+stdio_sse_reader_feed(struct stdio_sse_reader *parser, const char *buf,
+    size_t len, stdio_sse_reader_cb cb, void *arg)
 {
 	char	*line;
 	size_t	 line_len;

@@ -1,5 +1,6 @@
 /*
- * A parser for a server-sent event stream, the client's side: bytes in,
+ * A parser for a server-sent event stream, the client's side (the stdio
+ * bridge reads the host's replies with it): bytes in,
  * complete events out through a callback. It never reads a socket. Input
  * is bounded: an event (or a line) longer than the limit is dropped.
  */
@@ -12,8 +13,8 @@
 struct evbuffer;
 
 /* Called with each complete event; data is not NUL-terminated. */
-typedef void (*sse_event_cb)(const char *event, const char *data, size_t len,
-		    void *arg);
+typedef void (*stdio_sse_reader_cb)(const char *event, const char *data,
+		    size_t len, void *arg);
 
 struct stdio_sse_reader {
 	struct evbuffer	*line;		/* an incomplete line so far */
@@ -25,8 +26,8 @@ struct stdio_sse_reader {
 
 void	 stdio_sse_reader_init(struct stdio_sse_reader *parser, size_t max);
 void	 stdio_sse_reader_clear(struct stdio_sse_reader *parser);
-void	 stdio_sse_reader_feed(struct stdio_sse_reader *parser, const char *buf,
-	    size_t len, sse_event_cb cb, void *arg);
+void	 stdio_sse_reader_feed(struct stdio_sse_reader *parser,
+	    const char *buf, size_t len, stdio_sse_reader_cb cb, void *arg);
 size_t	 stdio_sse_reader_buffered(const struct stdio_sse_reader *parser);
 
 #endif
