@@ -24,11 +24,13 @@
 #include "log.h"
 #include "loop.h"
 #include "mcp.h"
+#include "mcp-call.h"
+#include "mcp-resources.h"
 #include "probe.h"
 #include "rpc.h"
 #include "runtime-file.h"
 #include "session.h"
-#include "sse.h"
+#include "sse-stream.h"
 #include "token.h"
 #include "tools.h"
 #include "upload.h"
@@ -297,7 +299,7 @@ bridge_event(const json_t *event, void *arg)
 		log_warn(bridge->log, "resource_updated event without a uri");
 		return;
 	}
-	sent = mcp_resource_updated(bridge->mcp, uri, NULL, NULL);
+	sent = mcp_resources_updated(bridge->mcp, uri, NULL, NULL);
 	log_debug(bridge->log, "%s updated: %zu subscribers told", uri, sent);
 }
 
@@ -382,7 +384,7 @@ bridge_session_end(struct session *session, void *arg)
 	struct sse_stream	*stream = session->stream;
 
 	log_info(bridge->log, "MCP session %.8s ended", session->id);
-	mcp_session_ended(bridge->mcp, session);
+	mcp_call_session_ended(bridge->mcp, session);
 	session->stream = NULL;
 	if (stream != NULL)
 		sse_stream_end(stream);

@@ -1,4 +1,8 @@
-/* browser-bridge doctor and status: check the setup, describe the host. */
+/*
+ * browser-bridge doctor and status: check the setup, describe the host.
+ * Over 600 lines on purpose: one function per check, in the order the
+ * commands print them, around one way of printing a result.
+ */
 #include "doctor.h"
 
 #include <sys/types.h>

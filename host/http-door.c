@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "errors.h"
+#include "clock.h"
 #include "http-framer.h"
 #include "jsonrpc.h"
 #include "log.h"
@@ -65,7 +66,9 @@ struct http_door {
 	struct event_base		*base;
 	struct http_door_conns		 conns;
 	size_t				 open;
-	struct timeval			 full_logged;	/* last "over the cap" */
+	const struct clock		*clock;
+	bool				 full_logged;	/* "over the cap" ever */
+	uint64_t			 full_logged_ms;	/* last time */
 };
 
 /* Sets the connection's timer to fire in ms for what it waits for. */
@@ -224,15 +227,15 @@ http_door_refuse_full(struct http_door_conn *conn)
 		.message = "Too many connections to Browser Bridge: close "
 		    "idle ones and retry (the max-connections setting)",
 	};
-	struct timeval			 now;
+	uint64_t			 now = clock_now_ms(door->clock);
 
-	event_base_gettimeofday_cached(door->base, &now);
-	if (door->full_logged.tv_sec == 0 || (now.tv_sec -
-	    door->full_logged.tv_sec) * 1000 >= HTTP_DOOR_LOG_EVERY_MS) {
+	if (!door->full_logged ||
+	    now - door->full_logged_ms >= HTTP_DOOR_LOG_EVERY_MS) {
 		log_warn(door->log, "%zu connections are open, the most "
 		    "max-connections allows: new ones are refused until some "
 		    "close", door->settings.max_connections);
-		door->full_logged = now;
+		door->full_logged = true;
+		door->full_logged_ms = now;
 	}
 	http_door_answer(conn, &refusal);
 }
@@ -519,17 +522,21 @@ http_door_track(struct http_door *door, struct evhttp_request *req)
 	}
 }
 
-/* Puts a door in front of http's connections. */
+/*
+ * Puts a door in front of http's connections; clock times the log of the
+ * cap (deadlines are libevent timers).
+ */
 struct http_door *
 http_door_new(struct evhttp *http, struct event_base *base,
     const struct http_door_settings *settings, http_door_judge_cb judge,
-    void *arg, struct log *log)
+    void *arg, const struct clock *clock, struct log *log)
 {
 	struct http_door	*door = xcalloc(1, sizeof *door);
 
 	door->settings = *settings;
 	door->judge = judge;
 	door->arg = arg;
+	door->clock = clock;
 	door->log = log;
 	door->base = base;
 	TAILQ_INIT(&door->conns);

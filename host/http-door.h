@@ -20,6 +20,7 @@
 struct event_base;
 struct evhttp;
 struct evhttp_request;
+struct clock;
 struct http_head;
 struct log;
 
@@ -54,7 +55,7 @@ struct http_door	*http_door_new(struct evhttp *http,
 			    struct event_base *base,
 			    const struct http_door_settings *settings,
 			    http_door_judge_cb judge, void *arg,
-			    struct log *log);
+			    const struct clock *clock, struct log *log);
 void			 http_door_free(struct http_door *door);
 void			 http_door_track(struct http_door *door,
 			    struct evhttp_request *req);

@@ -15,7 +15,7 @@
 #include "jsonrpc.h"
 #include "mcp.h"
 #include "mcp-modern.h"
-#include "sse.h"
+#include "sse-stream.h"
 #include "xmalloc.h"
 
 #define HTTP_MODERN_B64_PREFIX	"=?base64?"
@@ -129,7 +129,7 @@ struct http_listen {
 
 /* Writes a change notification to its listen stream. */
 static void
-http_listen_deliver(const json_t *message, void *arg)
+http_modern_listen_deliver(const json_t *message, void *arg)
 {
 	struct http_listen	*listen = arg;
 
@@ -138,7 +138,7 @@ http_listen_deliver(const json_t *message, void *arg)
 
 /* The listen stream ended (client gone, dropped, or shutdown). */
 static void
-http_listen_closed(struct sse_stream *stream, void *arg)
+http_modern_listen_closed(struct sse_stream *stream, void *arg)
 {
 	struct http_listen	*listen = arg;
 
@@ -160,15 +160,15 @@ http_modern_listen(struct http_transport *transport,
 	json_t			*reply;
 
 	listen->transport = transport;
-	listen->listener = mcp_listen(transport->mcp, body, http_listen_deliver,
-	    listen, &reply);
+	listen->listener = mcp_listen(transport->mcp, body,
+	    http_modern_listen_deliver, listen, &reply);
 	if (listen->listener == NULL) {
 		free(listen);
 		http_reply_json(req, 200, "OK", reply);
 		return;
 	}
 	listen->stream = sse_stream_start(&transport->streams, req,
-	    http_listen_closed, listen);
+	    http_modern_listen_closed, listen);
 	sse_stream_message(listen->stream, "message", reply);
 	json_decref(reply);
 }

@@ -18,8 +18,8 @@
 #include "http-door.h"
 #include "http-framer.h"
 #include "http-guard.h"
-#include "http-mcp.h"
-#include "http-sse.h"
+#include "http-streamable.h"
+#include "http-legacy.h"
 #include "log.h"
 #include "proof.h"
 #include "session.h"
@@ -256,12 +256,12 @@ http_server_route(struct evhttp_request *req, void *arg)
 		    "Bearer <token>\"; run `browser-bridge token` to "
 		    "print it.");
 	} else if (strcmp(path, "/mcp") == 0)
-		http_mcp_handle(transport, req);
+		http_streamable_handle(transport, req);
 	else if (strcmp(path, "/sse") == 0 && method == EVHTTP_REQ_GET)
-		http_sse_open(transport, req);
+		http_legacy_open(transport, req);
 	else if ((strcmp(path, "/messages") == 0 ||
 	    strcmp(path, "/message") == 0) && method == EVHTTP_REQ_POST)
-		http_sse_post(transport, req);
+		http_legacy_post(transport, req);
 	else if (strcmp(path, "/sse") == 0 || strcmp(path, "/messages") == 0 ||
 	    strcmp(path, "/message") == 0) {
 		evhttp_add_header(evhttp_request_get_output_headers(req),
@@ -348,7 +348,7 @@ http_server_new(struct event_base *base,
 	server->arg = arg;
 	server->http = evhttp_new(base);
 	server->door = http_door_new(server->http, base, &door_settings,
-	    http_server_judge_head, server, log);
+	    http_server_judge_head, server, clock, log);
 	evhttp_set_gencb(server->http, http_server_route, server);
 	/* The router answers 405 itself; libevent would say 501. */
 	evhttp_set_allowed_methods(server->http, EVHTTP_REQ_GET|

@@ -10,12 +10,8 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
-#include "clock.h"
 #include "errors.h"
 #include "jsonrpc.h"
-#include "log.h"
-#include "mcp.h"
-#include "session.h"
 
 /* Returns a request header's value, or NULL. */
 const char *
@@ -93,61 +89,4 @@ http_body_json(struct evhttp_request *req, json_t **body)
 		return -1;
 	}
 	return 0;
-}
-
-/*
- * Takes back a Streamable HTTP session this host made before it restarted
- * (its id carries the MAC of the host's token): the client goes on as if
- * nothing happened. The protocol version comes from the request's header,
- * as the client sends it after initialize (absent: 2025-03-26). NULL when
- * the id is not one of ours.
- */
-static struct session *
-http_session_resume(struct http_transport *transport,
-    struct evhttp_request *req, const char *id)
-{
-	struct session	*session;
-	const char	*version = http_header(req, "MCP-Protocol-Version");
-
-	session = session_store_resume(transport->sessions, id,
-	    SESSION_STREAMABLE, clock_now_ms(transport->clock));
-	if (session == NULL)
-		return NULL;
-	snprintf(session->protocol_version, sizeof session->protocol_version,
-	    "%s", version != NULL && mcp_version_supported(version) ?
-	    version : MCP_DEFAULT_VERSION);
-	session->initialized = true;
-	log_info(transport->log, "MCP session %.8s resumed (the host restarted "
-	    "since it began)", session->id);
-	return session;
-}
-
-/*
- * Finds the session of a transport that id names and marks it used. On
- * failure replies 400 (no id: missing says what to send) or 404 (unknown,
- * ended or another transport's: not_found says what to do), answering
- * request's id when it has one, and returns NULL.
- */
-struct session *
-http_session_find(struct http_transport *transport,
-    struct evhttp_request *req, const json_t *request, const char *id,
-    enum session_transport kind, const char *missing, const char *not_found)
-{
-	struct session	*session;
-
-	if (id == NULL) {
-		http_reply_error_to(req, 400, "Bad Request", request,
-		    JSONRPC_INVALID_REQUEST, missing);
-		return NULL;
-	}
-	session = session_store_find(transport->sessions, id,
-	    clock_now_ms(transport->clock));
-	if (session == NULL && kind == SESSION_STREAMABLE)
-		session = http_session_resume(transport, req, id);
-	if (session == NULL || session->transport != kind) {
-		http_reply_error_to(req, 404, "Not Found", request,
-		    JSONRPC_INVALID_REQUEST, not_found);
-		return NULL;
-	}
-	return session;
 }

@@ -1,6 +1,7 @@
 /*
  * What the HTTP routes share: the helpers every route uses, and the parts
- * of the host the MCP transports (http-mcp.c, http-sse.c) work with.
+ * of the host the MCP transports (http-streamable.c, http-legacy.c) work
+ * with.
  */
 #ifndef HTTP_H
 #define HTTP_H
@@ -8,7 +9,7 @@
 #include <jansson.h>
 
 #include "session.h"
-#include "sse.h"
+#include "sse-stream.h"
 
 struct clock;
 struct evhttp_request;
@@ -34,10 +35,5 @@ void		 http_reply_error_to(struct evhttp_request *req, int status,
 		    const char *message);
 const char	*http_header(struct evhttp_request *req, const char *name);
 int		 http_body_json(struct evhttp_request *req, json_t **body);
-struct session	*http_session_find(struct http_transport *transport,
-		    struct evhttp_request *req, const json_t *request,
-		    const char *id,
-		    enum session_transport kind, const char *missing,
-		    const char *not_found);
 
 #endif

@@ -1,4 +1,9 @@
-/* Registering the host: path tables, the manifest, install and uninstall. */
+/*
+ * Registering the host: path tables, the manifest, install and uninstall.
+ * Over 600 lines on purpose: the per-OS, per-browser path tables and the
+ * two commands that walk them change together (doctor.c reads them
+ * through install.h).
+ */
 #include "install.h"
 
 #include <sys/types.h>

@@ -5,7 +5,7 @@
 
 #include "errors.h"
 #include "jsonrpc.h"
-#include "mcp.h"
+#include "mcp-version.h"
 #include "mcp-tasks.h"
 
 /* Methods whose results a client may cache (CacheableResult). */
@@ -38,7 +38,7 @@ mcp_modern_version_supported(const char *version)
 static json_t *
 mcp_modern_supported(void)
 {
-	json_t	*versions = mcp_legacy_versions();
+	json_t	*versions = mcp_version_legacy_list();
 
 	json_array_insert_new(versions, 0, json_string(MCP_MODERN_VERSION));
 	return versions;

@@ -7,12 +7,16 @@
  */
 #include "mcp-tasks.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "errors.h"
 #include "jsonrpc.h"
+#include "mcp-call.h"
+#include "mcp-method.h"
 #include "mcp-modern.h"
-#include "mcp.h"
+#include "mcp-reply.h"
+#include "mcp-version.h"
 #include "session.h"
 #include "tools.h"
 #include "xmalloc.h"
@@ -167,24 +171,6 @@ mcp_tasks_object(const json_t *task, json_t *status_message, bool modern)
 }
 
 /*
- * The agents' question (a string) as elicitation/create's params: the
- * question, and a form of one text field, "answer".
- */
-json_t *
-mcp_tasks_question(const json_t *question)
-{
-	json_t	*answer, *schema;
-
-	answer = json_pack("{s:s, s:s, s:s}", "type", "string", "title",
-	    "Answer", "description", "What to tell the browser's agents (or "
-	    "\"done\" once you did it in the browser).");
-	schema = json_pack("{s:s, s:{s:o}, s:[s]}", "type", "object",
-	    "properties", "answer", answer, "required", "answer");
-	return json_pack("{s:O, s:o}", "message", question, "requestedSchema",
-	    schema);
-}
-
-/*
  * The input request a waiting task carries in 2026-07-28's tasks/get: the
  * agents' question as an elicitation/create, keyed by the question's id
  * (what tasks/update answers). NULL when no question waits.
@@ -200,32 +186,7 @@ mcp_tasks_input_requests(const json_t *task)
 	if (key == NULL || !json_is_string(question))
 		return NULL;
 	return json_pack("{s:{s:s, s:o}}", key, "method", "elicitation/create",
-	    "params", mcp_tasks_question(question));
-}
-
-/*
- * The answer an elicitation result (or an input response) carries:
- * content.answer of an accepted one. NULL for a declined or cancelled
- * one; *malformed is set when it is neither.
- */
-const char *
-mcp_tasks_elicited(const json_t *response, bool *malformed)
-{
-	const char	*action, *answer;
-
-	*malformed = false;
-	action = json_string_value(json_object_get(response, "action"));
-	if (action == NULL) {
-		*malformed = true;
-		return NULL;
-	}
-	if (strcmp(action, "accept") != 0)
-		return NULL;
-	answer = json_string_value(json_object_get(json_object_get(response,
-	    "content"), "answer"));
-	if (answer == NULL || *answer == '\0')
-		*malformed = true;
-	return *malformed ? NULL : answer;
+	    "params", mcp_call_question(question));
 }
 
 /*
@@ -236,7 +197,7 @@ mcp_tasks_elicited(const json_t *response, bool *malformed)
  * person can still answer in the browser. Returns -1 when a response is
  * malformed.
  */
-int
+static int
 mcp_tasks_update_args(json_t *args, const json_t *params)
 {
 	json_t		*responses = json_object_get(params, "inputResponses");
@@ -247,7 +208,7 @@ mcp_tasks_update_args(json_t *args, const json_t *params)
 	if (!json_is_object(responses))
 		return -1;
 	json_object_foreach(responses, key, response) {
-		answer = mcp_tasks_elicited(response, &malformed);
+		answer = mcp_call_elicited(response, &malformed);
 		if (malformed)
 			return -1;
 		if (answer == NULL)
@@ -259,7 +220,7 @@ mcp_tasks_update_args(json_t *args, const json_t *params)
 }
 
 /* Whether get_task's result describes a finished task. */
-bool
+static bool
 mcp_tasks_finished(const json_t *result)
 {
 	const char	*status;
@@ -396,14 +357,14 @@ mcp_tasks_listed(const json_t *result)
  * response (the result before mcp_modern_finish, or an error). A create
  * that failed answers as the tool call would have: a tool error.
  */
-json_t *
+static json_t *
 mcp_tasks_reply(enum mcp_task_op op, bool modern, const json_t *id,
     const json_t *result, const char *error_code, const char *error_message)
 {
 	json_t	*body = NULL, *error = NULL;
 
 	if (error_code != NULL && op == MCP_TASK_CREATE)
-		body = mcp_tool_error(error_code, error_message);
+		body = mcp_reply_tool_error(error_code, error_message);
 	else if (error_code != NULL)
 		return mcp_tasks_error(id, error_code, error_message);
 	else {
@@ -440,4 +401,151 @@ mcp_tasks_reply(enum mcp_task_op op, bool modern, const json_t *id,
 	if (modern)
 		mcp_modern_finish(body, "tasks");	/* keeps "task" */
 	return jsonrpc_result(id, body);
+}
+
+/*
+ * A forwarded task call's finish (see mcp-call.h): tasks/result asks
+ * get_task again while the task runs on past get_task's wait.
+ */
+static json_t *
+mcp_tasks_finish(struct mcp_call *call, const json_t *result,
+    const char *error_code, const char *error_message)
+{
+	const struct tool	*tool;
+	const char		*again_code = NULL;
+	char			*again_message = NULL;
+	json_t			*reply;
+
+	if (call->op != MCP_TASK_RESULT || error_code != NULL ||
+	    mcp_tasks_finished(result))
+		return mcp_tasks_reply(call->op,
+		    mcp_version_modern(call->session), call->request_id,
+		    result, error_code, error_message);
+	tool = tool_registry_find(call->mcp->tools, "get_task");
+	if (mcp_call_dispatch(call, tool->method,
+	    json_incref(call->again_args),
+	    tool_timeout_ms(tool, call->again_args), &again_code,
+	    &again_message))
+		return NULL;
+	reply = mcp_tasks_reply(call->op, false, call->request_id, NULL,
+	    again_code, again_message);
+	free(again_message);
+	return reply;
+}
+
+/*
+ * Forwards a task method (or a tools/call made a task) to one of the
+ * extension's task tools. Returns NULL; *call is set while it is pending.
+ */
+json_t *
+mcp_tasks_forward(struct mcp *mcp, struct session *session,
+    const json_t *request, enum mcp_task_op op, const char *tool_name,
+    json_t *args, mcp_emit_cb emit, void *arg, struct mcp_call **call)
+{
+	const struct tool	*tool = tool_registry_find(mcp->tools,
+				    tool_name);
+	struct mcp_call		*pending;
+
+	pending = mcp_call_new(mcp, session, request, mcp_tasks_finish, emit,
+	    arg);
+	pending->op = op;
+	if (op == MCP_TASK_RESULT)
+		pending->again_args = json_incref(args);
+	*call = mcp_call_start(pending, tool->method, args,
+	    tool_timeout_ms(tool, args));
+	return NULL;
+}
+
+/*
+ * The task a task method names, or NULL after *error: a modern client must
+ * have declared the tasks extension, and params.taskId must be a string.
+ */
+static const char *
+mcp_tasks_id(struct session *session, const json_t *request,
+    const json_t *params, json_t **error)
+{
+	const char	*id;
+
+	if (!mcp_tasks_negotiated(session, request)) {
+		*error = mcp_tasks_missing_capability(json_object_get(request,
+		    "id"));
+		return NULL;
+	}
+	if ((id = jsonrpc_string(json_object_get(params, "taskId"))) == NULL)
+		*error = mcp_reply_invalid_params(request,
+		    "params.taskId must be the task id tools/call returned");
+	return id;
+}
+
+/*
+ * The task methods that name one task, and what each asks of the
+ * extension: tasks/get its status (in 2026-07-28 with the result, or the
+ * question the agents ask as an input request), tasks/result (2025-11-25)
+ * waits for the end, tasks/cancel stops it, tasks/update (2026-07-28)
+ * hands the client's answer to that question to answer_task.
+ */
+static const struct {
+	const char		*method;
+	enum mcp_task_op	 op;
+	const char		*tool;
+} mcp_tasks_methods[] = {
+	{ "tasks/get", MCP_TASK_GET, "get_task" },
+	{ "tasks/result", MCP_TASK_RESULT, "get_task" },
+	{ "tasks/cancel", MCP_TASK_CANCEL, "stop_task" },
+	{ "tasks/update", MCP_TASK_UPDATE, "answer_task" },
+};
+#define MCP_TASKS_METHODS \
+    (sizeof mcp_tasks_methods / sizeof *mcp_tasks_methods)
+
+/* tasks/get, tasks/result, tasks/cancel, tasks/update: see above. */
+json_t *
+mcp_tasks_by_id(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	const char	*method = jsonrpc_string(json_object_get(request,
+			    "method"));
+	const char	*id = mcp_tasks_id(session, request, params, error);
+	json_t		*args;
+	size_t		 i;
+
+	if (id == NULL)
+		return NULL;
+	for (i = 0; i < MCP_TASKS_METHODS; i++) {
+		if (strcmp(method, mcp_tasks_methods[i].method) == 0)
+			break;
+	}
+	if (i == MCP_TASKS_METHODS)
+		return NULL;	/* not reached: mcp_methods routes only these */
+	args = json_pack("{s:s}", "task_id", id);
+	if (mcp_tasks_methods[i].op == MCP_TASK_RESULT)
+		json_object_set_new(args, "wait_ms",
+		    json_integer(MCP_TASK_RESULT_WAIT_MS));
+	if (mcp_tasks_methods[i].op == MCP_TASK_UPDATE &&
+	    mcp_tasks_update_args(args, params) != 0) {
+		json_decref(args);
+		*error = mcp_reply_invalid_params(request,
+		    "params.inputResponses must answer the task's input "
+		    "request: {\"<key from inputRequests>\": {\"action\": "
+		    "\"accept\", \"content\": {\"answer\": \"...\"}}}");
+		return NULL;
+	}
+	return mcp_tasks_forward(mcp, session, request, mcp_tasks_methods[i].op,
+	    mcp_tasks_methods[i].tool, args, emit, arg, call);
+}
+
+/* tasks/list (2025-11-25): the caller's tasks, all in one page. */
+json_t *
+mcp_tasks_list(struct mcp *mcp, struct session *session,
+    const json_t *request, const json_t *params, mcp_emit_cb emit, void *arg,
+    struct mcp_call **call, json_t **error)
+{
+	if (json_object_get(params, "cursor") != NULL) {
+		*error = mcp_reply_invalid_params(request, "invalid cursor: "
+		    "tasks/list returns every task in one page and gives no "
+		    "cursor");
+		return NULL;
+	}
+	return mcp_tasks_forward(mcp, session, request, MCP_TASK_LIST,
+	    "list_tasks", json_object(), emit, arg, call);
 }

@@ -4,8 +4,8 @@
  * starts the task with wait false and answers with the task; tasks/get,
  * tasks/result, tasks/cancel, tasks/list and tasks/update read and stop it
  * through get_task, stop_task and list_tasks, so a client may use either
- * the protocol's methods or the tools. This file shapes the protocol's
- * side; mcp.c forwards the calls.
+ * the protocol's methods or the tools. This file holds the task methods'
+ * handlers and shapes the protocol's side; mcp-call.c carries the calls.
  */
 #ifndef MCP_TASKS_H
 #define MCP_TASKS_H
@@ -13,6 +13,8 @@
 #include <stdbool.h>
 
 #include <jansson.h>
+
+#include "mcp.h"
 
 struct session;
 struct tool;
@@ -48,12 +50,17 @@ bool		 mcp_tasks_negotiated(const struct session *session,
 		    const json_t *request);
 bool		 mcp_tasks_declared(const json_t *request);
 json_t		*mcp_tasks_missing_capability(const json_t *id);
-json_t		*mcp_tasks_reply(enum mcp_task_op op, bool modern,
-		    const json_t *id, const json_t *result,
-		    const char *error_code, const char *error_message);
-bool		 mcp_tasks_finished(const json_t *result);
-int		 mcp_tasks_update_args(json_t *args, const json_t *params);
-json_t		*mcp_tasks_question(const json_t *question);
-const char	*mcp_tasks_elicited(const json_t *response, bool *malformed);
+json_t		*mcp_tasks_forward(struct mcp *mcp, struct session *session,
+		    const json_t *request, enum mcp_task_op op,
+		    const char *tool_name, json_t *args, mcp_emit_cb emit,
+		    void *arg, struct mcp_call **call);
+json_t		*mcp_tasks_by_id(struct mcp *mcp, struct session *session,
+		    const json_t *request, const json_t *params,
+		    mcp_emit_cb emit, void *arg, struct mcp_call **call,
+		    json_t **error);
+json_t		*mcp_tasks_list(struct mcp *mcp, struct session *session,
+		    const json_t *request, const json_t *params,
+		    mcp_emit_cb emit, void *arg, struct mcp_call **call,
+		    json_t **error);
 
 #endif

@@ -34,7 +34,7 @@ struct tool_registry;
  */
 typedef void (*mcp_emit_cb)(json_t *message, bool final, void *arg);
 
-/* Hands a notification (borrowed) to one session; see mcp_resource_updated. */
+/* Hands a notification (borrowed) to one session; see mcp_resources_updated. */
 typedef void (*mcp_deliver_cb)(struct session *session, const json_t *message,
 		    void *arg);
 
@@ -81,22 +81,15 @@ void		 mcp_free(struct mcp *mcp);
 enum mcp_outcome mcp_handle(struct mcp *mcp, struct session *session,
 		    const json_t *message, mcp_emit_cb emit, void *arg,
 		    struct mcp_call **call);
-void		 mcp_call_abandon(struct mcp *mcp, struct mcp_call *call);
-void		 mcp_session_ended(struct mcp *mcp, struct session *session);
 void		 mcp_broadcast(struct mcp *mcp, const char *method);
 /* Hands one listen-stream notification (borrowed) to its stream. */
 typedef void (*mcp_listener_cb)(const json_t *message, void *arg);
 struct mcp_listener *mcp_listen(struct mcp *mcp, const json_t *request,
 		    mcp_listener_cb deliver, void *arg, json_t **reply);
 void		 mcp_unlisten(struct mcp *mcp, struct mcp_listener *listener);
-size_t		 mcp_resource_updated(struct mcp *mcp, const char *uri,
-		    mcp_deliver_cb deliver, void *arg);
-bool		 mcp_version_supported(const char *version);
-json_t		*mcp_legacy_versions(void);
 json_t		*mcp_initialize_refusal(const json_t *request);
 bool		 mcp_wants_stream(const struct mcp *mcp,
 		    const struct session *session, const json_t *message);
 bool		 mcp_is_initialize(const json_t *message);
-json_t		*mcp_tool_error(const char *code, const char *message);
 
 #endif

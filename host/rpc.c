@@ -7,6 +7,9 @@
  * id; a handful of calls are in flight at a time, so nothing faster is
  * needed. A call is always taken off the list before its done callback
  * runs, so the callback may call rpc_call or rpc_cancel freely.
+ *
+ * Over 600 lines on purpose: sending, receiving, deadlines and the hello
+ * all work on that one list of calls, which no other file sees.
  */
 #include "rpc.h"
 

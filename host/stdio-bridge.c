@@ -45,7 +45,7 @@ struct stdio_bridge {
 
 /* Queues one message for the client, as one line. */
 static void
-stdio_write(const json_t *message, void *arg)
+stdio_bridge_write(const json_t *message, void *arg)
 {
 	struct stdio_bridge	*bridge = arg;
 	char			*text;
@@ -60,15 +60,15 @@ stdio_write(const json_t *message, void *arg)
 
 /* Queues a message for the client and frees it. */
 static void
-stdio_write_free(struct stdio_bridge *bridge, json_t *message)
+stdio_bridge_write_free(struct stdio_bridge *bridge, json_t *message)
 {
-	stdio_write(message, bridge);
+	stdio_bridge_write(message, bridge);
 	json_decref(message);
 }
 
 /* Writes what the client can take now. */
 static void
-stdio_write_cb(evutil_socket_t fd, short events, void *arg)
+stdio_bridge_write_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct stdio_bridge	*bridge = arg;
 	int			 n;
@@ -89,7 +89,7 @@ stdio_write_cb(evutil_socket_t fd, short events, void *arg)
 
 /* Handles one line from the client: a message or a batch of them. */
 static void
-stdio_line(struct stdio_bridge *bridge, const char *line, size_t len)
+stdio_bridge_line(struct stdio_bridge *bridge, const char *line, size_t len)
 {
 	json_t	*message, *reply = NULL, *element;
 	size_t	 i;
@@ -100,7 +100,7 @@ stdio_line(struct stdio_bridge *bridge, const char *line, size_t len)
 	if (len == 0)
 		return;
 	if ((message = jsonrpc_parse(line, len, &reply)) == NULL) {
-		stdio_write_free(bridge, reply);
+		stdio_bridge_write_free(bridge, reply);
 		return;
 	}
 	if (json_is_array(message) && json_array_size(message) > 0) {
@@ -113,7 +113,7 @@ stdio_line(struct stdio_bridge *bridge, const char *line, size_t len)
 
 /* Takes complete lines from the client; drops one longer than allowed. */
 static void
-stdio_lines(struct stdio_bridge *bridge)
+stdio_bridge_lines(struct stdio_bridge *bridge)
 {
 	char	*line;
 	size_t	 len;
@@ -123,14 +123,14 @@ stdio_lines(struct stdio_bridge *bridge)
 		if (bridge->skipping)
 			bridge->skipping = false;	/* its tail */
 		else
-			stdio_line(bridge, line, len);
+			stdio_bridge_line(bridge, line, len);
 		free(line);
 	}
 	if (evbuffer_get_length(bridge->input) > bridge->max_message) {
 		if (!bridge->skipping) {
 			log_warn(bridge->log, "a message from the client is "
 			    "over %zu bytes; skipped it", bridge->max_message);
-			stdio_write_free(bridge, jsonrpc_error(NULL,
+			stdio_bridge_write_free(bridge, jsonrpc_error(NULL,
 			    JSONRPC_INVALID_REQUEST, "Invalid request: the "
 			    "message is too large", NULL));
 		}
@@ -142,7 +142,7 @@ stdio_lines(struct stdio_bridge *bridge)
 
 /* Reads what the client sent. */
 static void
-stdio_read_cb(evutil_socket_t fd, short events, void *arg)
+stdio_bridge_read_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct stdio_bridge	*bridge = arg;
 	size_t			 len;
@@ -153,7 +153,7 @@ stdio_read_cb(evutil_socket_t fd, short events, void *arg)
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n > 0) {
-		stdio_lines(bridge);
+		stdio_bridge_lines(bridge);
 		return;
 	}
 	if (n == -1)
@@ -164,7 +164,7 @@ stdio_read_cb(evutil_socket_t fd, short events, void *arg)
 	    !bridge->skipping) {
 		rest = xstrndup((const char *)evbuffer_pullup(bridge->input,
 		    -1), len);	/* a last line without its newline */
-		stdio_line(bridge, rest, len);
+		stdio_bridge_line(bridge, rest, len);
 		free(rest);
 	}
 	evbuffer_drain(bridge->input, evbuffer_get_length(bridge->input));
@@ -174,7 +174,7 @@ stdio_read_cb(evutil_socket_t fd, short events, void *arg)
 
 /* Stops the loop: the relay is done, or a signal came. */
 static void
-stdio_finish(void *arg)
+stdio_bridge_finish(void *arg)
 {
 	struct stdio_bridge	*bridge = arg;
 
@@ -183,17 +183,17 @@ stdio_finish(void *arg)
 
 /* Stops on SIGINT or SIGTERM. */
 static void
-stdio_signal_cb(evutil_socket_t fd, short events, void *arg)
+stdio_bridge_signal_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct stdio_bridge	*bridge = arg;
 
 	log_debug(bridge->log, "signal %d: stopping", (int)fd);
-	stdio_finish(bridge);
+	stdio_bridge_finish(bridge);
 }
 
 /* Writes what is still queued for the client, blocking. */
 static void
-stdio_flush(struct stdio_bridge *bridge)
+stdio_bridge_flush(struct stdio_bridge *bridge)
 {
 	(void)fcntl(bridge->out_fd, F_SETFL, bridge->out_flags & ~O_NONBLOCK);
 	while (evbuffer_get_length(bridge->output) > 0) {
@@ -209,7 +209,7 @@ stdio_bridge_free(struct stdio_bridge *bridge)
 {
 	stdio_relay_free(bridge->relay);
 	if (bridge->output != NULL)
-		stdio_flush(bridge);
+		stdio_bridge_flush(bridge);
 	if (bridge->in_flags != -1)
 		(void)fcntl(bridge->in_fd, F_SETFL, bridge->in_flags);
 	if (bridge->out_flags != -1)
@@ -239,8 +239,8 @@ stdio_bridge_run(struct config *config, int out_fd)
 {
 	struct stdio_bridge		*bridge = xcalloc(1, sizeof *bridge);
 	struct stdio_relay_callbacks	 callbacks = {
-		.write = stdio_write,
-		.finished = stdio_finish,
+		.write = stdio_bridge_write,
+		.finished = stdio_bridge_finish,
 		.arg = bridge,
 	};
 	char				*cause = NULL;
@@ -276,13 +276,13 @@ stdio_bridge_run(struct config *config, int out_fd)
 	bridge->relay = stdio_relay_new(bridge->base, config, bridge->log,
 	    bridge->tools, &callbacks);
 	bridge->read_event = event_new(bridge->base, bridge->in_fd,
-	    EV_READ|EV_PERSIST, stdio_read_cb, bridge);
+	    EV_READ|EV_PERSIST, stdio_bridge_read_cb, bridge);
 	bridge->write_event = event_new(bridge->base, out_fd,
-	    EV_WRITE|EV_PERSIST, stdio_write_cb, bridge);
+	    EV_WRITE|EV_PERSIST, stdio_bridge_write_cb, bridge);
 	bridge->signal_int = evsignal_new(bridge->base, SIGINT,
-	    stdio_signal_cb, bridge);
+	    stdio_bridge_signal_cb, bridge);
 	bridge->signal_term = evsignal_new(bridge->base, SIGTERM,
-	    stdio_signal_cb, bridge);
+	    stdio_bridge_signal_cb, bridge);
 	if (event_add(bridge->read_event, NULL) == -1) {
 		log_error(bridge->log, "cannot watch stdin");
 		goto out;

@@ -31,7 +31,7 @@ stdio_post_free(struct stdio_post *post)
 		event_free(post->reap);
 	json_decref(post->message);
 	evbuffer_free(post->body);
-	sse_parser_clear(&post->sse);
+	stdio_sse_reader_clear(&post->sse);
 	free(post);
 }
 
@@ -93,7 +93,7 @@ stdio_post_take(struct stdio_post *post, struct evhttp_request *req)
 		    STDIO_BODY_SSE : STDIO_BODY_JSON;
 	}
 	if (post->body_kind == STDIO_BODY_SSE) {
-		sse_parser_feed(&post->sse,
+		stdio_sse_reader_feed(&post->sse,
 		    (const char *)evbuffer_pullup(input, -1), len,
 		    stdio_post_event, post);
 		evbuffer_drain(input, len);
@@ -283,7 +283,7 @@ stdio_post_send(struct event_base *base, const struct stdio_post_target *target,
 	post->message = message;
 	post->generation = generation;
 	post->body = evbuffer_new();
-	sse_parser_init(&post->sse, STDIO_POST_BODY_MAX);
+	stdio_sse_reader_init(&post->sse, STDIO_POST_BODY_MAX);
 	post->reap = evtimer_new(base, stdio_post_reap_cb, post);
 
 	if (kind == STDIO_POST_INITIALIZE || kind == STDIO_POST_REPLAY)

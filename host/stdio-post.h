@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "queue.h"
-#include "sse-parser.h"
+#include "stdio-sse-reader.h"
 
 struct evbuffer;
 struct event;
@@ -70,7 +70,7 @@ struct stdio_post {
 	struct event		*reap;		/* frees it from the loop */
 	struct evbuffer		*body;		/* a JSON body */
 	enum stdio_post_body	 body_kind;
-	struct sse_parser	 sse;
+	struct stdio_sse_reader	 sse;
 	int			 status;	/* HTTP status, 0: none */
 	const char		*error;		/* why it failed */
 	bool			 failed_early;	/* never left */

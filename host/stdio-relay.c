@@ -1,4 +1,9 @@
-/* The relay: a state machine between the client and the host's /mcp. */
+/*
+ * The relay: a state machine between the client and the host's /mcp.
+ * Over 600 lines on purpose: its states, the one function that changes
+ * them and the requests waiting for a host share one struct; split, that
+ * struct would be every file's.
+ */
 #include "stdio-relay.h"
 
 #include <stdbool.h>

@@ -28,6 +28,7 @@
 #include "check-helpers.h"
 #include "http-door.h"
 #include "http-framer.h"
+#include "log.h"
 
 /* The most clients one test opens. */
 #define DOOR_CLIENTS		8
@@ -53,6 +54,7 @@ struct door_test {
 	struct evhttp_request	*kept;		/* a reply the test sends */
 	struct door_client	 clients[DOOR_CLIENTS];
 	size_t			 client_count;
+	struct check_clock	 clock;		/* the door's, moved by hand */
 };
 
 /* The door's judge: a head with X-Refuse is refused as a missing token. */
@@ -96,9 +98,13 @@ door_test_route(struct evhttp_request *req, void *arg)
 	evbuffer_free(body);
 }
 
-/* Starts a server with the door in front, allowing max_connections. */
+/*
+ * Starts a server with the door in front, allowing max_connections and
+ * logging to log (NULL: nowhere).
+ */
 static void
-door_test_start(struct door_test *test, size_t max_connections)
+door_test_start(struct door_test *test, size_t max_connections,
+    struct log *log)
 {
 	struct http_door_settings	 settings = {
 		.max_connections = max_connections,
@@ -115,7 +121,7 @@ door_test_start(struct door_test *test, size_t max_connections)
 	test->base = event_base_new();
 	test->http = evhttp_new(test->base);
 	test->door = http_door_new(test->http, test->base, &settings,
-	    door_test_judge, NULL, NULL);
+	    door_test_judge, NULL, check_clock_start(&test->clock, 0), log);
 	evhttp_set_gencb(test->http, door_test_route, test);
 	bound = evhttp_bind_socket_with_handle(test->http, "127.0.0.1", 0);
 	ck_assert_ptr_nonnull(bound);
@@ -258,7 +264,7 @@ START_TEST(test_door_serves_max_connections_and_refuses_the_next)
 	struct door_client	*clients[4];
 	size_t			 i;
 
-	door_test_start(&test, 3);
+	door_test_start(&test, 3, NULL);
 	for (i = 0; i < 4; i++) {
 		clients[i] = door_client_connect(&test);
 		door_client_send(clients[i], "GET / HTTP/1.1\r\n"
@@ -279,12 +285,75 @@ START_TEST(test_door_serves_max_connections_and_refuses_the_next)
 }
 END_TEST
 
+/* Counts the lines of a file that contain text. */
+static size_t
+door_count_lines(const char *path, const char *text)
+{
+	char	 line[1024];
+	size_t	 count = 0;
+	FILE	*f = fopen(path, "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof line, f) != NULL) {
+		if (strstr(line, text) != NULL)
+			count++;
+	}
+	fclose(f);
+	return count;
+}
+
+/*
+ * A door over its cap says so in the log once a minute by the injected
+ * clock: the refusals in between are not logged, the first one after the
+ * clock moved a minute is.
+ */
+START_TEST(test_door_logs_the_cap_once_a_minute_by_its_clock)
+{
+	struct door_test	 test;
+	struct door_client	*clients[5];
+	struct log		*log;
+	char			 path[] = "/tmp/check-door-log.XXXXXX", *cause;
+	size_t			 i;
+	int			 fd;
+
+	fd = mkstemp(path);
+	ck_assert_int_ne(fd, -1);
+	close(fd);
+	log = log_open(LOG_LEVEL_WARN, path, &cause);
+	ck_assert_ptr_nonnull(log);
+	door_test_start(&test, 1, log);
+	for (i = 0; i < 3; i++) {
+		clients[i] = door_client_connect(&test);
+		door_client_send(clients[i], "GET / HTTP/1.1\r\n"
+		    "Host: 127.0.0.1\r\nConnection: close\r\n\r\n");
+	}
+	for (i = 0; i < 3; i++)
+		door_client_until_closed(&test, clients[i]);
+	ck_assert_ptr_nonnull(strstr(clients[2]->got, "max-connections"));
+	ck_assert_uint_eq(door_count_lines(path, "connections are open"), 1);
+
+	test.clock.now_ms += 60000;
+	for (i = 3; i < 5; i++) {
+		clients[i] = door_client_connect(&test);
+		door_client_send(clients[i], "GET / HTTP/1.1\r\n"
+		    "Host: 127.0.0.1\r\nConnection: close\r\n\r\n");
+	}
+	for (i = 3; i < 5; i++)
+		door_client_until_closed(&test, clients[i]);
+	ck_assert_ptr_nonnull(strstr(clients[4]->got, "max-connections"));
+	ck_assert_uint_eq(door_count_lines(path, "connections are open"), 2);
+	door_test_stop(&test);
+	log_close(log);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_door_answers_a_request_before_refusing_the_next)
 {
 	struct door_test	 test;
 	struct door_client	*client;
 
-	door_test_start(&test, 16);
+	door_test_start(&test, 16, NULL);
 	client = door_client_connect(&test);
 	door_client_send(client, DOOR_GET("/a") DOOR_REFUSED);
 	door_client_until_closed(&test, client);
@@ -300,7 +369,7 @@ START_TEST(test_door_holds_a_refusal_until_a_late_reply_is_written)
 	struct door_client	*client;
 	struct evbuffer		*body = evbuffer_new();
 
-	door_test_start(&test, 16);
+	door_test_start(&test, 16, NULL);
 	client = door_client_connect(&test);
 	door_client_send(client, DOOR_GET("/keep") DOOR_REFUSED);
 	door_test_until_kept(&test);
@@ -320,7 +389,7 @@ START_TEST(test_door_holds_a_refusal_behind_a_stream_until_it_ends)
 	struct door_test	 test;
 	struct door_client	*client;
 
-	door_test_start(&test, 16);
+	door_test_start(&test, 16, NULL);
 	client = door_client_connect(&test);
 	door_client_send(client, DOOR_GET("/stream") DOOR_REFUSED);
 	/* The stream's events come while the refusal waits. */
@@ -340,7 +409,7 @@ START_TEST(test_door_refuses_a_slow_body_without_waiting_for_its_reply)
 	struct door_client	*client;
 
 	/* The cut request is owed no reply: its 408 waits for none. */
-	door_test_start(&test, 16);
+	door_test_start(&test, 16, NULL);
 	client = door_client_connect(&test);
 	door_client_send(client, DOOR_GET("/a") "POST /b HTTP/1.1\r\n"
 	    "Host: 127.0.0.1\r\nContent-Length: 100\r\n\r\nabc");
@@ -361,6 +430,7 @@ door_suite(void)
 	TCase	*tc = tcase_create("door");
 
 	tcase_add_test(tc, test_door_serves_max_connections_and_refuses_the_next);
+	tcase_add_test(tc, test_door_logs_the_cap_once_a_minute_by_its_clock);
 	tcase_add_test(tc, test_door_answers_a_request_before_refusing_the_next);
 	tcase_add_test(tc, test_door_holds_a_refusal_until_a_late_reply_is_written);
 	tcase_add_test(tc, test_door_holds_a_refusal_behind_a_stream_until_it_ends);

@@ -12,6 +12,8 @@
 #include "errors.h"
 #include "jsonrpc.h"
 #include "mcp.h"
+#include "mcp-call.h"
+#include "mcp-resources.h"
 #include "resources.h"
 #include "rpc.h"
 #include "session.h"
@@ -117,7 +119,7 @@ setup(void)
 static void
 teardown(void)
 {
-	mcp_session_ended(fx.mcp, fx.session);
+	mcp_call_session_ended(fx.mcp, fx.session);
 	session_store_free(fx.sessions);
 	rpc_free(fx.rpc);
 	mcp_free(fx.mcp);
@@ -652,9 +654,9 @@ START_TEST(test_listen_stream_gets_what_it_asked_for)
 	mcp_broadcast(fx.mcp, "notifications/resources/list_changed");
 	ck_assert_uint_eq(json_array_size(seen), 0);
 	mcp_broadcast(fx.mcp, "notifications/tools/list_changed");
-	ck_assert_uint_eq(mcp_resource_updated(fx.mcp, "browser://tabs",
+	ck_assert_uint_eq(mcp_resources_updated(fx.mcp, "browser://tabs",
 	    NULL, NULL), 1);
-	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
+	ck_assert_uint_eq(mcp_resources_updated(fx.mcp,
 	    "browser://current/state", NULL, NULL), 0);
 	ck_assert_uint_eq(json_array_size(seen), 2);
 	assert_json_text(json_array_get(seen, 1), "{\"jsonrpc\":\"2.0\","
@@ -679,7 +681,7 @@ START_TEST(test_resource_updated_reaches_only_subscribers)
 	handle("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/subscribe\","
 	    "\"params\":{\"uri\":\"browser://current/state\"}}", NULL);
 
-	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
+	ck_assert_uint_eq(mcp_resources_updated(fx.mcp,
 	    "browser://current/state", capture_delivery, seen), 1);
 	ck_assert_uint_eq(json_array_size(seen), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(seen,
@@ -690,23 +692,23 @@ START_TEST(test_resource_updated_reaches_only_subscribers)
 	    "\"browser://current/state\"}}");
 
 	/* Another resource, an unknown one: nobody is subscribed. */
-	ck_assert_uint_eq(mcp_resource_updated(fx.mcp, "browser://tabs",
+	ck_assert_uint_eq(mcp_resources_updated(fx.mcp, "browser://tabs",
 	    capture_delivery, seen), 0);
-	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
+	ck_assert_uint_eq(mcp_resources_updated(fx.mcp,
 	    "browser://nowhere", capture_delivery, seen), 0);
 	/* Without a stream, a subscriber gets nothing sent to it. */
-	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
+	ck_assert_uint_eq(mcp_resources_updated(fx.mcp,
 	    "browser://current/state", NULL, NULL), 0);
 
 	/* Both subscribed: both told; after unsubscribing, neither. */
 	other->subscriptions = fx.session->subscriptions;
-	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
+	ck_assert_uint_eq(mcp_resources_updated(fx.mcp,
 	    "browser://current/state", capture_delivery, seen), 2);
 	handle("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":"
 	    "\"resources/unsubscribe\",\"params\":{\"uri\":"
 	    "\"browser://current/state\"}}", NULL);
 	other->subscriptions = 0;
-	ck_assert_uint_eq(mcp_resource_updated(fx.mcp,
+	ck_assert_uint_eq(mcp_resources_updated(fx.mcp,
 	    "browser://current/state", capture_delivery, seen), 0);
 	ck_assert_uint_eq(json_array_size(seen), 3);
 	json_decref(seen);
@@ -746,7 +748,7 @@ START_TEST(test_session_end_abandons_calls)
 	handle("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
 	    "\"params\":{\"name\":\"navigate_to\",\"arguments\":{\"url\":\"y\"}}}",
 	    NULL);
-	mcp_session_ended(fx.mcp, fx.session);
+	mcp_call_session_ended(fx.mcp, fx.session);
 	ck_assert_int_eq(fx.finals, 2);
 	ck_assert_uint_eq(json_array_size(fx.emitted), 2);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(

@@ -24,7 +24,7 @@
 #include "files.h"
 #include "instance.h"
 #include "probe.h"
-#include "sse-parser.h"
+#include "stdio-sse-reader.h"
 #include "stdio-offline.h"
 #include "tools.h"
 #include "xmalloc.h"
@@ -51,17 +51,17 @@ seen_event(const char *event, const char *data, size_t len, void *arg)
 
 /* Feeds text to a parser in one piece. */
 static void
-feed(struct sse_parser *parser, const char *text, struct seen *seen)
+feed(struct stdio_sse_reader *parser, const char *text, struct seen *seen)
 {
-	sse_parser_feed(parser, text, strlen(text), seen_event, seen);
+	stdio_sse_reader_feed(parser, text, strlen(text), seen_event, seen);
 }
 
 START_TEST(test_sse_events)
 {
-	struct sse_parser	 parser;
+	struct stdio_sse_reader	 parser;
 	struct seen		 seen = { NULL, 0 };
 
-	sse_parser_init(&parser, 1024);
+	stdio_sse_reader_init(&parser, 1024);
 	feed(&parser,
 	    ": stream open\n\n"
 	    "event: message\ndata: {\"a\":1}\n\n"
@@ -76,9 +76,9 @@ START_TEST(test_sse_events)
 	    "message|\n"
 	    "message|x\n");
 	ck_assert_uint_eq(seen.count, 5);
-	ck_assert_uint_eq(sse_parser_buffered(&parser), 0);
+	ck_assert_uint_eq(stdio_sse_reader_buffered(&parser), 0);
 	free(seen.text);
-	sse_parser_clear(&parser);
+	stdio_sse_reader_clear(&parser);
 }
 END_TEST
 
@@ -86,14 +86,14 @@ START_TEST(test_sse_split_anywhere)
 {
 	static const char	 stream[] = "event: message\ndata: {\"id\":1}\n\n"
 				    "data: {\"id\":2}\r\n\r\n";
-	struct sse_parser	 parser;
+	struct stdio_sse_reader	 parser;
 	struct seen		 seen;
 	size_t			 cut;
 	char			 part[sizeof stream];
 
 	for (cut = 0; cut < sizeof stream - 1; cut++) {
 		memset(&seen, 0, sizeof seen);
-		sse_parser_init(&parser, 1024);
+		stdio_sse_reader_init(&parser, 1024);
 		memcpy(part, stream, cut);
 		part[cut] = '\0';
 		feed(&parser, part, &seen);
@@ -102,39 +102,39 @@ START_TEST(test_sse_split_anywhere)
 		    strcmp(seen.text, "message|{\"id\":1}\nmessage|{\"id\":2}\n")
 		    == 0, "cut at %zu: %s", cut, seen.text);
 		free(seen.text);
-		sse_parser_clear(&parser);
+		stdio_sse_reader_clear(&parser);
 	}
 }
 END_TEST
 
 START_TEST(test_sse_no_event_without_data)
 {
-	struct sse_parser	 parser;
+	struct stdio_sse_reader	 parser;
 	struct seen		 seen = { NULL, 0 };
 
-	sse_parser_init(&parser, 1024);
+	stdio_sse_reader_init(&parser, 1024);
 	feed(&parser, "\n\n: keepalive\n\nevent: message\n\n", &seen);
 	ck_assert_uint_eq(seen.count, 0);
 	/* The event name does not leak into the next event. */
 	feed(&parser, "data: y\n\n", &seen);
 	ck_assert_str_eq(seen.text, "message|y\n");
 	free(seen.text);
-	sse_parser_clear(&parser);
+	stdio_sse_reader_clear(&parser);
 }
 END_TEST
 
 START_TEST(test_sse_oversized_event_is_dropped)
 {
-	struct sse_parser	 parser;
+	struct stdio_sse_reader	 parser;
 	struct seen		 seen = { NULL, 0 };
 	char			 big[200];
 
-	sse_parser_init(&parser, 64);
+	stdio_sse_reader_init(&parser, 64);
 	memset(big, 'x', sizeof big - 1);
 	big[sizeof big - 1] = '\0';
 	feed(&parser, "data: ", &seen);
 	feed(&parser, big, &seen);
-	ck_assert_uint_le(sse_parser_buffered(&parser), 64);
+	ck_assert_uint_le(stdio_sse_reader_buffered(&parser), 64);
 	feed(&parser, "\n\ndata: small\n\n", &seen);
 	ck_assert_str_eq(seen.text, "message|small\n");
 
@@ -146,7 +146,7 @@ START_TEST(test_sse_oversized_event_is_dropped)
 	    "data: 0123456789\n\ndata: after\n\n", &seen);
 	ck_assert_str_eq(seen.text, "message|after\n");
 	free(seen.text);
-	sse_parser_clear(&parser);
+	stdio_sse_reader_clear(&parser);
 }
 END_TEST
 

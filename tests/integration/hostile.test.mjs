@@ -17,7 +17,7 @@ import { scaled, startHost } from './fake-extension.mjs';
 import { INITIALIZE, authHeaders, close, connect, eventually, mcpHeaders, opts, raw, textOf } from './mcp-client.mjs';
 
 const MiB = 1024 * 1024;
-// The bounds the host promises (host/rpc.h, host/sse.h).
+// The bounds the host promises (host/rpc.h, host/sse-stream.h).
 const EXTENSION_BACKLOG_MAX = 8 * MiB;
 const SSE_BACKLOG_MAX = 4 * MiB;
 // Growth of resident memory the tests allow over the bound itself: the

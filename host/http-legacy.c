@@ -1,5 +1,5 @@
 /* Legacy HTTP+SSE transport: GET /sse and POST /messages?sessionId=. */
-#include "http-sse.h"
+#include "http-legacy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +10,16 @@
 #include "clock.h"
 #include "errors.h"
 #include "http.h"
+#include "http-resume.h"
 #include "log.h"
 #include "mcp.h"
 #include "session.h"
-#include "sse.h"
+#include "sse-stream.h"
 #include "xmalloc.h"
 
 /* Sends a response or notification down the session's stream. */
 static void
-http_sse_emit(json_t *message, bool final, void *arg)
+http_legacy_emit(json_t *message, bool final, void *arg)
 {
 	struct session	*session = arg;
 
@@ -31,7 +32,7 @@ http_sse_emit(json_t *message, bool final, void *arg)
 
 /* The client closed its stream: the session ends with it. */
 static void
-http_sse_closed(struct sse_stream *stream, void *arg)
+http_legacy_closed(struct sse_stream *stream, void *arg)
 {
 	struct session	*session = arg;
 
@@ -41,7 +42,7 @@ http_sse_closed(struct sse_stream *stream, void *arg)
 
 /* GET /sse: a new session whose first event names the POST endpoint. */
 void
-http_sse_open(struct http_transport *transport,
+http_legacy_open(struct http_transport *transport,
     struct evhttp_request *req)
 {
 	struct session	*session;
@@ -58,7 +59,7 @@ http_sse_open(struct http_transport *transport,
 	snprintf(session->protocol_version, sizeof session->protocol_version,
 	    "2024-11-05");
 	session->stream = sse_stream_start(&transport->streams, req,
-	    http_sse_closed, session);
+	    http_legacy_closed, session);
 	endpoint = xasprintf("/messages?sessionId=%s", session->id);
 	sse_stream_event(session->stream, "endpoint", endpoint);
 	free(endpoint);
@@ -68,7 +69,7 @@ http_sse_open(struct http_transport *transport,
 
 /* POST /messages: dispatch; every answer goes back on the stream. */
 void
-http_sse_post(struct http_transport *transport,
+http_legacy_post(struct http_transport *transport,
     struct evhttp_request *req)
 {
 	struct evkeyvalq	 query;
@@ -81,7 +82,7 @@ http_sse_post(struct http_transport *transport,
 	evhttp_parse_query(evhttp_request_get_uri(req), &query);
 	if (http_body_json(req, &body) != 0)
 		goto out;
-	session = http_session_find(transport, req, body,
+	session = http_resume_find(transport, req, body,
 	    evhttp_find_header(&query, "sessionId"), SESSION_LEGACY_SSE,
 	    "sessionId is missing: POST to the endpoint the /sse stream named",
 	    "Session not found (ended or expired): open /sse again");
@@ -92,7 +93,7 @@ http_sse_post(struct http_transport *transport,
 	messages = json_is_array(body) ? json_incref(body) :
 	    json_pack("[O]", body);
 	json_array_foreach(messages, i, m)
-		mcp_handle(transport->mcp, session, m, http_sse_emit, session,
+		mcp_handle(transport->mcp, session, m, http_legacy_emit, session,
 		    &call);
 	json_decref(messages);
 	json_decref(body);

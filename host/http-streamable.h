@@ -1,11 +1,11 @@
 /* Streamable HTTP at /mcp: POST messages, GET the server stream, DELETE. */
-#ifndef HTTP_MCP_H
-#define HTTP_MCP_H
+#ifndef HTTP_STREAMABLE_H
+#define HTTP_STREAMABLE_H
 
 struct evhttp_request;
 struct http_transport;
 
-void	http_mcp_handle(struct http_transport *transport,
+void	http_streamable_handle(struct http_transport *transport,
 	    struct evhttp_request *req);
 
 #endif

@@ -1,5 +1,5 @@
 /* SSE streams over evhttp chunked replies. */
-#include "sse.h"
+#include "sse-stream.h"
 
 #include <stdlib.h>
 #include <string.h>

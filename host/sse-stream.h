@@ -4,8 +4,8 @@
  * has already gone (libevent then leaves the request for us to free), or
  * has stopped reading (it is dropped past SSE_BACKLOG_MAX unread bytes).
  */
-#ifndef SSE_H
-#define SSE_H
+#ifndef SSE_STREAM_H
+#define SSE_STREAM_H
 
 #include <jansson.h>
 

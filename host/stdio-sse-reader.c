@@ -1,5 +1,5 @@
 /* The client-side SSE parser: lines gather into events. */
-#include "sse-parser.h"
+#include "stdio-sse-reader.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 
 /* Prepares a parser that keeps events up to max bytes. */
 void
-sse_parser_init(struct sse_parser *parser, size_t max)
+stdio_sse_reader_init(struct stdio_sse_reader *parser, size_t max)
 {
 	memset(parser, 0, sizeof *parser);
 	parser->line = evbuffer_new();
@@ -20,7 +20,7 @@ sse_parser_init(struct sse_parser *parser, size_t max)
 
 /* Frees what a parser holds. */
 void
-sse_parser_clear(struct sse_parser *parser)
+stdio_sse_reader_clear(struct stdio_sse_reader *parser)
 {
 	free(parser->event);
 	if (parser->line != NULL)
@@ -32,7 +32,8 @@ sse_parser_clear(struct sse_parser *parser)
 
 /* Ends an event at a blank line: hands it on, then starts afresh. */
 static void
-sse_parser_dispatch(struct sse_parser *parser, sse_event_cb cb, void *arg)
+stdio_sse_reader_dispatch(struct stdio_sse_reader *parser,
+    stdio_sse_reader_cb cb, void *arg)
 {
 	size_t	 len = evbuffer_get_length(parser->data);
 	char	*data;
@@ -50,14 +51,14 @@ sse_parser_dispatch(struct sse_parser *parser, sse_event_cb cb, void *arg)
 
 /* Takes one line: a field, or the blank line that ends an event. */
 static void
-sse_parser_line(struct sse_parser *parser, const char *line, size_t len,
-    sse_event_cb cb, void *arg)
+stdio_sse_reader_line(struct stdio_sse_reader *parser, const char *line,
+    size_t len, stdio_sse_reader_cb cb, void *arg)
 {
 	const char	*colon, *value;
 	size_t		 name_len, value_len;
 
 	if (len == 0) {
-		sse_parser_dispatch(parser, cb, arg);
+		stdio_sse_reader_dispatch(parser, cb, arg);
 		return;
 	}
 	colon = memchr(line, ':', len);
@@ -89,8 +90,8 @@ sse_parser_line(struct sse_parser *parser, const char *line, size_t len,
  * LF or CRLF and may be split anywhere between calls.
  */
 void
-sse_parser_feed(struct sse_parser *parser, const char *buf, size_t len,
-    sse_event_cb cb, void *arg)
+stdio_sse_reader_feed(struct stdio_sse_reader *parser, const char *buf,
+    size_t len, stdio_sse_reader_cb cb, void *arg)
 {
 	char	*line;
 	size_t	 line_len;
@@ -98,7 +99,7 @@ sse_parser_feed(struct sse_parser *parser, const char *buf, size_t len,
 	evbuffer_add(parser->line, buf, len);
 	while ((line = evbuffer_readln(parser->line, &line_len,
 	    EVBUFFER_EOL_CRLF)) != NULL) {
-		sse_parser_line(parser, line, line_len, cb, arg);
+		stdio_sse_reader_line(parser, line, line_len, cb, arg);
 		free(line);
 	}
 	if (evbuffer_get_length(parser->line) > parser->max) {
@@ -110,7 +111,7 @@ sse_parser_feed(struct sse_parser *parser, const char *buf, size_t len,
 
 /* Returns how many bytes of an incomplete line the parser holds. */
 size_t
-sse_parser_buffered(const struct sse_parser *parser)
+stdio_sse_reader_buffered(const struct stdio_sse_reader *parser)
 {
 	return evbuffer_get_length(parser->line);
 }

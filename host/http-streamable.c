@@ -1,5 +1,5 @@
 /* Streamable HTTP transport: one endpoint, /mcp. */
-#include "http-mcp.h"
+#include "http-streamable.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,20 +10,23 @@
 #include "clock.h"
 #include "errors.h"
 #include "http.h"
+#include "http-resume.h"
 #include "http-hangup.h"
 #include "http-modern.h"
 #include "jsonrpc.h"
 #include "log.h"
 #include "mcp.h"
+#include "mcp-call.h"
+#include "mcp-version.h"
 #include "mcp-modern.h"
 #include "session.h"
-#include "sse.h"
+#include "sse-stream.h"
 #include "xmalloc.h"
 
 struct http_exchange;
 
 /* One request of a POST whose answer is awaited. */
-struct http_exchange_slot {
+struct http_streamable_exchange_slot {
 	struct http_exchange	*exchange;
 	struct mcp_call		*call;		/* NULL once answered */
 };
@@ -42,12 +45,12 @@ struct http_exchange {
 	bool				 batch;
 	size_t				 outstanding;
 	size_t				 slot_count;
-	struct http_exchange_slot	 slots[];
+	struct http_streamable_exchange_slot	 slots[];
 };
 
 /* Returns whether the Accept header allows a media type. */
 static bool
-http_mcp_accepts(struct evhttp_request *req, const char *type)
+http_streamable_accepts(struct evhttp_request *req, const char *type)
 {
 	const char	*accept = http_header(req, "Accept");
 
@@ -57,7 +60,7 @@ http_mcp_accepts(struct evhttp_request *req, const char *type)
 
 /* Frees an exchange whose HTTP reply is done. */
 static void
-http_exchange_free(struct http_exchange *exchange)
+http_streamable_exchange_free(struct http_exchange *exchange)
 {
 	http_hangup_free(exchange->hangup);
 	if (exchange->stateless != NULL)
@@ -68,7 +71,7 @@ http_exchange_free(struct http_exchange *exchange)
 
 /* Every request has its answer: send the reply and free the exchange. */
 static void
-http_exchange_finish(struct http_exchange *exchange)
+http_streamable_exchange_finish(struct http_exchange *exchange)
 {
 	struct evhttp_request		*req = exchange->req;
 	struct evhttp_connection	*evcon;
@@ -76,7 +79,7 @@ http_exchange_finish(struct http_exchange *exchange)
 
 	if (exchange->stream != NULL) {
 		sse_stream_end(exchange->stream);
-		http_exchange_free(exchange);
+		http_streamable_exchange_free(exchange);
 		return;
 	}
 	evcon = evhttp_request_get_connection(req);
@@ -94,14 +97,14 @@ http_exchange_finish(struct http_exchange *exchange)
 			http_reply_json(req, 200, "OK", body);
 	} else
 		http_reply_json(req, 202, "Accepted", NULL);
-	http_exchange_free(exchange);
+	http_streamable_exchange_free(exchange);
 }
 
 /* Receives a response or progress for one request of the POST. */
 static void
-http_exchange_emit(json_t *message, bool final, void *arg)
+http_streamable_exchange_emit(json_t *message, bool final, void *arg)
 {
-	struct http_exchange_slot	*slot = arg;
+	struct http_streamable_exchange_slot	*slot = arg;
 	struct http_exchange		*exchange = slot->exchange;
 
 	if (message != NULL) {
@@ -115,12 +118,12 @@ http_exchange_emit(json_t *message, bool final, void *arg)
 		return;
 	slot->call = NULL;
 	if (--exchange->outstanding == 0)
-		http_exchange_finish(exchange);
+		http_streamable_exchange_finish(exchange);
 }
 
 /* The client went away before its answers: cancel what is in flight. */
 static void
-http_exchange_abandon(struct http_exchange *exchange)
+http_streamable_exchange_abandon(struct http_exchange *exchange)
 {
 	size_t	i;
 
@@ -133,36 +136,36 @@ http_exchange_abandon(struct http_exchange *exchange)
 
 /* Close callback for a POST waiting in JSON mode. */
 static void
-http_exchange_closed(struct evhttp_connection *evcon, void *arg)
+http_streamable_exchange_closed(struct evhttp_connection *evcon, void *arg)
 {
 	struct http_exchange	*exchange = arg;
 
-	http_exchange_abandon(exchange);
+	http_streamable_exchange_abandon(exchange);
 	/* A detached request is ours to free; an attached one is libevent's. */
 	if (evhttp_request_get_connection(exchange->req) == NULL)
 		evhttp_send_reply_end(exchange->req);
-	http_exchange_free(exchange);
+	http_streamable_exchange_free(exchange);
 }
 
 /* Close callback for a POST answered as an SSE stream. */
 static void
-http_exchange_stream_closed(struct sse_stream *stream, void *arg)
+http_streamable_exchange_stream_closed(struct sse_stream *stream, void *arg)
 {
 	struct http_exchange	*exchange = arg;
 
-	http_exchange_abandon(exchange);
-	http_exchange_free(exchange);
+	http_streamable_exchange_abandon(exchange);
+	http_streamable_exchange_free(exchange);
 }
 
 /* Returns whether any message in the POST is to be answered on a stream. */
 static bool
-http_mcp_wants_stream(struct http_transport *transport,
+http_streamable_wants_stream(struct http_transport *transport,
     struct evhttp_request *req, struct session *session, json_t *messages)
 {
 	size_t	 i;
 	json_t	*m;
 
-	if (!http_mcp_accepts(req, "text/event-stream"))
+	if (!http_streamable_accepts(req, "text/event-stream"))
 		return false;
 	json_array_foreach(messages, i, m) {
 		if (mcp_wants_stream(transport->mcp, session, m))
@@ -176,7 +179,7 @@ http_mcp_wants_stream(struct http_transport *transport,
  * stateless session (a modern request's) is the exchange's to free.
  */
 static void
-http_mcp_dispatch(struct http_transport *transport,
+http_streamable_dispatch(struct http_transport *transport,
     struct evhttp_request *req, struct session *session, json_t *messages,
     bool batch)
 {
@@ -193,14 +196,14 @@ http_mcp_dispatch(struct http_transport *transport,
 	exchange->outstanding = n + 1;	/* held until the loop ends */
 	if (session->transport == SESSION_STATELESS)
 		exchange->stateless = session;
-	if (http_mcp_wants_stream(transport, req, session, messages)) {
+	if (http_streamable_wants_stream(transport, req, session, messages)) {
 		exchange->stream = sse_stream_start(&transport->streams, req,
-		    http_exchange_stream_closed, exchange);
+		    http_streamable_exchange_stream_closed, exchange);
 	}
 	for (i = 0; i < n; i++) {
 		exchange->slots[i].exchange = exchange;
 		switch (mcp_handle(transport->mcp, session,
-		    json_array_get(messages, i), http_exchange_emit,
+		    json_array_get(messages, i), http_streamable_exchange_emit,
 		    &exchange->slots[i], &call)) {
 		case MCP_PENDING:
 			exchange->slots[i].call = call;
@@ -213,10 +216,10 @@ http_mcp_dispatch(struct http_transport *transport,
 		}
 	}
 	if (--exchange->outstanding == 0)
-		http_exchange_finish(exchange);
+		http_streamable_exchange_finish(exchange);
 	else if (exchange->stream == NULL) {
 		evhttp_connection_set_closecb(evhttp_request_get_connection(req),
-		    http_exchange_closed, exchange);
+		    http_streamable_exchange_closed, exchange);
 		exchange->hangup = http_hangup_watch(req);
 	}
 }
@@ -226,10 +229,10 @@ http_mcp_dispatch(struct http_transport *transport,
  * the id of body (the parsed message, or NULL).
  */
 static struct session *
-http_mcp_session(struct http_transport *transport,
+http_streamable_session(struct http_transport *transport,
     struct evhttp_request *req, const json_t *body)
 {
-	return http_session_find(transport, req, body,
+	return http_resume_find(transport, req, body,
 	    http_header(req, "Mcp-Session-Id"), SESSION_STREAMABLE,
 	    "Bad Request: Mcp-Session-Id header is required; send initialize "
 	    "first", "Session not found (ended or expired): initialize again");
@@ -240,7 +243,7 @@ http_mcp_session(struct http_transport *transport,
  * (or NULL) when unsupported.
  */
 static int
-http_mcp_check_version(struct evhttp_request *req, const json_t *body)
+http_streamable_check_version(struct evhttp_request *req, const json_t *body)
 {
 	const char	*version = http_header(req, "MCP-Protocol-Version");
 	char		*message;
@@ -261,7 +264,7 @@ http_mcp_check_version(struct evhttp_request *req, const json_t *body)
  * state of its own; Mcp-Session-Id is ignored.
  */
 static void
-http_mcp_post_modern(struct http_transport *transport,
+http_streamable_post_modern(struct http_transport *transport,
     struct evhttp_request *req, json_t *body, const char *version)
 {
 	json_t		*messages;
@@ -280,13 +283,13 @@ http_mcp_post_modern(struct http_transport *transport,
 	/* Who asks, if it says (optional in this revision). */
 	session_set_client(session, json_object_get(json_object_get(
 	    json_object_get(body, "params"), "_meta"), MCP_META_CLIENT_INFO));
-	http_mcp_dispatch(transport, req, session, messages, false);
+	http_streamable_dispatch(transport, req, session, messages, false);
 	json_decref(messages);
 }
 
 /* POST /mcp: one message, or a batch under 2025-03-26. */
 static void
-http_mcp_post(struct http_transport *transport,
+http_streamable_post(struct http_transport *transport,
     struct evhttp_request *req)
 {
 	struct session	*session;
@@ -294,8 +297,8 @@ http_mcp_post(struct http_transport *transport,
 	const char	*version;
 	bool		 batch;
 
-	if (!http_mcp_accepts(req, "application/json") &&
-	    !http_mcp_accepts(req, "text/event-stream")) {
+	if (!http_streamable_accepts(req, "application/json") &&
+	    !http_streamable_accepts(req, "text/event-stream")) {
 		http_reply_error(req, 406, "Not Acceptable",
 		    JSONRPC_INVALID_REQUEST, "Accept must include "
 		    "application/json and text/event-stream");
@@ -305,7 +308,7 @@ http_mcp_post(struct http_transport *transport,
 		return;
 	batch = json_is_array(body);
 	if (!batch && (version = mcp_modern_version(body)) != NULL) {
-		http_mcp_post_modern(transport, req, body, version);
+		http_streamable_post_modern(transport, req, body, version);
 		json_decref(body);
 		return;
 	}
@@ -338,8 +341,8 @@ http_mcp_post(struct http_transport *transport,
 		    "Mcp-Session-Id", session->id);
 		log_info(transport->log, "MCP session %.8s started",
 		    session->id);
-	} else if ((session = http_mcp_session(transport, req, body)) == NULL ||
-	    http_mcp_check_version(req, body) != 0) {
+	} else if ((session = http_streamable_session(transport, req,
+	    body)) == NULL || http_streamable_check_version(req, body) != 0) {
 		json_decref(body);
 		return;
 	}
@@ -353,14 +356,14 @@ http_mcp_post(struct http_transport *transport,
 		return;
 	}
 	messages = batch ? json_incref(body) : json_pack("[O]", body);
-	http_mcp_dispatch(transport, req, session, messages, batch);
+	http_streamable_dispatch(transport, req, session, messages, batch);
 	json_decref(messages);
 	json_decref(body);
 }
 
 /* The client closed its GET stream. */
 static void
-http_mcp_stream_closed(struct sse_stream *stream, void *arg)
+http_streamable_stream_closed(struct sse_stream *stream, void *arg)
 {
 	struct session	*session = arg;
 
@@ -373,7 +376,7 @@ http_mcp_stream_closed(struct sse_stream *stream, void *arg)
  * neither a GET stream nor sessions; returns -1 then.
  */
 static int
-http_mcp_refuse_modern(struct evhttp_request *req)
+http_streamable_refuse_modern(struct evhttp_request *req)
 {
 	const char	*version = http_header(req, "MCP-Protocol-Version");
 
@@ -389,39 +392,39 @@ http_mcp_refuse_modern(struct evhttp_request *req)
 
 /* GET /mcp: the stream for notifications that belong to no request. */
 static void
-http_mcp_get(struct http_transport *transport,
+http_streamable_get(struct http_transport *transport,
     struct evhttp_request *req)
 {
 	struct session	*session;
 
-	if (http_mcp_refuse_modern(req) != 0)
+	if (http_streamable_refuse_modern(req) != 0)
 		return;
-	if (!http_mcp_accepts(req, "text/event-stream")) {
+	if (!http_streamable_accepts(req, "text/event-stream")) {
 		http_reply_error(req, 406, "Not Acceptable",
 		    JSONRPC_INVALID_REQUEST,
 		    "Accept must include text/event-stream");
 		return;
 	}
-	if ((session = http_mcp_session(transport, req, NULL)) == NULL ||
-	    http_mcp_check_version(req, NULL) != 0)
+	if ((session = http_streamable_session(transport, req, NULL)) == NULL ||
+	    http_streamable_check_version(req, NULL) != 0)
 		return;
 	if (session->stream != NULL)
 		sse_stream_end(session->stream);	/* a reconnect wins */
 	session->stream = sse_stream_start(&transport->streams, req,
-	    http_mcp_stream_closed, session);
+	    http_streamable_stream_closed, session);
 	sse_stream_comment(session->stream, "stream open");
 }
 
 /* DELETE /mcp: the client ends its session. */
 static void
-http_mcp_delete(struct http_transport *transport,
+http_streamable_delete(struct http_transport *transport,
     struct evhttp_request *req)
 {
 	struct session	*session;
 
-	if (http_mcp_refuse_modern(req) != 0 ||
-	    (session = http_mcp_session(transport, req, NULL)) == NULL ||
-	    http_mcp_check_version(req, NULL) != 0)
+	if (http_streamable_refuse_modern(req) != 0 ||
+	    (session = http_streamable_session(transport, req, NULL)) == NULL ||
+	    http_streamable_check_version(req, NULL) != 0)
 		return;
 	log_info(transport->log, "MCP session %.8s ended by the client",
 	    session->id);
@@ -431,18 +434,18 @@ http_mcp_delete(struct http_transport *transport,
 
 /* Routes /mcp by method. */
 void
-http_mcp_handle(struct http_transport *transport,
+http_streamable_handle(struct http_transport *transport,
     struct evhttp_request *req)
 {
 	switch (evhttp_request_get_command(req)) {
 	case EVHTTP_REQ_POST:
-		http_mcp_post(transport, req);
+		http_streamable_post(transport, req);
 		break;
 	case EVHTTP_REQ_GET:
-		http_mcp_get(transport, req);
+		http_streamable_get(transport, req);
 		break;
 	case EVHTTP_REQ_DELETE:
-		http_mcp_delete(transport, req);
+		http_streamable_delete(transport, req);
 		break;
 	default:
 		evhttp_add_header(evhttp_request_get_output_headers(req),

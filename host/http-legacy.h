@@ -3,15 +3,15 @@
  * that first names the endpoint to POST to; every reply travels back on
  * that stream as an "event: message".
  */
-#ifndef HTTP_SSE_H
-#define HTTP_SSE_H
+#ifndef HTTP_LEGACY_H
+#define HTTP_LEGACY_H
 
 struct evhttp_request;
 struct http_transport;
 
-void	http_sse_open(struct http_transport *transport,
+void	http_legacy_open(struct http_transport *transport,
 	    struct evhttp_request *req);
-void	http_sse_post(struct http_transport *transport,
+void	http_legacy_post(struct http_transport *transport,
 	    struct evhttp_request *req);
 
 #endif
