@@ -32,9 +32,10 @@
 	function snapshot() {
 		const items = [];
 		let hiddenCount = 0;
-		const tracked = trackerRuns();
+		/* One question to the tracker when it can list (the common case), two when it cannot. */
+		const listed = listListeners();
+		const tracked = listed !== null || trackerRuns();
 		const modal = document.querySelector('dialog:modal');
-		const listed = tracked ? listListeners() : null;
 
 		/*
 		 * clip: the box that ancestors with overflow other than visible
@@ -54,14 +55,19 @@
 					visit(child, parentCursor, insideInteractive, clip, container, reach, reachAbsolute);
 				return;
 			}
+			/* Each computed property is read once: every read builds its value afresh. */
 			const style = getComputedStyle(element);
 			if (style.display === 'none' || style.contentVisibility === 'hidden')
 				return;
-			if (style.position === 'fixed') {
+			const position = style.position;
+			/* An element's box, read once for all the questions below. */
+			let ownRect = null;
+			const rectOf = () => (ownRect ??= element.getBoundingClientRect());
+			if (position === 'fixed') {
 				clip = null;
 				container = null;
 				reach = { box: null, extent: { top: 0, left: 0, bottom: innerHeight, right: innerWidth } };
-			} else if (style.position === 'absolute') {
+			} else if (position === 'absolute') {
 				reach = reachAbsolute;
 			}
 			if (isFrame(element)) {
@@ -97,7 +103,7 @@
 				const kind = hasClickListener(element, listed) ? 'clickable' :
 				    hasHoverListener(element, listed) ? 'hoverable' : null;
 				if (kind !== null) {
-					const r = element.getBoundingClientRect();
+					const r = rectOf();
 					if (r.width >= 1 && r.height >= 1) {
 						role = kind;
 						byListener = true;
@@ -106,7 +112,7 @@
 			}
 			let itemIndex = -1;
 			if (role !== null) {
-				const rect = element.getBoundingClientRect();
+				const rect = rectOf();
 				const clipped = clip === null ? null : clippedSide(rect, clip);
 				let keep = true;
 				let coveredBy;
@@ -146,9 +152,10 @@
 			}
 			let scroller = null;
 			let childReach = reach;
+			const overflowX = style.overflowX, overflowY = style.overflowY;
 			if (element !== document.documentElement && element !== document.body &&
-			    (style.overflowX !== 'visible' || style.overflowY !== 'visible')) {
-				const r = element.getBoundingClientRect();
+			    (overflowX !== 'visible' || overflowY !== 'visible')) {
+				const r = rectOf();
 				const reached = reachable(r, reach);
 				const own = {
 					top: r.top + element.clientTop, left: r.left + element.clientLeft,
@@ -160,11 +167,11 @@
 				 * scroll reveals what it hides; a box that only clips hides
 				 * what lies outside it.
 				 */
-				childReach = reached && (SCROLLS.test(style.overflowX) || SCROLLS.test(style.overflowY)) ?
+				childReach = reached && (SCROLLS.test(overflowX) || SCROLLS.test(overflowY)) ?
 				    { box: null, extent: null } :
 				    { box: reach.box === null ? own : intersect(reach.box, own), extent: reach.extent };
 				/* A box the user can scroll is listed when it hides controls. */
-				if (isScrollable(element, style) && reached && isRendered(element)) {
+				if (isScrollable(element, overflowX, overflowY) && reached && isRendered(element)) {
 					scroller = { id: localIdOf(element), role: 'scrollable', name: scrollerName(element), rect: box(r), hiding: 0 };
 					if (clip !== null && clippedSide(r, clip) !== null)
 						scroller.clipped = clippedSide(r, clip);
@@ -172,7 +179,7 @@
 				}
 				clip = clip === null ? own : intersect(clip, own);
 			}
-			const positioned = style.position !== 'static' || style.transform !== 'none';
+			const positioned = position !== 'static' || style.transform !== 'none';
 			/*
 			 * A listener element does not hide the controls inside it; if
 			 * any is listed, the listener is taken for a delegating
@@ -182,8 +189,9 @@
 			if (role === 'editable' || role === 'select' || role === 'textarea')
 				return;	/* their insides are content, not controls */
 			const shadow = shadowRootOf(element);
+			let cursor;
 			for (const child of shadow !== null ? shadow.children : element.children)
-				visit(child, style.cursor, inside, clip, scroller ?? container, childReach, positioned ? childReach : reachAbsolute);
+				visit(child, cursor ??= style.cursor, inside, clip, scroller ?? container, childReach, positioned ? childReach : reachAbsolute);
 			if (scroller !== null) {
 				if (scroller.hiding === 0)
 					items.splice(items.indexOf(scroller), 1);	/* it hides nothing */
@@ -343,10 +351,10 @@
 		}
 	}
 
-	/** Whether a box with overflow set has content the user can scroll to. */
-	function isScrollable(element, style) {
-		const vertical = /auto|scroll/.test(style.overflowY) && element.scrollHeight > element.clientHeight + 1;
-		const horizontal = /auto|scroll/.test(style.overflowX) && element.scrollWidth > element.clientWidth + 1;
+	/** Whether a box with overflow set (its computed overflow-x and overflow-y) has content the user can scroll to. */
+	function isScrollable(element, overflowX, overflowY) {
+		const vertical = /auto|scroll/.test(overflowY) && element.scrollHeight > element.clientHeight + 1;
+		const horizontal = /auto|scroll/.test(overflowX) && element.scrollWidth > element.clientWidth + 1;
 		return vertical || horizontal;
 	}
 

@@ -22,6 +22,13 @@ export const ACTIVITY_KEY = 'activity';
 export const ALLOWED_WHILE_PAUSED = new Set(['stop_task']);
 /** A tab an MCP client acts in stays marked this long after its last action. */
 export const MARK_MS = 10000;
+/**
+ * The busy badge stays this long after the last action ends: a run of
+ * calls sets the badge once, not twice per call (each change is three
+ * browser calls, a few milliseconds of every short call on a busy machine,
+ * for a flash nobody could see).
+ */
+export const BUSY_LINGER_MS = 1000;
 /** The mark's tab group colour. */
 const MARK_COLOR = 'purple';
 
@@ -76,6 +83,8 @@ export class PersonControl {
 		/** @type {ActivityEntry[]} newest first */
 		this.activity = [];
 		this.running = 0;
+		/** Cancels the busy badge's linger after the last action, or null when none lingers. */
+		this.lingering = null;
 		this.connection = 'disconnected';
 		/** The badge state shown last: each action would otherwise set it twice over. */
 		this.shownBadge = null;
@@ -144,7 +153,8 @@ export class PersonControl {
 				entry.tab = tab;
 			entry.ms = this.now() - entry.time;
 			this.running--;
-			this.showBadge();
+			if (this.running === 0)
+				this.linger();
 			this.changed();
 		};
 	}
@@ -217,9 +227,18 @@ export class PersonControl {
 	badgeState() {
 		if (this.paused)
 			return 'paused';
-		if (this.running > 0 && this.connection === 'connected')
+		if ((this.running > 0 || this.lingering !== null) && this.connection === 'connected')
 			return 'busy';
 		return this.connection;
+	}
+
+	/** Keeps the busy badge BUSY_LINGER_MS after the last action ends, then shows how things stand. */
+	linger() {
+		this.lingering?.();
+		this.lingering = this.timer(BUSY_LINGER_MS, () => {
+			this.lingering = null;
+			this.showBadge();
+		});
 	}
 
 	/** Shows the badge when its state changed; a browser without chrome.action is left alone. */

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ACTIVITY_MAX, BADGES, MARK_MS, PersonControl } from '../src/control.js';
+import { ACTIVITY_MAX, BADGES, BUSY_LINGER_MS, MARK_MS, PersonControl } from '../src/control.js';
 import { Dispatcher } from '../src/dispatcher.js';
 import { ErrorCode } from '../src/errors.js';
 
@@ -76,9 +76,29 @@ test('the last 20 actions, newest first, with outcome, tab and time taken', asyn
 	assert.ok(changes.length >= 2 * (ACTIVITY_MAX + 5), 'the popup hears of each start and end');
 });
 
-test('the badge: off, on, run while something acts, II while paused', async () => {
+// Timers run by hand: start(ms, onTime) returns its cancel; fire() runs those due.
+function manualTimers() {
+	const pending = new Set();
+	return {
+		pending,
+		start: (ms, onTime) => {
+			const timer = { ms, onTime };
+			pending.add(timer);
+			return () => pending.delete(timer);
+		},
+		fire() {
+			for (const timer of [...pending]) {
+				pending.delete(timer);
+				timer.onTime();
+			}
+		},
+	};
+}
+
+test('the badge: off, on, run while something acts (and a moment after), II while paused', async () => {
 	const action = actionButton();
-	const control = new PersonControl({ local: storageArea(), session: storageArea(), action });
+	const timers = manualTimers();
+	const control = new PersonControl({ local: storageArea(), session: storageArea(), action, timer: timers.start });
 	await control.ready;
 	assert.equal(action.shown.text, BADGES.disconnected.text);
 	control.setConnection('connected');
@@ -86,6 +106,9 @@ test('the badge: off, on, run while something acts, II while paused', async () =
 	const end = control.begin({ who: 'task t1', tool: 'click_element', tab: 3 });
 	assert.equal(action.shown.text, BADGES.busy.text);
 	end('ok');
+	assert.equal(action.shown.text, BADGES.busy.text, 'the busy badge lingers after the action');
+	assert.deepEqual([...timers.pending].map(t => t.ms), [BUSY_LINGER_MS]);
+	timers.fire();
 	assert.equal(action.shown.text, BADGES.connected.text);
 	await control.setPaused(true);
 	assert.deepEqual(action.shown, BADGES.paused);
@@ -93,6 +116,24 @@ test('the badge: off, on, run while something acts, II while paused', async () =
 	assert.equal(action.shown.text, BADGES.paused.text, 'paused shows over the connection');
 	await control.setPaused(false);
 	assert.equal(action.shown.text, BADGES.disconnected.text);
+});
+
+test('a run of short calls sets the badge once to busy and once back, not twice per call', async () => {
+	const action = actionButton();
+	let sets = 0;
+	const counted = { ...action, setBadgeText: async badge => { sets++; return action.setBadgeText(badge); } };
+	const timers = manualTimers();
+	const control = new PersonControl({ local: storageArea(), session: storageArea(), action: counted, timer: timers.start });
+	await control.ready;
+	control.setConnection('connected');
+	sets = 0;
+	for (let call = 0; call < 5; call++)
+		control.begin({ who: 'MCP client', tool: 'get_browser_state' })('ok');
+	assert.equal(sets, 1, 'busy is set once for the run');
+	assert.equal(timers.pending.size, 1, 'one linger, restarted by each call');
+	timers.fire();
+	assert.equal(sets, 2);
+	assert.equal(action.shown.text, BADGES.connected.text);
 });
 
 test('the dispatcher refuses actions while paused, runs reads, and records both with the tab', async () => {

@@ -276,8 +276,16 @@ test('listener-only elements get refs from one list request to the click-listene
 	current.document.getElementById('buy').addEventListener('click', () => {});
 	current.document.getElementById('menu').addEventListener('mouseenter', () => {});
 	const asked = questionsIn(current.window);
+	const toWindow = [];
+	for (const query of ['__browser_bridge_has_click__', '__browser_bridge_list_listeners__']) {
+		current.window.addEventListener(query, event => {
+			if (event.target === current.window)
+				toWindow.push(query);
+		}, true);
+	}
 	assert.deepEqual(listed(current.api.snapshot().items), ['clickable Buy', 'hoverable Menu']);
 	assert.deepEqual(asked, [], 'no question per element');
+	assert.deepEqual(toWindow, ['__browser_bridge_list_listeners__'], 'one question for the document: the list, not also whether the tracker runs');
 
 	const older = pageWith(body);
 	for (const [query, id] of [['__browser_bridge_has_click__', 'buy'], ['__browser_bridge_has_hover__', 'menu']]) {
@@ -289,4 +297,31 @@ test('listener-only elements get refs from one list request to the click-listene
 	const askedOlder = questionsIn(older.window);
 	assert.deepEqual(listed(older.api.snapshot().items), ['clickable Buy', 'hoverable Menu']);
 	assert.ok(askedOlder.includes('text'), 'an older tracker is asked about each element');
+});
+
+test('a state read reads each element\'s box, position and overflow once, however many questions they answer', () => {
+	const { window, api } = pageWith('<div style="overflow-x: hidden; overflow-y: hidden" data-box="0 0 300 100">' +
+	    '<input id="q" style="overflow-x: hidden; overflow-y: hidden; position: relative" data-box="0 0 100 20">' +
+	    '<span data-box="0 30 100 20"><b data-box="0 30 10 20">a</b><i data-box="10 30 10 20">b</i><u data-box="20 30 10 20">c</u></span></div>');
+	const boxes = new Map();
+	const box = window.Element.prototype.getBoundingClientRect;
+	window.Element.prototype.getBoundingClientRect = function () {
+		boxes.set(this, (boxes.get(this) ?? 0) + 1);
+		return box.call(this);
+	};
+	const reads = new Map();
+	const style = window.getComputedStyle;
+	window.getComputedStyle = element => new Proxy(style(element), {
+		get: (target, name) => {
+			if (name === 'position' || name === 'overflowX' || name === 'overflowY' || name === 'cursor') {
+				const key = `${element.tagName} ${name}`;
+				reads.set(key, (reads.get(key) ?? 0) + 1);
+			}
+			return target[name];
+		},
+	});
+	assert.deepEqual(api.snapshot().items.map(i => `${i.role} ${i.name}`), ['textbox ']);
+	assert.deepEqual([...boxes.values()].filter(n => n > 1), [], 'no element\'s box is read twice');
+	assert.deepEqual([...reads].filter(([key, n]) => n > 1 && !key.endsWith('cursor')), [], 'no position or overflow is read twice');
+	assert.ok((reads.get('SPAN cursor') ?? 0) <= 2, `the span's cursor is read for its role and once for its three children, not once per child (${reads.get('SPAN cursor')})`);
 });

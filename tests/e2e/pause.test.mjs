@@ -67,7 +67,8 @@ describe('pause all agent control', () => {
 			const group = await until(() => inExtension(b, `chrome.tabs.get(${tabId}).then(t => t.groupId === -1 ? null :
 			    chrome.tabGroups.get(t.groupId).then(g => g.title))`), { what: 'the tab to be marked' });
 			assert.equal(group, 'Agent: e2e 1.0.0', 'the tab the client acts in is marked with its name');
-			assert.equal(await inExtension(b, 'chrome.action.getBadgeText({})'), 'on');
+			await until(async () => await inExtension(b, 'chrome.action.getBadgeText({})') === 'on',
+			    { what: 'the badge to say on again a second after the last call' });
 			await until(async () => /click_element in tab \d+: ok/.test(await b.evaluate(POPUP, 'document.querySelector("#activity li").textContent')),
 			    { what: 'the newest line to be the click that went through' });
 			await saveScreenshot(popup, 'running');

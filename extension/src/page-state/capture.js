@@ -34,14 +34,20 @@ function emptyReport(tab) {
 export async function captureState(tab, refs, { fullPage = false } = {}) {
 	const frames = new Map();
 	const url = tab.url || tab.pendingUrl || '';
-	/* The tab list and the frame tree are read while the pages walk their DOM. */
+	const blank = url === '' || /^about:(blank|srcdoc)/.test(url);
+	/*
+	 * The pages are asked for their walk first, so that the browser sends
+	 * it on before it answers the other two; the tab list and the frame
+	 * tree are read while the pages walk their DOM.
+	 */
+	const walked = blank ? null : callInPage(tab, { allFrames: true }, 'snapshot');
 	const listing = listTabs().catch(() => []);
-	if (url === '' || /^about:(blank|srcdoc)/.test(url)) {
+	if (walked === null) {
 		frames.set(0, { documentId: `blank-${tab.id}`, report: emptyReport(tab) });
 	} else {
 		const frameTree = Promise.resolve(chrome.webNavigation.getAllFrames({ tabId: tab.id }))
 		    .then(tree => tree ?? [], () => []);	/* without it only the top frame can be placed */
-		const results = await callInPage(tab, { allFrames: true }, 'snapshot');
+		const results = await walked;
 		const tree = await frameTree;
 		const parents = new Map(tree.map(f => [f.frameId, f.parentFrameId]));
 		for (const r of results) {
