@@ -8,20 +8,20 @@
  */
 
 /**
- * Whether a value has a JSON type.
+ * Whether a value has a JSON type; nothing has an unknown or missing one.
  * @param {unknown} value
- * @param {string} type
+ * @param {string|undefined} type
  */
 function hasType(value, type) {
 	switch (type) {
 	case 'string': return typeof value === 'string';
 	case 'integer': return Number.isInteger(value);
-	case 'number': return typeof value === 'number' && Number.isFinite(value);
+	case 'number': return Number.isFinite(value);
 	case 'boolean': return typeof value === 'boolean';
 	case 'null': return value === null;
 	case 'array': return Array.isArray(value);
 	case 'object': return value !== null && typeof value === 'object' && !Array.isArray(value);
-	default: return true;
+	default: return false;
 	}
 }
 
@@ -46,7 +46,7 @@ function anyOfError(branches, value, path) {
 	if (errors.includes(null))
 		return null;
 	const typed = branches.map((branch, i) => [branch, errors[i]])
-	    .filter(([branch]) => branch.type !== undefined && hasType(value, branch.type));
+	    .filter(([branch]) => hasType(value, branch.type));
 	if (typed.length === 1)
 		return typed[0][1];
 	const types = branches.map(branch => branch.type === undefined ? 'a value' : typeWords(branch.type));
