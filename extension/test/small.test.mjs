@@ -101,6 +101,26 @@ test('a failing task does not stop the queue; an aborted one never starts', asyn
 	assert.equal(ran, false);
 });
 
+test('a queue counts what waits or runs under each key and forgets a key once it is empty', async () => {
+	const q = new KeyedQueue();
+	const gates = [];
+	const gated = () => new Promise(resolve => gates.push(resolve));
+	const first = q.run('k', gated);
+	const second = q.run('k', async () => 'second');
+	const failing = q.run('k', async () => { throw new Error('third failed'); });
+	assert.equal(q.size('k'), 3);
+	assert.equal(q.size('other'), 0);
+	await new Promise(resolve => setImmediate(resolve));
+	gates[0]('first');
+	assert.equal(await first, 'first');
+	assert.equal(await second, 'second');
+	await assert.rejects(failing, /third failed/);
+	await new Promise(resolve => setImmediate(resolve));
+	assert.equal(q.size('k'), 0);
+	assert.equal(q.tails.size + q.counts.size, 0, 'no state kept for a key with nothing queued');
+	assert.equal(await q.run('k', async () => 'again'), 'again', 'the key starts afresh');
+});
+
 // The delays docs/extension.md promises, written out (not the module's constants).
 test('backoff doubles from one second up to a minute, with jitter below the base', () => {
 	assert.equal(backoffDelay(0, 0), 1000);
