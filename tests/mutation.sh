@@ -58,8 +58,7 @@ while read -r module tests; do
 	command="cd extension"
 	for t in $tests; do command="$command && '$NODE' test/$t.test.mjs"; done
 	"$NODE" -e '
-const [module, command, incremental] = process.argv.slice(1);
-const name = module.replace(/\//g, "-");
+const [module, name, command, incremental] = process.argv.slice(1);
 process.stdout.write(JSON.stringify({
 	mutate: [`extension/src/${module}.js`],
 	testRunner: "command",
@@ -73,7 +72,7 @@ process.stdout.write(JSON.stringify({
 	tempDirName: ".stryker-tmp",
 	cleanTempDir: "always",
 }, null, 1));
-' "$module" "$command" "${MUTATION_INCREMENTAL:-0}" >"$project/stryker.$name.json" || exit 1
+' "$module" "$name" "$command" "${MUTATION_INCREMENTAL:-0}" >"$project/stryker.$name.json" || exit 1
 	start=$(date +%s)
 	(cd "$project" && "$NODE" "$dest/node_modules/@stryker-mutator/core/bin/stryker.js" run "stryker.$name.json") >"$project/$name.log" 2>&1
 	status=$?

@@ -104,6 +104,7 @@ test('refs are read with up to 12 digits, leading zeros dropped; the stale memor
 	assert.equal(normalizeRef('e1234567890123'), null);
 	assert.equal(normalizeRef('xe1'), null);
 	assert.equal(normalizeRef('e1x'), null);
+	assert.equal(normalizeRef(['e5']), null, 'only a string is a ref, not what reads as one');
 	const refs = new RefTable();
 	for (let i = 0; i <= STALE_MEMORY; i++)
 		refs.expire(refs.assign(1, 0, 'd', i), `gone ${i}`);
