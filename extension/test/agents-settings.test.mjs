@@ -106,3 +106,14 @@ test('a role without a model says which role and where to set it up', () => {
 		    'choose a provider, enter its key and model, and press Test connection.',
 	});
 });
+
+test('roles with a kind of their own need no main provider', () => {
+	const own = { kind: 'openai', base_url: 'http://127.0.0.1:11434/v1', api_key: '', model: 'small' };
+	const models = roleModels(normaliseSettings({ roles: { planner: own, navigator: own, validator: { ...own, kind: 'gemini' } } }), OPTIONS_URL);
+	assert.deepEqual(models.planner, own);
+	assert.deepEqual(models.validator, { ...own, kind: 'gemini' });
+});
+
+test('storage that holds nothing gives the defaults', async () => {
+	assert.deepEqual(await loadSettings({ get: async () => undefined }), normaliseSettings(undefined));
+});
