@@ -2,10 +2,11 @@
 # `make mutation`: Stryker (pinned in tests/mutation/package.json) mutates
 # the extension's modules that guard a boundary, one module at a time, and
 # runs only that module's unit tests against each mutant (Stryker's command
-# runner, each test file run by node, two mutants at a time). Prints each module's score and
-# fails when one is under 85 % (docs/mutation.md lists the survivors).
-# MUTATION_MODULES=url-policy,refs picks modules; MUTATION_INCREMENTAL=1
-# retests only what changed since the last run. Not part of make check.
+# runner, each test file run by node, two mutants at a time). Prints each
+# module's score and fails when one is under 85 % (docs/mutation.md lists
+# the survivors). MUTATION_MODULES=url-policy,refs picks modules by file
+# name; MUTATION_INCREMENTAL=1 retests only what changed since the last
+# run. Not part of make check.
 
 set -u
 
