@@ -1,7 +1,7 @@
 /*
  * The commands of browser-bridge, in one table (like tmux's cmd_entry):
  * the usage text, each command's --help, the dispatch and the commands
- * section of docs/install.md all come from it.
+ * reference in docs/commands.md all come from it.
  */
 #ifndef CLI_H
 #define CLI_H

@@ -3,7 +3,7 @@
 # any are missing. Usage: scripts/deps.sh [build|test|run]
 set -eu
 
-need="gcc make autoconf automake libtool pkg-config libevent-dev libjansson-dev libsodium-dev check"
+need="gcc make autoconf automake pkg-config libevent-dev libjansson-dev libsodium-dev check"
 case "${1:-build}" in
 test) need="$need valgrind chromium clang" ;;
 run) need="$need chromium" ;;

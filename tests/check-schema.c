@@ -1,4 +1,5 @@
 /* Tests for host/schema.c: the JSON Schema subset and its causes. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 
 #include "check-helpers.h"
 #include "schema.h"
+#include "xmalloc.h"
 
 /* Asserts instance passes schema. */
 static void
@@ -512,6 +514,73 @@ START_TEST(test_check_rejects_default_that_does_not_fit)
 }
 END_TEST
 
+/*
+ * Checks one shared case's instance: valid when expected is NULL, else
+ * rejected with exactly that cause. Prints a mismatch; returns 1 if so.
+ */
+static int
+shared_instance_wrong(const char *name, const json_t *schema,
+    const json_t *instance, const char *expected)
+{
+	char	*text, *cause = NULL;
+	int	 error, wrong;
+
+	error = schema_validate(schema, instance, &cause);
+	wrong = expected == NULL ? error != 0 :
+	    error != -1 || cause == NULL || strcmp(cause, expected) != 0;
+	if (wrong) {
+		text = json_dumps(instance, JSON_ENCODE_ANY);
+		fprintf(stderr, "schema-cases.json \"%s\": %s:\n"
+		    "  actual:   %s\n  expected: %s\n", name, text,
+		    error == 0 ? "(valid)" : cause,
+		    expected == NULL ? "(valid)" : expected);
+		free(text);
+	}
+	free(cause);
+	return wrong;
+}
+
+START_TEST(test_shared_cases)
+{
+	const char	*srcdir = getenv("BRIDGE_SRCDIR");
+	json_error_t	 error;
+	json_t		*file, *one, *instance;
+	char		*path;
+	size_t		 i, j, count = 0;
+	int		 wrong = 0;
+
+	/* The extension's checker runs the same file (json-schema.test.mjs). */
+	path = xasprintf("%s/tests/schema-cases.json",
+	    srcdir != NULL ? srcdir : ".");
+	file = json_load_file(path, 0, &error);
+	ck_assert_msg(file != NULL, "cannot read %s (%s); run the test through "
+	    "make check, which sets BRIDGE_SRCDIR", path, error.text);
+	json_array_foreach(json_object_get(file, "cases"), i, one) {
+		const char	*name = json_string_value(json_object_get(one,
+				    "name"));
+		const json_t	*schema = json_object_get(one, "schema");
+
+		json_array_foreach(json_object_get(one, "valid"), j, instance) {
+			wrong += shared_instance_wrong(name, schema, instance,
+			    NULL);
+			count++;
+		}
+		json_array_foreach(json_object_get(one, "invalid"), j,
+		    instance) {
+			wrong += shared_instance_wrong(name, schema,
+			    json_object_get(instance, "instance"),
+			    json_string_value(json_object_get(instance, "host")));
+			count++;
+		}
+	}
+	ck_assert_msg(count > 0, "%s has no cases", path);
+	ck_assert_msg(wrong == 0, "%d of %zu shared cases differ (see above)",
+	    wrong, count);
+	json_decref(file);
+	free(path);
+}
+END_TEST
+
 /* Builds the schema suite. */
 static Suite *
 schema_suite(void)
@@ -563,6 +632,10 @@ schema_suite(void)
 	tcase_add_test(tc, test_check_rejects_bad_values);
 	tcase_add_test(tc, test_check_rejects_what_function_calling_formats_reject);
 	tcase_add_test(tc, test_check_rejects_default_that_does_not_fit);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("shared");
+	tcase_add_test(tc, test_shared_cases);
 	suite_add_tcase(s, tc);
 
 	return s;

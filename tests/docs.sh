@@ -1,7 +1,8 @@
 #!/bin/sh
 # Fails when a generated document differs from what `make docs` writes:
 # docs/commands.md from the command table (browser-bridge help --markdown),
-# docs/tools.md from the tool catalogue (catalogue/*.json). `make check`
+# docs/tools.md from the tool catalogue (catalogue/*.json); and when
+# README.md's documentation list misses a page of docs/. `make check`
 # runs it with BRIDGE_BIN, BRIDGE_SRCDIR, NODE and CATALOGUE (the
 # Makefile's ordered list) set. Exit 77 (skip) only when Node.js is missing,
 # after the commands were checked.
@@ -19,6 +20,17 @@ if ! diff -u "$srcdir/docs/commands.md" "$expected"; then
 	exit 1
 fi
 echo "docs.sh: docs/commands.md matches the command table"
+
+unlinked=
+for doc in "$srcdir"/docs/*.md; do
+	name=docs/$(basename "$doc")
+	grep -qF "]($name)" "$srcdir/README.md" || unlinked="$unlinked $name"
+done
+if [ -n "$unlinked" ]; then
+	echo "docs.sh: README.md's documentation list does not link:$unlinked; add a line for each" >&2
+	exit 1
+fi
+echo "docs.sh: README.md links every page of docs/"
 
 NODE=${NODE:-}
 [ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null) || NODE=

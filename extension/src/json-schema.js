@@ -8,20 +8,20 @@
  */
 
 /**
- * Whether a value has a JSON type.
+ * Whether a value has a JSON type; nothing has an unknown or missing one.
  * @param {unknown} value
- * @param {string} type
+ * @param {string|undefined} type
  */
 function hasType(value, type) {
 	switch (type) {
 	case 'string': return typeof value === 'string';
 	case 'integer': return Number.isInteger(value);
-	case 'number': return typeof value === 'number' && Number.isFinite(value);
+	case 'number': return Number.isFinite(value);
 	case 'boolean': return typeof value === 'boolean';
 	case 'null': return value === null;
 	case 'array': return Array.isArray(value);
 	case 'object': return value !== null && typeof value === 'object' && !Array.isArray(value);
-	default: return true;
+	default: return false;
 	}
 }
 
@@ -46,7 +46,7 @@ function anyOfError(branches, value, path) {
 	if (errors.includes(null))
 		return null;
 	const typed = branches.map((branch, i) => [branch, errors[i]])
-	    .filter(([branch]) => branch.type !== undefined && hasType(value, branch.type));
+	    .filter(([branch]) => hasType(value, branch.type));
 	if (typed.length === 1)
 		return typed[0][1];
 	const types = branches.map(branch => branch.type === undefined ? 'a value' : typeWords(branch.type));
@@ -77,14 +77,15 @@ export function schemaError(schema, value, path) {
 			return `${path} must be at most ${schema.maximum}`;
 	}
 	if (typeof value === 'string') {
-		if (schema.minLength !== undefined && value.length < schema.minLength)
+		const length = [...value].length;
+		if (schema.minLength !== undefined && length < schema.minLength)
 			return `${path} must have at least ${schema.minLength} characters`;
-		if (schema.maxLength !== undefined && value.length > schema.maxLength)
+		if (schema.maxLength !== undefined && length > schema.maxLength)
 			return `${path} must have at most ${schema.maxLength} characters`;
 	}
 	if (Array.isArray(value))
 		return arrayError(schema, value, path);
-	if (hasType(value, 'object') && (schema.properties !== undefined || schema.required !== undefined))
+	if (hasType(value, 'object'))
 		return objectError(schema, value, path);
 	return null;
 }
@@ -105,19 +106,24 @@ function arrayError(schema, value, path) {
 	return null;
 }
 
-/** The object part of schemaError. */
+/**
+ * The object part of schemaError, in the host's order: a key the schema
+ * does not know (a misspelt required one is named as that), a missing
+ * key, then each property in the schema's order. Only own keys count, so
+ * "constructor" or "__proto__" is a key like any other.
+ */
 function objectError(schema, value, path) {
-	for (const name of schema.required ?? [])
-		if (!(name in value))
-			return `${path}.${name} is missing`;
-	for (const [name, item] of Object.entries(value)) {
-		const property = schema.properties?.[name];
-		if (property === undefined) {
-			if (schema.additionalProperties === false)
-				return `${path}.${name} is not allowed`;
-			continue;
-		}
-		const wrong = schemaError(property, item, `${path}.${name}`);
+	const properties = schema.properties ?? {};
+	if (schema.additionalProperties === false) {
+		const unknown = Object.keys(value).find(name => !Object.hasOwn(properties, name));
+		if (unknown !== undefined)
+			return `${path}.${unknown} is not allowed`;
+	}
+	const missing = (schema.required ?? []).find(name => !Object.hasOwn(value, name));
+	if (missing !== undefined)
+		return `${path}.${missing} is missing`;
+	for (const [name, property] of Object.entries(properties)) {
+		const wrong = Object.hasOwn(value, name) ? schemaError(property, value[name], `${path}.${name}`) : null;
 		if (wrong !== null)
 			return wrong;
 	}

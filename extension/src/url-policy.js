@@ -66,9 +66,10 @@ export function urlRefusal(text, policy) {
 		return null;
 	}
 	const shown = url.href.length > 80 ? `${url.href.slice(0, 79)}…` : url.href;
+	const scheme = url.protocol.slice(0, -1);	/* a protocol ends with its one colon */
 	if (!BROWSER_SCHEMES.has(url.protocol))
-		return `${url.protocol.replace(/:$/, '')}: URLs (${shown}) are not supported: the tools open web pages. Use an http(s) URL.`;
-	return `${url.protocol.replace(/:$/, '')}: pages (${shown}) are browser or extension pages, ` +
+		return `${scheme}: URLs (${shown}) are not supported: the tools open web pages. Use an http(s) URL.`;
+	return `${scheme}: pages (${shown}) are browser or extension pages, ` +
 	    'which the tools never open or read: they hold settings, keys and other extensions\' data. Use an http(s) page.';
 }
 

@@ -183,3 +183,28 @@ test('rules the browser refuses leave no fence half up, and the task does not st
 	await assert.rejects(fence.enclose('t1', 1, ['example.com']), /requestDomains/);
 	assert.equal(fence.ownerOf(1), undefined);
 });
+
+test('the domain check reads host names in lower case without a trailing dot, whatever the scheme', () => {
+	assert.equal(domainAllowed('foo://Shop.EXAMPLE.com./x', ['example.com']), true, 'a non-special scheme keeps its host name\'s case');
+	assert.equal(domainAllowed('data:text/html,hi', ['example.com']), true, 'a data: page carries no domain');
+	assert.equal(domainAllowed('foo:opaque', ['example.com']), false, 'no host name is inside no domain');
+	assert.equal(domainRefusal('foo://Shop.EXAMPLE.com./x', ['example.org', 'a.test']),
+	    'foo://Shop.EXAMPLE.com./x (domain shop.example.com) is outside the domains this task may visit (example.org, a.test). ' +
+	    'Stay on those sites, or say the task is impossible there.');
+	assert.match(domainRefusal('about:blank', ['a.test']), /^about:blank is outside/, 'no host name: no domain named');
+	assert.match(domainRefusal('not a url', ['a.test']), /^not a url is outside/);
+});
+
+test('a client list refused says which domains lie outside the person\'s list, in the right number', () => {
+	const refusal = list => {
+		try {
+			taskDomains(['example.com', 'a.test'], list, OPTIONS);
+		} catch (error) {
+			return error.message;
+		}
+		return null;
+	};
+	assert.equal(refusal(['evil.test']), 'allowed_domains can only narrow the person\'s list of allowed domains (example.com, a.test), ' +
+	    `and evil.test lies outside it. Name domains within that list, or leave allowed_domains out to use it; only the person can widen it, on the options page (${OPTIONS}).`);
+	assert.match(refusal(['evil.test', 'a.test', 'b.example']), /and evil\.test, b\.example lie outside it\./);
+});

@@ -124,3 +124,22 @@ test('a key the agents were not told of is redacted after a generic api_key= or 
 		assert.ok(out.includes(REDACTED), out);
 	}
 });
+
+test('redaction replaces exactly the secret: keys of 4 characters or more, credentials of 8 or more after their name', () => {
+	assert.equal(redact('key abcd here, abcd again', ['abcd', null, 42]), `key ${REDACTED} here, ${REDACTED} again`);
+	assert.equal(redact(12345678, ['5678']), `1234${REDACTED}`, 'a non-string text is read as a string');
+	const token = 'a.b_c~d+e/f=g-h9';
+	for (const [text, want] of [
+		[`Authorization: Bearer  ${token} end`, `Authorization: Bearer ${REDACTED} end`],
+		[`Basic ${token}`, `Basic ${REDACTED}`],
+		['Bearer abcdefgh', `Bearer ${REDACTED}`],
+		['Bearer abcdefg', 'Bearer abcdefg'],
+		[`{"api_key": "${token}"}`, `{"api_key": "${REDACTED}"}`],
+		[`X-Goog-Api-Key=${token}`, `X-Goog-Api-Key=${REDACTED}`],
+		[`x-api-key:'${token}'`, `x-api-key:'${REDACTED}'`],
+		[`apikey = ${token}`, `apikey = ${REDACTED}`],
+		['api_key=abcdefg', 'api_key=abcdefg'],
+		['XBearer abcdefghij and myapikey=abcdefghij', 'XBearer abcdefghij and myapikey=abcdefghij'],
+	])
+		assert.equal(redact(text, []), want, text);
+});

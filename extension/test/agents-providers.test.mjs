@@ -89,7 +89,7 @@ test('malformed output gets one repair retry that says what was wrong; twice mal
 	const reply = await provider.complete(validatorCall);
 	assert.equal(reply.output.verdict, 'accept');
 	assert.deepEqual(reply.usage, { input_tokens: 200, output_tokens: 40 }, 'both requests count');
-	assert.match(bodies[1].messages.at(-1).content, /^That reply cannot be used: the reply\.verdict is missing\./);
+	assert.match(bodies[1].messages.at(-1).content, /^That reply cannot be used: the reply\.unexpected is not allowed\./);
 
 	const twice = await serve({ steps: [], faults: [{ request: 1, malformed: true }, { request: 2, malformed: true }] });
 	const bad = createProvider({ kind: 'openai', base_url: twice.url, api_key: KEY, model: 'm' }, { fetch });

@@ -2,6 +2,7 @@
 // and replies with (json-schema.js), anyOf above all.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 
 import { schemaError } from '../src/json-schema.js';
 
@@ -30,3 +31,14 @@ test('anyOf: the one branch of the value\'s type says what is wrong inside it', 
 	};
 	assert.equal(schemaError(fields, { fields: [{ value: 'x' }, { value: [] }] }, 'args'), 'args.fields[1].value must be a string or a boolean');
 });
+
+const shared = JSON.parse(readFileSync(new URL('../../tests/schema-cases.json', import.meta.url), 'utf8'));
+
+for (const { name, schema, valid, invalid } of shared.cases) {
+	test(`shared case (tests/schema-cases.json, also run on host/schema.c): ${name}`, () => {
+		for (const instance of valid)
+			assert.equal(schemaError(schema, instance, 'args'), null, `${JSON.stringify(instance)} rejected`);
+		for (const { instance, extension } of invalid)
+			assert.equal(schemaError(schema, instance, 'args'), extension, `${JSON.stringify(instance)}`);
+	});
+}

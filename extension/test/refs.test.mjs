@@ -89,3 +89,41 @@ test('onNewRef hears each new ref with the next number', () => {
 	refs.assign(1, 0, 'd', 2);
 	assert.deepEqual(seen, [2, 3]);
 });
+
+test('an element that moved keeps its ref and the ref follows it to its tab and frame', () => {
+	const refs = new RefTable();
+	const ref = refs.assign(1, 0, 'docA', 8);
+	assert.equal(refs.assign(2, 4, 'docA', 8), ref);
+	assert.deepEqual(refs.resolve(ref).entry, { ref, tabId: 2, frameId: 4, documentId: 'docA', localId: 8 });
+	assert.equal(refs.size, 1);
+});
+
+test('refs are read with up to 12 digits, leading zeros dropped; the stale memory forgets the oldest first', () => {
+	assert.equal(normalizeRef(' [ ref = E007 ] '), 'e7');
+	assert.equal(normalizeRef('e123456789012'), 'e123456789012');
+	assert.equal(normalizeRef('e1234567890123'), null);
+	assert.equal(normalizeRef('xe1'), null);
+	assert.equal(normalizeRef('e1x'), null);
+	assert.equal(normalizeRef(['e5']), null, 'only a string is a ref, not what reads as one');
+	const refs = new RefTable();
+	for (let i = 0; i <= STALE_MEMORY; i++)
+		refs.expire(refs.assign(1, 0, 'd', i), `gone ${i}`);
+	assert.equal(refs.stale.has('e1'), false, 'the oldest is forgotten');
+	assert.equal(refs.stale.get('e2'), 'gone 1');
+	assert.equal(refs.resolve('e1').reason, 'the page changed since that state was read');
+});
+
+test('expiring a ref nobody holds changes nothing; skipTo takes only a larger integer', () => {
+	const refs = new RefTable();
+	const ref = refs.assign(1, 0, 'd', 1);
+	refs.expire('e99', 'gone');
+	assert.deepEqual(refs.resolve('e99'), { status: 'unknown', ref: 'e99' });
+	assert.equal(refs.resolve(ref).status, 'ok');
+	refs.skipTo(2.5);
+	refs.skipTo(2);
+	assert.equal(refs.assign(1, 0, 'd', 2), 'e2');
+	assert.equal(refs.expireDocumentsExcept(1, new Set(['d']), 'x'), 0);
+	refs.expireDocument('other', 'x');
+	refs.expireTab(7, 'x');
+	assert.equal(refs.size, 2);
+});

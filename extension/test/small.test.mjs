@@ -101,6 +101,34 @@ test('a failing task does not stop the queue; an aborted one never starts', asyn
 	assert.equal(ran, false);
 });
 
+test('a queue counts what waits or runs under each key and forgets a key once it is empty', async () => {
+	const q = new KeyedQueue();
+	const gates = [];
+	const gated = () => new Promise(resolve => gates.push(resolve));
+	const flush = () => new Promise(resolve => setImmediate(resolve));
+	const first = q.run('k', gated);
+	const second = q.run('k', gated);
+	const failing = q.run('k', async () => { throw new Error('third failed'); });
+	assert.equal(q.size('k'), 3);
+	assert.equal(q.size('other'), 0);
+	await flush();
+	gates[0]('first');
+	assert.equal(await first, 'first');
+	await flush();
+	assert.equal(q.size('k'), 2, 'the second waits or runs, the third waits');
+	let fourthStarted = false;
+	const fourth = q.run('k', async () => { fourthStarted = true; return 'fourth'; });
+	await flush();
+	assert.equal(fourthStarted, false, 'a task queued later still waits for the running one');
+	gates[1]('second');
+	assert.equal(await second, 'second');
+	await assert.rejects(failing, /third failed/);
+	assert.equal(await fourth, 'fourth');
+	await flush();
+	assert.equal(q.size('k'), 0);
+	assert.equal(q.tails.size + q.counts.size, 0, 'no state kept for a key with nothing queued');
+});
+
 // The delays docs/extension.md promises, written out (not the module's constants).
 test('backoff doubles from one second up to a minute, with jitter below the base', () => {
 	assert.equal(backoffDelay(0, 0), 1000);

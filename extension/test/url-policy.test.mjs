@@ -43,3 +43,29 @@ test('other schemes are refused as unsupported, not as browser pages', () => {
 		assert.doesNotMatch(refusal, /browser or extension/, url);
 	}
 });
+
+test('every browser scheme is refused as a browser page, by name, with the URL cut at 80 characters', () => {
+	for (const scheme of ['chrome', 'chrome-extension', 'chrome-untrusted', 'devtools', 'view-source', 'edge', 'brave', 'opera', 'vivaldi',
+		'chrome-search', 'extension', 'moz-extension']) {
+		assert.equal(urlRefusal(`${scheme}://x/`, files), `${scheme}: pages (${scheme}://x/) are browser or extension pages, which the tools never open ` +
+		    'or read: they hold settings, keys and other extensions\' data. Use an http(s) page.');
+	}
+	const long = `ftp://example.com/${'a'.repeat(62)}`;
+	assert.equal(long.length, 80);
+	assert.equal(urlRefusal(long, files), `ftp: URLs (${long}) are not supported: the tools open web pages. Use an http(s) URL.`, '80 characters are shown whole');
+	assert.equal(urlRefusal(`${long}b`, files), `ftp: URLs (${long.slice(0, 79)}…) are not supported: the tools open web pages. Use an http(s) URL.`);
+	assert.equal(urlRefusal('about:settings', files), 'about:settings is a browser page, which the tools do not open or read.');
+});
+
+test('a protected directory counts with or without trailing slashes; the policy takes only what the welcome says exactly', () => {
+	const slashed = urlPolicy({ allow_file_urls: true, protected_dirs: ['/srv/bb//', 7] });
+	assert.deepEqual(slashed.protectedDirs, ['/srv/bb//']);
+	assert.equal(urlRefusal('file:///srv/bb/token', slashed), 'file:///srv/bb/token is inside /srv/bb//, the Browser Bridge host\'s own directory ' +
+	    '(its token and state), which the tools never open, even with allow_file_urls.');
+	assert.equal(urlRefusal('file:///srv/bbx/token', slashed), null);
+	assert.equal(urlPolicy({ allow_file_urls: 'yes' }).allowFileUrls, false);
+	assert.deepEqual(urlPolicy({ allow_file_urls: true, protected_dirs: '/srv' }), { allowFileUrls: true, protectedDirs: [] });
+	assert.equal(urlRefusal('not a url', strict), null, 'not a URL: the callers say so');
+	assert.equal(urlRefusal('file:///x', strict), 'file:///x is a local file, and local files are off: they may hold secrets (the host\'s token among them). ' +
+	    'To allow them, add "allow_file_urls": true to ~/.config/browser-bridge/config.json and restart the browser.');
+});
