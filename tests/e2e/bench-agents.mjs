@@ -7,13 +7,15 @@
 // tokens in and out, the tokens a provider's prompt cache would serve, and
 // how much of each request repeats the beginning of that role's previous
 // one. Tokens are the model server's estimate, characters over 4.
-// BENCH_RUNS=N sets the runs per task (default 3; times are medians).
+// BENCH_RUNS=N sets the runs per task (default 5), after one warm-up run of
+// each kind that is not counted; times are medians, and the ratio is the
+// median of each run's ratio to the floor run beside it.
 
 import { startBridge } from './harness.mjs';
 import { SHOP_ORDER_STEPS, configureAgents, startModelServer } from './agents-harness.mjs';
 import { actionFor, parseState } from '../agents/model-server.mjs';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS || 5);
 
 // The fixed tasks: the words run_task gets, where it starts, and the
 // scenario the scripted model follows (the same steps the floor calls).
@@ -98,7 +100,7 @@ function roleLine(task, role, entries) {
 	const sum = key => entries.reduce((total, entry) => total + key(entry), 0);
 	const later = entries.slice(1).map(entry => entry.repeat / entry.chars_in);
 	const share = later.length > 0 ? `${Math.round(100 * median(later))} % / ${Math.round(100 * Math.min(...later))} %` : '-';
-	const fresh = Math.max(...entries.map(entry => entry.chars_in - entry.repeat - entry.state_chars));
+	const fresh = later.length > 0 ? Math.max(...entries.slice(1).map(entry => entry.chars_in - entry.repeat - entry.state_chars)) : '-';
 	return `| ${task} | ${role} | ${entries.length} | ${sum(e => e.chars_in)} | ${sum(e => e.chars_out)} | ${sum(e => e.usage.input_tokens)} | ` +
 	    `${sum(e => e.usage.output_tokens)} | ${sum(e => e.usage.cached_tokens)} | ${share} | ${fresh} |`;
 }
@@ -109,6 +111,8 @@ try {
 	for (const spec of TASKS) {
 		const agents = [];
 		const floor = [];
+		await agentsRun(b, spec);
+		await floorRun(b, spec);
 		for (let i = 0; i < RUNS; i++) {
 			agents.push(await agentsRun(b, spec));
 			floor.push(await floorRun(b, spec));
@@ -119,15 +123,17 @@ try {
 	await b.close();
 }
 
-console.log(`The agents' benchmark (${RUNS} runs per task, scripted model answering at once; times are medians).\n`);
-console.log('| task | wall ms | model ms | navigator steps | browser ms per step | floor ms per step | ratio |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log(`The agents' benchmark (${RUNS} runs per task after a warm-up, scripted model answering at once; medians).\n`);
+console.log('| task | wall ms | model ms | model calls | navigator steps | browser ms per step | floor ms per step | ratio |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const { spec, agents, floor } of results) {
+	/* Per step of the scenario (its actions and the answer), the same count for both. */
 	const steps = spec.steps.length;
-	const browser = median(agents.map(run => (run.wall - run.modelMs) / steps));
-	const direct = median(floor.map(run => run.wall / steps));
-	console.log(`| ${spec.name} | ${median(agents.map(r => r.wall))} | ${median(agents.map(r => r.modelMs))} | ${median(agents.map(r => r.steps))} | ` +
-	    `${Math.round(browser)} | ${Math.round(direct)} | ${(browser / direct).toFixed(2)} |`);
+	const browser = agents.map(run => (run.wall - run.modelMs) / steps);
+	const direct = floor.map(run => run.wall / steps);
+	console.log(`| ${spec.name} | ${median(agents.map(r => r.wall))} | ${median(agents.map(r => r.modelMs))} | ${median(agents.map(r => r.log.length))} | ` +
+	    `${median(agents.map(r => r.steps))} | ${Math.round(median(browser))} | ${Math.round(median(direct))} | ` +
+	    `${median(browser.map((ms, i) => ms / direct[i])).toFixed(2)} |`);
 }
 console.log('\nModel requests of the last run (tokens: characters / 4, as the scripted model estimates them; cached: the tokens of ' +
     'the repeat of that role\'s previous request; repeat: median / lowest share of each request after the first that repeats ' +

@@ -210,7 +210,7 @@ function pageBlock(input, nonce) {
 		cut(input.state, STATE_CHARS),
 		'',
 		'Page text:',
-		input.page_text === undefined ? '(unchanged since the last step: not sent again; get_page_content reads it)' :
+		input.page_text === undefined ? '(the same as at the last step, not sent again: get_page_content reads it)' :
 		    cut(input.page_text, PAGE_TEXT_CHARS),
 	];
 	if (input.rejection !== undefined)

@@ -404,6 +404,8 @@ export class AgentTask {
 		}, signal);
 		this.plan = output.plan;
 		this.nextGoal = output.next_goal;
+		/* A new plan (after a rejected answer, a resume, failures): the navigator gets the page's text again. */
+		this.navigatorSaw = null;
 		this.record({ tool: 'planner', outcome: 'planned', detail: brief(`${output.plan} Next: ${output.next_goal}`) });
 		this.onEvent({ type: 'plan', plan: output.plan, next_goal: output.next_goal, status: output.status });
 		return output;
@@ -453,8 +455,9 @@ export class AgentTask {
 
 	/**
 	 * The page text for the navigator's prompt: read only when the page
-	 * changed since its last prompt (another address or state), and sent
-	 * only when it differs from the text it got then.
+	 * changed since its last prompt (another address or state) or the
+	 * planner planned since, and sent only when it differs from the text it
+	 * got then.
 	 * @param {PageView} view
 	 * @param {AbortSignal} signal
 	 * @returns {Promise<string|undefined>} undefined: unchanged, not sent again

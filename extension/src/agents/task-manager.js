@@ -136,7 +136,8 @@ export function describeTask(record) {
 		lines.push('Steps:', ...actions.map((step, i) => `${i + 1}. ${describeStep(step)}`));
 	if (result.opened_tabs?.length > 0)
 		lines.push(`Tabs it opened: ${result.opened_tabs.map(tab => `${tab.tab_id} (${tab.url}, ${tab.kept ? 'kept' : 'closed'})`).join(', ')}.`);
-	lines.push(`Tokens: ${result.usage.input_tokens} in, ${result.usage.output_tokens} out (${result.usage.model_calls} model calls).`);
+	lines.push(`Tokens: ${result.usage.input_tokens} in (${result.usage.cached_input_tokens ?? 0} of them cached), ` +
+	    `${result.usage.output_tokens} out (${result.usage.model_calls} model calls).`);
 	return lines.join('\n');
 }
 
