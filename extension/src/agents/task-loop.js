@@ -59,6 +59,19 @@ const RECOVERABLE = new Set([ErrorCode.STALE_REF, ErrorCode.ELEMENT_NOT_FOUND, E
  */
 const REPLAN_AFTER_FAILURES = 2;
 
+/** A field's value or placeholder in a state line (format.js): what the navigator typed is no news. */
+const FIELD_VALUE = / (?:value|placeholder)="(?:[^"\\]|\\.)*"/g;
+
+/**
+ * What says whether the page changed for the navigator: its address and
+ * its state, the fields' values aside.
+ * @param {PageView} view
+ * @returns {string}
+ */
+function pageKey(view) {
+	return `${view.url}\n${view.state.replace(FIELD_VALUE, '')}`;
+}
+
 /** Longest detail kept per step in the history and the result. */
 const DETAIL_CHARS = 300;
 
@@ -163,7 +176,7 @@ export class AgentTask {
 		this.usage = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, model_calls: 0 };
 		/** The fences' nonce: one per task, so each prompt begins as the one before it (a provider's cache). */
 		this.nonce = randomNonce();
-		/** The page the navigator was last shown ({url, state, text}), so an unchanged page's text is not sent again. */
+		/** The page the navigator was last shown ({key: pageKey, text}), so an unchanged page's text is not sent again. */
 		this.navigatorSaw = null;
 		this.stepsTaken = 0;
 		this.failures = 0;
@@ -455,19 +468,20 @@ export class AgentTask {
 
 	/**
 	 * The page text for the navigator's prompt: read only when the page
-	 * changed since its last prompt (another address or state) or the
-	 * planner planned since, and sent only when it differs from the text it
-	 * got then.
+	 * changed since its last prompt (another address or state, the
+	 * fields' values aside) or the planner planned since, and sent only
+	 * when it differs from the text it got then.
 	 * @param {PageView} view
 	 * @param {AbortSignal} signal
 	 * @returns {Promise<string|undefined>} undefined: unchanged, not sent again
 	 */
 	async navigatorText(view, signal) {
 		const saw = this.navigatorSaw;
-		if (saw !== null && saw.url === view.url && saw.state === view.state)
+		const key = pageKey(view);
+		if (saw !== null && saw.key === key)
 			return undefined;
 		const text = await this.pageText(view, signal);
-		this.navigatorSaw = { url: view.url, state: view.state, text };
+		this.navigatorSaw = { key, text };
 		return saw !== null && saw.text === text ? undefined : text;
 	}
 
