@@ -12,6 +12,7 @@ import { buildPrompt } from '../src/agents/prompts.js';
 import { agentTools, toolLine } from '../src/agents/tools.js';
 import { DEFAULT_LIMITS } from '../src/agents/settings.js';
 import { createProvider } from '../src/agents/providers/index.js';
+import { networkActions } from '../src/actions/network.js';
 import { startModelServer } from '../../tests/agents/model-server.mjs';
 
 const CATALOGUE_DIR = new URL('../../catalogue/', import.meta.url);
@@ -20,6 +21,8 @@ const CATALOGUE = readdirSync(CATALOGUE_DIR).filter(name => name.endsWith('.json
     .map(name => JSON.parse(readFileSync(new URL(name, CATALOGUE_DIR), 'utf8')))
     .map(tool => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema }));
 
+/** The network tools' names, as the task manager passes them. */
+const NETWORK = Object.keys(networkActions);
 const plan = { plan: '1. do it', next_goal: 'do it', status: 'continue' };
 const accept = { verdict: 'accept', reason: 'matches' };
 
@@ -97,7 +100,7 @@ async function shopTask({ limits = {}, navigator, validator } = {}) {
 	const navigatorCalls = [];
 	const task = new AgentTask({
 		task: 'Order the blue mug for Ada.', models, browser, buildPrompt,
-		tools: agentTools(CATALOGUE, { script: false, network: false }),
+		tools: agentTools(CATALOGUE, { script: false, network: false, networkTools: NETWORK }),
 		limits: { ...DEFAULT_LIMITS, ...limits },
 	});
 	const ask = task.ask.bind(task);
@@ -143,7 +146,7 @@ test('two tasks get different nonces', async () => {
 });
 
 test('the navigator\'s tools follow the settings and are listed one line each, without JSON Schema', () => {
-	const names = allowed => agentTools(CATALOGUE, allowed).map(tool => tool.name);
+	const names = allowed => agentTools(CATALOGUE, { ...allowed, networkTools: NETWORK }).map(tool => tool.name);
 	const base = names({ script: false, network: false });
 	for (const name of ['click_element', 'type_value', 'select_option', 'navigate_to', 'get_page_content', 'wait_for', 'manage_tabs'])
 		assert.ok(base.includes(name), `${name} is offered`);
@@ -153,7 +156,7 @@ test('the navigator\'s tools follow the settings and are listed one line each, w
 	assert.deepEqual(names({ script: true, network: false }).filter(name => !base.includes(name)), ['evaluate_script']);
 	assert.deepEqual(names({ script: false, network: true }).filter(name => !base.includes(name)).sort(), ['get_network_request', 'list_network_requests']);
 
-	const tools = agentTools(CATALOGUE, { script: false, network: false });
+	const tools = agentTools(CATALOGUE, { script: false, network: false, networkTools: NETWORK });
 	const system = buildPrompt('navigator', { task: 't', state: '', history: [], tools }).system;
 	const listed = system.split('\n').filter(line => /^- \w+\(/.test(line));
 	assert.deepEqual(listed.map(line => /^- (\w+)\(/.exec(line)[1]), base, 'one line per tool');

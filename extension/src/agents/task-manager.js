@@ -13,6 +13,7 @@ import { AgentTask } from './task-loop.js';
 import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js';
 import { domainAllowed, domainRefusal, taskDomains } from './domains.js';
 import { urlPolicy, urlRefusal } from '../url-policy.js';
+import { networkActions } from '../actions/network.js';
 import { agentTools } from './tools.js';
 import { PAGE_TEXT_CHARS } from './prompts.js';
 
@@ -211,7 +212,8 @@ export class TaskManager {
 	 * @returns {Promise<{name: string, description: string, input_schema: object}[]>}
 	 */
 	async modelTools() {
-		const allowed = { script: await this.deps.evaluateEnabled(), network: await (this.deps.networkEnabled?.() ?? false) };
+		const allowed = { script: await this.deps.evaluateEnabled(), network: await (this.deps.networkEnabled?.() ?? false),
+			networkTools: Object.keys(networkActions) };
 		return agentTools(this.deps.dispatcher.catalogueActions(), allowed);
 	}
 

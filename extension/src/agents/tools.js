@@ -6,8 +6,6 @@
  * @module agents/tools
  */
 
-import { networkActions } from '../actions/network.js';
-
 /** Tools the agents never get: the task tools themselves. */
 export const TASK_TOOLS = ['run_task', 'get_task', 'stop_task', 'list_tasks', 'answer_task'];
 
@@ -28,13 +26,13 @@ const FILLED_IN = ['tab_id', 'include_state'];
  * NOT_FOR_TASKS, evaluate_script only when the person allowed scripts and
  * the network tools only when they allowed those.
  * @param {{name: string, description: string, input_schema: object}[]} catalogue
- * @param {{script: boolean, network: boolean}} allowed
+ * @param {{script: boolean, network: boolean, networkTools: string[]}} allowed networkTools: the network tools' names
  * @returns {{name: string, description: string, input_schema: object}[]}
  */
 export function agentTools(catalogue, allowed) {
 	return catalogue
 	    .filter(tool => !TASK_TOOLS.includes(tool.name) && !NOT_FOR_TASKS.includes(tool.name) &&
-		(tool.name !== 'evaluate_script' || allowed.script) && (!(tool.name in networkActions) || allowed.network))
+		(tool.name !== 'evaluate_script' || allowed.script) && (!allowed.networkTools.includes(tool.name) || allowed.network))
 	    .map(tool => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema }));
 }
 
