@@ -2,8 +2,9 @@
 // not make check): fixed tasks run by run_task with the scripted model
 // (tests/agents/model-server.mjs, which answers at once), each beside the
 // same actions called directly over MCP by a script (the floor). Prints,
-// per task, the times (wall, model, browser side per step, the floor per
-// step and the ratio) and, per role, the model calls, characters and
+// per task, the times (wall, model, the start: run_task until the first
+// model request beside the floor's navigate_to, browser side per step, the
+// floor per step and the ratio) and, per role, the model calls, characters and
 // tokens in and out, the tokens a provider's prompt cache would serve, and
 // how much of each request repeats the beginning of that role's previous
 // one. Tokens are the model server's estimate, characters over 4.
@@ -67,7 +68,8 @@ async function agentsRun(b, spec) {
 			throw new Error(`${spec.name}: the task did not finish: ${result.content?.[0]?.text}`);
 		await b.ok('manage_tabs', { action: 'close', tab_id: data.tab_id });
 		const log = await model.log();
-		return { wall, modelMs: log.reduce((sum, entry) => sum + (entry.done - entry.time), 0), steps: data.steps_taken, usage: data.usage, log };
+		return { wall, start: log[0].time - started, modelMs: log.reduce((sum, entry) => sum + (entry.done - entry.time), 0),
+		    steps: data.steps_taken, usage: data.usage, log };
 	} finally {
 		await model.close();
 	}
@@ -78,6 +80,7 @@ async function agentsRun(b, spec) {
 async function floorRun(b, spec) {
 	const started = Date.now();
 	const opened = await b.ok('navigate_to', { url: b.page(spec.start), new_tab: true });
+	const start = Date.now() - started;
 	const tabId = opened.data.tab_id;
 	for (const step of spec.steps.filter(s => s.do !== 'answer')) {
 		const state = await b.ok('get_browser_state', { tab_id: tabId });
@@ -93,7 +96,7 @@ async function floorRun(b, spec) {
 	if (!pattern.test(`${state.text}\n${text.text}`))
 		throw new Error(`${spec.name}: the floor's script did not reach the answer`);
 	await b.ok('manage_tabs', { action: 'close', tab_id: tabId });
-	return { wall };
+	return { wall, start };
 }
 
 // One role's line of the model table, from the requests of one run.
@@ -125,15 +128,15 @@ try {
 }
 
 console.log(`The agents' benchmark (${RUNS} runs per task after a warm-up, scripted model answering at once; medians).\n`);
-console.log('| task | wall ms | model ms | model calls | navigator steps | browser ms per step | floor ms per step | ratio | best ratio |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('| task | wall ms | model ms | model calls | navigator steps | start ms / floor | browser ms per step | floor ms per step | ratio | best ratio |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const { spec, agents, floor } of results) {
 	/* Per step of the scenario (its actions and the answer), the same count for both. */
 	const steps = spec.steps.length;
 	const browser = agents.map(run => (run.wall - run.modelMs) / steps);
 	const direct = floor.map(run => run.wall / steps);
 	console.log(`| ${spec.name} | ${median(agents.map(r => r.wall))} | ${median(agents.map(r => r.modelMs))} | ${median(agents.map(r => r.log.length))} | ` +
-	    `${median(agents.map(r => r.steps))} | ${Math.round(median(browser))} | ${Math.round(median(direct))} | ` +
+	    `${median(agents.map(r => r.steps))} | ${median(agents.map(r => r.start))} / ${median(floor.map(r => r.start))} | ${Math.round(median(browser))} | ${Math.round(median(direct))} | ` +
 	    `${median(browser.map((ms, i) => ms / direct[i])).toFixed(2)} | ${(Math.min(...browser) / Math.min(...direct)).toFixed(2)} |`);
 }
 console.log('\nModel requests of the last run (tokens: characters / 4, as the scripted model estimates them; cached: the tokens of ' +
