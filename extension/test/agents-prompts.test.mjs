@@ -58,7 +58,7 @@ for (const role of ['planner', 'navigator', 'validator']) {
 
 test('only the navigator gets the tools, and only the validator the claimed answer matters to', () => {
 	const input = hostileInput();
-	assert.match(promptText(buildPrompt('navigator', input, NONCE)), /click_element: Click an element\./);
+	assert.match(promptText(buildPrompt('navigator', input, NONCE)), /- click_element\(\): Click an element\./);
 	assert.doesNotMatch(promptText(buildPrompt('planner', input, NONCE)), /Tools you may use/);
 	assert.match(promptText(buildPrompt('validator', input, NONCE)), /Claimed answer: ANSWER-MARK/);
 });
@@ -83,8 +83,8 @@ test('long histories are summarised, never cut mid-entry; long states are cut wi
 	const text = historyText(history);
 	const lines = text.split('\n');
 	assert.equal(lines.length, RECENT_STEPS + 1);
-	assert.match(lines[0], /^Earlier \(18 entries, summarised\): click_element x9, type_value x9; 3 failed or refused; 0 answers rejected\.$/);
-	assert.match(lines[1], /^step 19: click_element/);
+	assert.match(lines[0], /^Earlier \(24 entries, summarised\): click_element x12, type_value x12; 4 failed or refused; 0 answers rejected\.$/);
+	assert.match(lines[1], /^step 25: click_element/);
 	assert.match(lines.at(-1), /^step 30: type_value \{\} -> error: detail 30$/);
 
 	const prompt = promptText(buildPrompt('planner', { ...hostileInput(), state: 'x'.repeat(STATE_CHARS + 500) }, NONCE));

@@ -37,7 +37,7 @@ for (const kind of ['openai', 'anthropic']) {
 		const model = await serve({ steps: [], usage_per_request: { input_tokens: 7, output_tokens: 3 } });
 		const provider = createProvider({ kind, base_url: kind === 'openai' ? `${model.url}/v1` : model.url, api_key: KEY, model: 'scripted' }, { fetch });
 		const reply = await provider.complete(validatorCall);
-		assert.deepEqual(reply, { output: { verdict: 'accept', reason: 'ok' }, usage: { input_tokens: 7, output_tokens: 3 } });
+		assert.deepEqual(reply, { output: { verdict: 'accept', reason: 'ok' }, usage: { input_tokens: 7, output_tokens: 3, cached_input_tokens: 0 } });
 		assert.deepEqual((await model.log()).map(e => [e.api, e.role, e.status]), [[kind, 'validator', 200]]);
 	});
 }
@@ -88,7 +88,7 @@ test('malformed output gets one repair retry that says what was wrong; twice mal
 	const provider = createProvider({ kind: 'openai', base_url: once.url, api_key: KEY, model: 'm' }, { fetch: spy });
 	const reply = await provider.complete(validatorCall);
 	assert.equal(reply.output.verdict, 'accept');
-	assert.deepEqual(reply.usage, { input_tokens: 200, output_tokens: 40 }, 'both requests count');
+	assert.deepEqual(reply.usage, { input_tokens: 200, output_tokens: 40, cached_input_tokens: 0 }, 'both requests count');
 	assert.match(bodies[1].messages.at(-1).content, /^That reply cannot be used: the reply\.unexpected is not allowed\./);
 
 	const twice = await serve({ steps: [], faults: [{ request: 1, malformed: true }, { request: 2, malformed: true }] });
@@ -134,7 +134,7 @@ test('Gemini: the key in a header, a schema it accepts, function call read back'
 	};
 	const provider = createProvider({ kind: 'gemini', api_key: KEY, model: 'gemini-x' }, { fetch: fake });
 	const reply = await provider.complete(validatorCall);
-	assert.deepEqual(reply, { output: { verdict: 'reject', reason: 'no' }, usage: { input_tokens: 11, output_tokens: 2 } });
+	assert.deepEqual(reply, { output: { verdict: 'reject', reason: 'no' }, usage: { input_tokens: 11, output_tokens: 2, cached_input_tokens: 0 } });
 	assert.equal(seen.url, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-x:generateContent');
 	assert.equal(seen.headers['x-goog-api-key'], KEY);
 	assert.ok(!seen.url.includes(KEY));

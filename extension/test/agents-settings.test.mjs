@@ -60,7 +60,7 @@ test('stored settings get defaults for what is missing, of the wrong type or out
 		allowed_domains: [], vision: false, keep_tabs: false,
 	});
 	assert.deepEqual(ROLES, ['planner', 'navigator', 'validator']);
-	assert.deepEqual(DEFAULT_LIMITS, { max_steps: 30, max_failures: 3, timeout_ms: 300000, token_budget: 300000, planner_interval: 3 });
+	assert.deepEqual(DEFAULT_LIMITS, { max_steps: 30, max_failures: 3, timeout_ms: 300000, token_budget: 300000, planner_interval: 5 });
 	const limits = { max_steps: 200, max_failures: 0, timeout_ms: 999, token_budget: 10000000, planner_interval: 1.5 };
 	const read = normaliseSettings({ limits, vision: 'yes', keep_tabs: true, allowed_domains: ['A.test'] });
 	assert.deepEqual(read.limits, { ...DEFAULT_LIMITS, max_steps: 200, token_budget: 10000000 });

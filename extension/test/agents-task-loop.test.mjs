@@ -103,7 +103,7 @@ test('a task plans, acts, claims an answer and ends done when the validator acce
 	assert.deepEqual(result.verdict, { verdict: 'accept', reason: 'matches', answer: 'Order #42' });
 	assert.equal(result.steps_taken, 2);
 	assert.deepEqual(calls.map(c => c.role), ['planner', 'navigator', 'navigator', 'validator']);
-	assert.deepEqual(result.usage, { input_tokens: 40, output_tokens: 20, model_calls: 4 });
+	assert.deepEqual(result.usage, { input_tokens: 40, output_tokens: 20, cached_input_tokens: 0, model_calls: 4 });
 	const click = result.steps.find(s => s.tool === 'click_element');
 	assert.equal(click.label, 'Buy');
 	assert.equal(click.outcome, 'ok');

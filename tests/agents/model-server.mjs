@@ -8,7 +8,11 @@
 // Usage: node tests/agents/model-server.mjs --scenario FILE [--port N]
 // Prints "listening on http://127.0.0.1:PORT" as its first line.
 // GET /log answers the requests so far: [{n, time, done, api, role, status,
-// model, key}] (key: the API key the request carried, or null).
+// model, key, chars_in, repeat, state_chars, chars_out, usage}] (key: the API key the
+// request carried, or null; chars_in: the prompt's characters, system and
+// messages; repeat: how many of them begin as the same role's previous
+// prompt did; state_chars: the page state it carried; chars_out: the
+// output's JSON; usage: the tokens reported).
 
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -41,24 +45,33 @@ export function parseState(text) {
 	return elements;
 }
 
-// The parts of the untrusted block: {state, text, history, claimed}.
+// The headers of the untrusted block's sections, in any order.
+const SECTIONS = {
+	state: 'Page state:\n',
+	text: 'Page text:\n',
+	history: 'History of steps (labels and results quote the page):\n',
+	rejection: 'The validator rejected the last answer: ',
+	claimed: 'Claimed answer: ',
+	url: 'URL: ',
+};
+
+// The parts of the untrusted block: {state, text, history, claimed}. Each
+// section runs from its header to the next header (or the block's end).
 export function readBlock(prompt) {
 	const match = FENCE.exec(prompt);
 	if (!match)
 		return null;
-	const body = match[2];
-	const section = (start, end) => {
-		const from = body.indexOf(start);
-		if (from === -1)
-			return '';
-		const to = end === undefined ? -1 : body.indexOf(end, from + start.length);
-		return body.slice(from + start.length, to === -1 ? undefined : to).trim();
-	};
+	const body = `\n${match[2]}`;
+	const starts = Object.entries(SECTIONS).map(([name, header]) => [name, body.indexOf(`\n${header}`), header])
+	    .filter(([, at]) => at !== -1).sort((a, b) => a[1] - b[1]);
+	const parts = {};
+	starts.forEach(([name, at, header], i) =>
+		parts[name] = body.slice(at + 1 + header.length, i + 1 < starts.length ? starts[i + 1][1] : undefined).trim());
 	return {
-		state: section('Page state:\n', '\nPage text:'),
-		text: section('Page text:\n', '\nHistory of steps'),
-		history: section('History of steps (labels and results quote the page):\n', '\n\n').split('\n').filter(Boolean),
-		claimed: /\nClaimed answer: (.*)$/.exec(body)?.[1],
+		state: parts.state ?? '',
+		text: parts.text ?? '',
+		history: (parts.history ?? '').split('\n').filter(Boolean),
+		claimed: parts.claimed,
 	};
 }
 
@@ -66,6 +79,32 @@ export function readBlock(prompt) {
 export function findByLabel(elements, label) {
 	const lower = label.toLowerCase();
 	return elements.find(e => e.name === label) ?? elements.find(e => e.name.toLowerCase().includes(lower));
+}
+
+// The action a scenario step names, on a page with these elements:
+// {tool, args}, or null when the element it names is not there (yet).
+export function actionFor(step, elements) {
+	if (step.do === 'navigate')
+		return { tool: 'navigate_to', args: { url: step.url } };
+	if (step.do === 'press')
+		return { tool: 'press_keys', args: { keys: step.keys } };
+	if (step.do === 'scroll')
+		return { tool: 'scroll_page', args: { direction: step.direction ?? 'down' } };
+	if (step.do === 'ask')
+		return { tool: 'ask_user', args: { question: step.question } };
+	const element = findByLabel(elements, step.label);
+	if (element === undefined)
+		return null;
+	switch (step.do) {
+	case 'click':
+		return { tool: 'click_element', args: { ref: element.ref } };
+	case 'type':
+		return { tool: 'type_value', args: { ref: element.ref, text: step.text } };
+	case 'select':
+		return { tool: 'select_option', args: { ref: element.ref, values: [step.option] } };
+	default:
+		throw new Error(`the scenario has an unknown step "${step.do}"`);
+	}
 }
 
 // A scenario player; each call answers one request's role output.
@@ -114,27 +153,10 @@ export class Player {
 			}
 			return { thought: 'The page shows the result.', actions: [], done: { answer } };
 		}
-		if (step.do === 'navigate')
-			return this.act('navigate_to', { url: step.url });
-		if (step.do === 'press')
-			return this.act('press_keys', { keys: step.keys });
-		if (step.do === 'scroll')
-			return this.act('scroll_page', { direction: step.direction ?? 'down' });
-		if (step.do === 'ask')
-			return this.act('ask_user', { question: step.question });
-		const element = findByLabel(parseState(block?.state ?? ''), step.label);
-		if (element === undefined)
+		const action = actionFor(step, parseState(block?.state ?? ''));
+		if (action === null)
 			return { thought: `No element labelled "${step.label}" yet; waiting.`, actions: [{ tool: 'wait_for', args: { delay_ms: 300 } }] };
-		switch (step.do) {
-		case 'click':
-			return this.act('click_element', { ref: element.ref });
-		case 'type':
-			return this.act('type_value', { ref: element.ref, text: step.text });
-		case 'select':
-			return this.act('select_option', { ref: element.ref, values: [step.option] });
-		default:
-			throw new Error(`the scenario has an unknown step "${step.do}"`);
-		}
+		return this.act(action.tool, action.args);
 	}
 
 	act(tool, args) {
@@ -153,35 +175,67 @@ export class Player {
 	}
 }
 
-// The role a request asks for, the prompt text and the API's shape.
-function readRequest(api, body) {
-	const forced = api === 'openai' ? body.tool_choice?.function?.name : body.tool_choice?.name;
-	const system = api === 'openai' ? body.messages?.find(m => m.role === 'system')?.content ?? '' : body.system ?? '';
-	const role = forced?.replace(/_output$/, '') ?? ROLES.find(r => String(system).includes(`You are the ${r}`));
-	const user = body.messages?.find(m => m.role === 'user');
-	const content = typeof user?.content === 'string' ? user.content :
-	    (user?.content ?? []).filter(p => p.type === 'text').map(p => p.text).join('\n');
-	return { role, prompt: content, tools: forced !== undefined };
+// The text of a message's content (its text parts).
+function contentText(content) {
+	if (typeof content === 'string')
+		return content;
+	return (Array.isArray(content) ? content : []).filter(p => p.type === 'text' || typeof p.text === 'string').map(p => p.text).join('\n');
 }
 
-// The API reply carrying output.
+// The role a request asks for, the prompt text, the whole prompt as the
+// model reads it (system, then each message) and the API's shape.
+function readRequest(api, body) {
+	const forced = api === 'openai' ? body.tool_choice?.function?.name : body.tool_choice?.name;
+	const system = api === 'openai' ? contentText(body.messages?.find(m => m.role === 'system')?.content ?? '') : contentText(body.system ?? '');
+	const role = forced?.replace(/_output$/, '') ?? ROLES.find(r => system.includes(`You are the ${r}`));
+	const user = body.messages?.find(m => m.role === 'user');
+	const whole = [...(api === 'openai' ? [] : [system]), ...(body.messages ?? []).map(m => contentText(m.content))].join('\n');
+	return { role, prompt: contentText(user?.content), whole, tools: forced !== undefined };
+}
+
+// How many characters two texts share from their beginning.
+export function commonPrefix(a, b) {
+	const n = Math.min(a.length, b.length);
+	let i = 0;
+	while (i < n && a.charCodeAt(i) === b.charCodeAt(i))
+		i++;
+	return i;
+}
+
+// The usage a reply reports: the scenario's fixed numbers, or with
+// usage "estimate" the characters over 4 (in: the prompt; out: the
+// output; cached: the prompt's repeat of the same role's last prompt, as a
+// provider's prefix cache would find it).
+function usageFor(scenario, entry) {
+	if (scenario.usage === 'estimate')
+		return { input_tokens: Math.ceil(entry.chars_in / 4), output_tokens: Math.ceil(entry.chars_out / 4), cached_tokens: Math.floor(entry.repeat / 4) };
+	const fixed = scenario.usage_per_request ?? { input_tokens: 100, output_tokens: 20 };
+	return { input_tokens: fixed.input_tokens, output_tokens: fixed.output_tokens, cached_tokens: fixed.cached_tokens ?? 0 };
+}
+
+// The API reply carrying output, with usage in the API's own fields
+// (OpenAI: prompt_tokens_details.cached_tokens; Anthropic: input_tokens
+// without the cached part, which is cache_read_input_tokens).
 function reply(api, role, output, usage, viaTools) {
 	if (api === 'openai') {
 		const message = viaTools ?
 		    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: `${role}_output`, arguments: JSON.stringify(output) } }] } :
 		    { role: 'assistant', content: JSON.stringify(output) };
 		return { id: 'chatcmpl-scripted', object: 'chat.completion', model: 'scripted', choices: [{ index: 0, message, finish_reason: viaTools ? 'tool_calls' : 'stop' }],
-		    usage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens } };
+		    usage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens,
+			...(usage.cached_tokens > 0 ? { prompt_tokens_details: { cached_tokens: usage.cached_tokens } } : {}) } };
 	}
 	return { id: 'msg_scripted', type: 'message', role: 'assistant', model: 'scripted',
 	    content: viaTools ? [{ type: 'tool_use', id: 'toolu_1', name: `${role}_output`, input: output }] : [{ type: 'text', text: JSON.stringify(output) }],
-	    stop_reason: viaTools ? 'tool_use' : 'end_turn', usage };
+	    stop_reason: viaTools ? 'tool_use' : 'end_turn',
+	    usage: { input_tokens: usage.input_tokens - usage.cached_tokens, output_tokens: usage.output_tokens,
+		...(usage.cached_tokens > 0 ? { cache_read_input_tokens: usage.cached_tokens } : {}) } };
 }
 
 // Starts the server; resolves to { server, url }.
 export function startModelServer(scenario, port = 0) {
 	const player = new Player(scenario);
-	const usage = scenario.usage_per_request ?? { input_tokens: 100, output_tokens: 20 };
+	const lastPrompt = new Map();
 	const faults = new Map((scenario.faults ?? []).map(f => [f.request, f]));
 	const log = [];
 	const server = createServer((req, res) => {
@@ -216,8 +270,11 @@ export function startModelServer(scenario, port = 0) {
 				send(400, { error: { message: 'the body is not JSON' } });
 				return;
 			}
-			const { role, prompt, tools } = readRequest(api, body);
+			const { role, prompt, whole, tools } = readRequest(api, body);
 			entry.role = role ?? null;
+			entry.chars_in = whole.length;
+			entry.repeat = commonPrefix(lastPrompt.get(role) ?? '', whole);
+			lastPrompt.set(role, whole);
 			entry.model = typeof body.model === 'string' ? body.model : null;
 			if (fault.delay_ms !== undefined) {
 				await new Promise(resolve => setTimeout(resolve, fault.delay_ms));
@@ -235,9 +292,13 @@ export function startModelServer(scenario, port = 0) {
 				send(400, { error: { message: 'no role: force a <role>_output tool, or name the role in the system prompt' } });
 				return;
 			}
-			const output = fault.malformed ? { unexpected: 'not what the schema asks for' } : player[role](readBlock(prompt));
+			const block = readBlock(prompt);
+			entry.state_chars = block?.state.length ?? 0;
+			const output = fault.malformed ? { unexpected: 'not what the schema asks for' } : player[role](block);
 			entry.status = 200;
-			send(200, reply(api, role, output, usage, tools));
+			entry.chars_out = JSON.stringify(output).length;
+			entry.usage = usageFor(scenario, entry);
+			send(200, reply(api, role, output, entry.usage, tools));
 		});
 	});
 	return new Promise((resolve, reject) => {

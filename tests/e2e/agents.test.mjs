@@ -97,7 +97,7 @@ describe('run_task', () => {
 	});
 
 	test('a multi-page task completes with the right answer, progress in order, in a tab group', async () => {
-		await useScenario({ steps: SHOP_ORDER_STEPS });
+		await useScenario({ steps: SHOP_ORDER_STEPS, usage_per_request: { input_tokens: 100, output_tokens: 20, cached_tokens: 60 } });
 		const r = await runTask({ task: 'Order one blue mug for Ada Lovelace, shipping to Canada, and report the order number.',
 		    start_url: b.page('shop/index.html'), allowed_domains: ['127.0.0.1'] });
 		assert.equal(r.result.isError, undefined, r.text);
@@ -107,6 +107,8 @@ describe('run_task', () => {
 		assert.equal(r.data.answer, /Order #\d+/.exec(shown)[0]);
 		assert.equal(r.data.verdict.verdict, 'accept');
 		assert.equal(r.data.usage.model_calls, r.data.usage.input_tokens / 100);
+		assert.equal(r.data.usage.cached_input_tokens, 60 * r.data.usage.model_calls, 'the cached tokens the API reported');
+		assert.match(r.text, new RegExp(`Tokens: ${r.data.usage.input_tokens} in \\(${r.data.usage.cached_input_tokens} of them cached\\)`));
 
 		const actions = r.progress.filter(m => / step \d+: /.test(m));
 		assert.deepEqual(actions.map(m => /step \d+: (\w+ "[^"]*")/.exec(m)[1]), [

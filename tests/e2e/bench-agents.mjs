@@ -1,12 +1,52 @@
-// Measures the agents' own overhead per step on the fixture shop task:
-// the task's time minus the time the (scripted, instant) model took,
-// divided by the navigator steps. Run by `make bench` (through
-// tests/e2e.sh with E2E_SCRIPT), not by make check; prints a table.
+// The agents' benchmark (`make bench-agents`, and the end of `make bench`;
+// not make check): fixed tasks run by run_task with the scripted model
+// (tests/agents/model-server.mjs, which answers at once), each beside the
+// same actions called directly over MCP by a script (the floor). Prints,
+// per task, the times (wall, model, the start: run_task until the first
+// model request beside the floor's navigate_to, browser side per step, the
+// floor per step and the ratio) and, per role, the model calls, characters and
+// tokens in and out, the tokens a provider's prompt cache would serve, and
+// how much of each request repeats the beginning of that role's previous
+// one. Tokens are the model server's estimate, characters over 4.
+// BENCH_RUNS=N sets the runs per task (default 5), after one warm-up run of
+// each kind that is not counted; times are medians, the ratio is the
+// median of each run's ratio to the floor run beside it, and the best ratio
+// that of the fastest runs (the least disturbed by other work).
 
 import { startBridge } from './harness.mjs';
 import { SHOP_ORDER_STEPS, configureAgents, startModelServer } from './agents-harness.mjs';
+import { actionFor, parseState } from '../agents/model-server.mjs';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const RUNS = Number(process.env.BENCH_RUNS || 5);
+
+// The fixed tasks: the words run_task gets, where it starts, and the
+// scenario the scripted model follows (the same steps the floor calls).
+const TASKS = [
+	{ name: 'shop order', start: 'shop/index.html', steps: SHOP_ORDER_STEPS,
+	    task: 'Order one blue mug for Ada Lovelace, shipping to Canada, and report the order number.' },
+	{ name: 'todo list', start: 'todos.html',
+	    task: 'Add "buy milk" to the todo list, tick "walk the dog" as done, and report how many items are left.',
+	    steps: [
+		{ do: 'type', label: 'What needs to be done', text: 'buy milk' },
+		{ do: 'press', keys: '{Enter}' },
+		{ do: 'click', label: 'walk the dog' },
+		{ do: 'answer', pattern: '[0-9]+ items? left' },
+	    ] },
+	{ name: 'multi-page form', start: 'apply/index.html',
+	    task: 'Apply for a library card for Ada Lovelace (ada@example.org, 12 Analytical Row, London, Harbour branch) and report the reference.',
+	    steps: [
+		{ do: 'type', label: 'Full name', text: 'Ada Lovelace' },
+		{ do: 'type', label: 'Email', text: 'ada@example.org' },
+		{ do: 'click', label: 'Next: address' },
+		{ do: 'type', label: 'Street', text: '12 Analytical Row' },
+		{ do: 'type', label: 'City', text: 'London' },
+		{ do: 'select', label: 'Branch', option: 'Harbour' },
+		{ do: 'click', label: 'Next: review' },
+		{ do: 'click', label: 'I accept' },
+		{ do: 'click', label: 'Send application' },
+		{ do: 'answer', pattern: 'LC-[0-9]+' },
+	    ] },
+];
 
 // The median of a list of numbers.
 function median(values) {
@@ -14,32 +54,101 @@ function median(values) {
 	return sorted[Math.floor(sorted.length / 2)];
 }
 
+// Runs a task with the agents; resolves to its times and the model's log.
+async function agentsRun(b, spec) {
+	const model = await startModelServer({ steps: spec.steps, usage: 'estimate' });
+	try {
+		await configureAgents(b, { baseUrl: `${model.url}/v1` });
+		const started = Date.now();
+		const result = await b.client.callTool({ name: 'run_task', arguments: { task: spec.task, start_url: b.page(spec.start) } },
+		    undefined, { timeout: 120000 });
+		const wall = Date.now() - started;
+		const data = result.structuredContent;
+		if (data?.stop_reason !== 'done')
+			throw new Error(`${spec.name}: the task did not finish: ${result.content?.[0]?.text}`);
+		await b.ok('manage_tabs', { action: 'close', tab_id: data.tab_id });
+		const log = await model.log();
+		return { wall, start: log[0].time - started, modelMs: log.reduce((sum, entry) => sum + (entry.done - entry.time), 0),
+		    steps: data.steps_taken, usage: data.usage, log };
+	} finally {
+		await model.close();
+	}
+}
+
+// The floor: the same actions called over MCP by a script that reads the
+// state before each (to find its ref by label) and the page at the end.
+async function floorRun(b, spec) {
+	const started = Date.now();
+	const opened = await b.ok('navigate_to', { url: b.page(spec.start), new_tab: true });
+	const start = Date.now() - started;
+	const tabId = opened.data.tab_id;
+	for (const step of spec.steps.filter(s => s.do !== 'answer')) {
+		const state = await b.ok('get_browser_state', { tab_id: tabId });
+		const action = actionFor(step, parseState(state.text));
+		if (action === null)
+			throw new Error(`${spec.name}: the floor found no "${step.label}" in:\n${state.text}`);
+		await b.ok(action.tool, { ...action.args, ...(action.args.ref === undefined ? { tab_id: tabId } : {}) });
+	}
+	const state = await b.ok('get_browser_state', { tab_id: tabId });
+	const text = await b.ok('get_page_content', { tab_id: tabId, format: 'text' });
+	const wall = Date.now() - started;
+	const pattern = new RegExp(spec.steps.at(-1).pattern);
+	if (!pattern.test(`${state.text}\n${text.text}`))
+		throw new Error(`${spec.name}: the floor's script did not reach the answer`);
+	await b.ok('manage_tabs', { action: 'close', tab_id: tabId });
+	return { wall, start };
+}
+
+// One role's line of the model table, from the requests of one run.
+function roleLine(task, role, entries) {
+	const sum = key => entries.reduce((total, entry) => total + key(entry), 0);
+	const later = entries.slice(1).map(entry => entry.repeat / entry.chars_in);
+	const share = later.length > 0 ? `${Math.round(100 * median(later))} % / ${Math.round(100 * Math.min(...later))} %` : '-';
+	const fresh = later.length > 0 ? Math.max(...entries.slice(1).map(entry => entry.chars_in - entry.repeat - entry.state_chars)) : '-';
+	return `| ${task} | ${role} | ${entries.length} | ${sum(e => e.chars_in)} | ${sum(e => e.chars_out)} | ${sum(e => e.usage.input_tokens)} | ` +
+	    `${sum(e => e.usage.output_tokens)} | ${sum(e => e.usage.cached_tokens)} | ${share} | ${fresh} |`;
+}
+
 const b = await startBridge();
-const rows = [];
+const results = [];
 try {
-	for (let i = 0; i < RUNS; i++) {
-		const model = await startModelServer({ steps: SHOP_ORDER_STEPS });
-		try {
-			await configureAgents(b, { baseUrl: `${model.url}/v1` });
-			const started = Date.now();
-			const result = await b.client.callTool({ name: 'run_task', arguments: { task: 'Order a blue mug for Ada Lovelace in Canada.', start_url: b.page('shop/index.html') } },
-			    undefined, { timeout: 120000 });
-			const total = Date.now() - started;
-			const data = result.structuredContent;
-			if (data?.stop_reason !== 'done')
-				throw new Error(`the task did not finish: ${result.content?.[0]?.text}`);
-			const log = await model.log();
-			const modelMs = log.reduce((sum, entry) => sum + (entry.done - entry.time), 0);
-			rows.push({ total, modelMs, steps: data.steps_taken, calls: log.length, overhead: (total - modelMs) / data.steps_taken });
-		} finally {
-			await model.close();
+	for (const spec of TASKS) {
+		const agents = [];
+		const floor = [];
+		await agentsRun(b, spec);
+		await floorRun(b, spec);
+		for (let i = 0; i < RUNS; i++) {
+			agents.push(await agentsRun(b, spec));
+			floor.push(await floorRun(b, spec));
 		}
+		results.push({ spec, agents, floor });
 	}
 } finally {
 	await b.close();
 }
-console.log(`Agents on the fixture shop order (${RUNS} runs, scripted model; medians):\n`);
-console.log('| task ms | model ms | navigator steps | model calls | overhead per step ms |');
-console.log('| ---: | ---: | ---: | ---: | ---: |');
-console.log(`| ${median(rows.map(r => r.total))} | ${median(rows.map(r => r.modelMs))} | ${median(rows.map(r => r.steps))} | ` +
-    `${median(rows.map(r => r.calls))} | ${Math.round(median(rows.map(r => r.overhead)))} |`);
+
+console.log(`The agents' benchmark (${RUNS} runs per task after a warm-up, scripted model answering at once; medians).\n`);
+console.log('| task | wall ms | model ms | model calls | navigator steps | start ms / floor | browser ms per step | floor ms per step | ratio | best ratio |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+for (const { spec, agents, floor } of results) {
+	/* Per step of the scenario (its actions and the answer), the same count for both. */
+	const steps = spec.steps.length;
+	const browser = agents.map(run => (run.wall - run.modelMs) / steps);
+	const direct = floor.map(run => run.wall / steps);
+	console.log(`| ${spec.name} | ${median(agents.map(r => r.wall))} | ${median(agents.map(r => r.modelMs))} | ${median(agents.map(r => r.log.length))} | ` +
+	    `${median(agents.map(r => r.steps))} | ${median(agents.map(r => r.start))} / ${median(floor.map(r => r.start))} | ${Math.round(median(browser))} | ${Math.round(median(direct))} | ` +
+	    `${median(browser.map((ms, i) => ms / direct[i])).toFixed(2)} | ${(Math.min(...browser) / Math.min(...direct)).toFixed(2)} |`);
+}
+console.log('\nModel requests of the last run (tokens: characters / 4, as the scripted model estimates them; cached: the tokens of ' +
+    'the repeat of that role\'s previous request; repeat: median / lowest share of each request after the first that repeats ' +
+    'the previous one\'s beginning; new: most characters of a request that are neither a repeat nor the page state):\n');
+console.log('| task | role | calls | chars in | chars out | tokens in | tokens out | cached tokens | repeat | new |');
+console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+for (const { spec, agents } of results) {
+	const log = agents.at(-1).log;
+	for (const role of ['planner', 'navigator', 'validator']) {
+		const entries = log.filter(entry => entry.role === role && entry.status === 200);
+		if (entries.length > 0)
+			console.log(roleLine(spec.name, role, entries));
+	}
+}

@@ -43,6 +43,7 @@ export const ROLE_SCHEMAS = Object.freeze({
 					additionalProperties: false,
 				},
 			},
+			goal_reached: { type: 'boolean', description: 'true when these actions complete the current sub-goal; the planner then gives the next one.' },
 			done: {
 				type: 'object',
 				description: 'Only when the task is complete: the final answer. Leave actions empty then.',

@@ -21,7 +21,7 @@ export const DEFAULT_LIMITS = Object.freeze({
 	max_failures: 3,
 	timeout_ms: 300000,
 	token_budget: 300000,
-	planner_interval: 3,
+	planner_interval: 5,
 });
 
 /** The bounds each limit must lie within. */

@@ -11,6 +11,7 @@ import { ErrorCode } from '../errors.js';
 import { schemaError } from '../json-schema.js';
 import { domainAllowed, domainRefusal } from './domains.js';
 import { MAX_ACTIONS_PER_STEP } from './roles.js';
+import { randomNonce } from './prompts.js';
 import { untilAborted } from '../sleep.js';
 
 /** Why a task stopped. */
@@ -51,8 +52,25 @@ export const ASK_USER = Object.freeze({
 /** Action errors the navigator recovers from by reading the page again. */
 const RECOVERABLE = new Set([ErrorCode.STALE_REF, ErrorCode.ELEMENT_NOT_FOUND, ErrorCode.NOT_INTERACTABLE]);
 
-/** Consecutive action failures after which the planner is asked again. */
+/**
+ * Consecutive action failures after which the planner is asked again: a
+ * failed step. One failure is the navigator's to fix, from the fresh state
+ * and the error in the history.
+ */
 const REPLAN_AFTER_FAILURES = 2;
+
+/** A field's value or placeholder in a state line (format.js): what the navigator typed is no news. */
+const FIELD_VALUE = / (?:value|placeholder)="(?:[^"\\]|\\.)*"/g;
+
+/**
+ * What says whether the page changed for the navigator: its address and
+ * its state, the fields' values aside.
+ * @param {PageView} view
+ * @returns {string}
+ */
+function pageKey(view) {
+	return `${view.url}\n${view.state.replace(FIELD_VALUE, '')}`;
+}
 
 /** Longest detail kept per step in the history and the result. */
 const DETAIL_CHARS = 300;
@@ -80,8 +98,10 @@ class TaskStop extends Error {
 /**
  * What the loop needs from the browser, bound to the task's tab.
  * @typedef {object} TaskBrowser
- * @property {(signal: AbortSignal) => Promise<PageView>} read the page as the model sees it
- * @property {(tool: string, args: object, signal: AbortSignal) => Promise<{text: string, url?: string}>} act runs one catalogue tool
+ * @property {(signal: AbortSignal) => Promise<PageView>} read the page's state (get_browser_state)
+ * @property {(signal: AbortSignal) => Promise<string>} [pageText] the page's visible text, cut (get_page_content)
+ * @property {(tool: string, args: object, signal: AbortSignal) => Promise<{text: string, url?: string, view?: PageView}>} act
+ *   runs one catalogue tool; view: the page after it, when the tool reported it in the same call (include_state)
  * @property {(signal: AbortSignal) => Promise<void>} back returns from a page outside the allowed domains
  * @property {() => {url: string, here: boolean}[]} blocked the pages the browser's fence stopped in the task's tabs
  *   since the last call; here: in place of the task tab's own page (it shows the browser's error page)
@@ -91,7 +111,7 @@ class TaskStop extends Error {
 /**
  * @typedef {object} PageView
  * @property {string} state the compact state text of get_browser_state
- * @property {string} page_text the page's visible text, cut
+ * @property {string} [page_text] the page's visible text, cut, once it was read
  * @property {string} url
  * @property {string} title
  * @property {Map<string, string>} labels element names by ref
@@ -153,7 +173,11 @@ export class AgentTask {
 		});
 		/** @type {Step[]} */
 		this.history = [];
-		this.usage = { input_tokens: 0, output_tokens: 0, model_calls: 0 };
+		this.usage = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, model_calls: 0 };
+		/** The fences' nonce: one per task, so each prompt begins as the one before it (a provider's cache). */
+		this.nonce = randomNonce();
+		/** The page the navigator was last shown ({key: pageKey, text}), so an unchanged page's text is not sent again. */
+		this.navigatorSaw = null;
 		this.stepsTaken = 0;
 		this.failures = 0;
 		this.plan = '';
@@ -352,7 +376,8 @@ export class AgentTask {
 				throw new TaskStop(StopReason.MAX_FAILURES,
 				    `Stopped after ${this.failures} failed actions in a row (max_failures).`);
 			sincePlan++;
-			if (sincePlan >= this.limits.planner_interval || this.failures >= REPLAN_AFTER_FAILURES)
+			/* The planner again: the sub-goal is reached, a step failed, or every planner_interval steps. */
+			if (decision.goal_reached === true || sincePlan >= this.limits.planner_interval || this.failures >= REPLAN_AFTER_FAILURES)
 				mustPlan = true;
 		}
 	}
@@ -374,6 +399,7 @@ export class AgentTask {
 		signal.throwIfAborted();
 		this.usage.input_tokens += reply.usage?.input_tokens ?? 0;
 		this.usage.output_tokens += reply.usage?.output_tokens ?? 0;
+		this.usage.cached_input_tokens += reply.usage?.cached_input_tokens ?? 0;
 		this.usage.model_calls++;
 		return reply.output;
 	}
@@ -386,12 +412,14 @@ export class AgentTask {
 	 */
 	async runPlanner(view, rejection, signal) {
 		const output = await this.ask('planner', {
-			...this.promptBase(view),
+			...this.promptBase(view, await this.pageText(view, signal)),
 			rejection,
 		}, signal);
 		this.plan = output.plan;
 		this.nextGoal = output.next_goal;
-		this.record({ tool: 'planner', outcome: 'planned', detail: `${output.plan} Next: ${output.next_goal}` });
+		/* A new plan (after a rejected answer, a resume, failures): the navigator gets the page's text again. */
+		this.navigatorSaw = null;
+		this.record({ tool: 'planner', outcome: 'planned', detail: brief(`${output.plan} Next: ${output.next_goal}`) });
 		this.onEvent({ type: 'plan', plan: output.plan, next_goal: output.next_goal, status: output.status });
 		return output;
 	}
@@ -402,7 +430,7 @@ export class AgentTask {
 	 * @param {AbortSignal} signal
 	 */
 	async runNavigator(view, signal) {
-		const input = { ...this.promptBase(view), tools: this.tools };
+		const input = { ...this.promptBase(view, await this.navigatorText(view, signal)), tools: this.tools };
 		if (this.vision && this.browser.screenshot !== undefined)
 			input.screenshot = await this.browser.screenshot(signal);
 		return this.ask('navigator', input, signal);
@@ -415,7 +443,7 @@ export class AgentTask {
 	 * @param {AbortSignal} signal
 	 */
 	async runValidator(answer, view, signal) {
-		const output = await this.ask('validator', { ...this.promptBase(view), claimed_answer: answer }, signal);
+		const output = await this.ask('validator', { ...this.promptBase(view, await this.pageText(view, signal)), claimed_answer: answer }, signal);
 		this.verdict = { verdict: output.verdict, reason: output.reason, answer };
 		this.record({ tool: 'validator', outcome: output.verdict === 'accept' ? 'accepted' : 'rejected',
 		    detail: `${brief(answer)}: ${output.reason}` });
@@ -426,17 +454,51 @@ export class AgentTask {
 	}
 
 	/**
+	 * The page's text, read once per page view (the planner and the
+	 * validator always see it; the navigator when the page changed).
+	 * @param {PageView} view
+	 * @param {AbortSignal} signal
+	 * @returns {Promise<string>}
+	 */
+	async pageText(view, signal) {
+		if (view.page_text === undefined)
+			view.page_text = this.browser.pageText !== undefined ? await this.browser.pageText(signal) : '';
+		return view.page_text;
+	}
+
+	/**
+	 * The page text for the navigator's prompt: read only when the page
+	 * changed since its last prompt (another address or state, the
+	 * fields' values aside) or the planner planned since, and sent only
+	 * when it differs from the text it got then.
+	 * @param {PageView} view
+	 * @param {AbortSignal} signal
+	 * @returns {Promise<string|undefined>} undefined: unchanged, not sent again
+	 */
+	async navigatorText(view, signal) {
+		const saw = this.navigatorSaw;
+		const key = pageKey(view);
+		if (saw !== null && saw.key === key)
+			return undefined;
+		const text = await this.pageText(view, signal);
+		this.navigatorSaw = { key, text };
+		return saw !== null && saw.text === text ? undefined : text;
+	}
+
+	/**
 	 * What every role's prompt is built from.
 	 * @param {PageView} view
+	 * @param {string|undefined} pageText the page's text, when this prompt carries it
 	 */
-	promptBase(view) {
+	promptBase(view, pageText) {
 		return {
 			task: this.task,
+			nonce: this.nonce,
 			plan: this.plan,
 			next_goal: this.nextGoal,
 			history: this.history,
 			state: view.state,
-			page_text: view.page_text,
+			page_text: pageText,
 			url: view.url,
 			title: view.title,
 			allowed_domains: this.allowedDomains,
@@ -462,20 +524,20 @@ export class AgentTask {
 				    detail: 'The person paused the task here and may have changed the page; the rest of this step was not run.' });
 				return this.browser.read(signal);
 			}
-			const ok = await this.runAction(tool, args ?? {}, view, signal);
-			const last = i === chosen.length - 1;
-			const after = await this.browser.read(signal);
-			if (last)
+			const acted = await this.runAction(tool, args ?? {}, view, signal);
+			/* The page after the action: from the action's own reply when it gave it, else read once. */
+			const after = acted.view ?? await this.browser.read(signal);
+			if (i === chosen.length - 1)
 				return after;
-			if (!ok || this.pageChanged(view, after)) {
+			if (!acted.ok || this.pageChanged(view, after)) {
 				const left = chosen.slice(i + 1).map(action => action.tool).join(', ');
 				this.record({ tool: chosen[i + 1].tool, outcome: 'skipped',
-				    detail: `${ok ? 'The page changed' : 'The action failed'}, so the rest of this step (${left}) was not run; choose again from the new state.` });
+				    detail: `${acted.ok ? 'The page changed' : 'The action failed'}, so the rest of this step (${left}) was not run; choose again from the new state.` });
 				return after;
 			}
 			view = after;
 		}
-		return this.browser.read(signal);
+		return view;
 	}
 
 	/**
@@ -484,7 +546,7 @@ export class AgentTask {
 	 * @param {object} args
 	 * @param {PageView} view
 	 * @param {AbortSignal} signal
-	 * @returns {Promise<boolean>} whether it succeeded
+	 * @returns {Promise<{ok: boolean, view?: PageView}>} whether it succeeded, and the page after it when the action reported it
 	 */
 	async runAction(tool, args, view, signal) {
 		const label = typeof args.ref === 'string' ? view.labels.get(args.ref) : undefined;
@@ -503,7 +565,7 @@ export class AgentTask {
 			const detail = brief(`${from} answered: ${text}`);
 			this.record({ ...step, outcome: 'ok', detail });
 			this.onEvent({ type: 'action', step: this.stepsTaken, tool, args, outcome: 'ok', detail });
-			return true;
+			return { ok: true };
 		}
 		let reply;
 		try {
@@ -527,7 +589,7 @@ export class AgentTask {
 		this.failures = 0;
 		this.record({ ...step, outcome: 'ok', detail: brief(reply.text) });
 		this.onEvent({ type: 'action', step: this.stepsTaken, tool, label, args, outcome: 'ok', detail: brief(reply.text) });
-		return true;
+		return { ok: true, view: reply.view };
 	}
 
 	/**
@@ -539,7 +601,7 @@ export class AgentTask {
 	 * @param {{url: string, here: boolean}[]} blocked
 	 * @param {string|undefined} outside the tab's URL when it lies outside
 	 * @param {AbortSignal} signal
-	 * @returns {Promise<false>}
+	 * @returns {Promise<{ok: false}>}
 	 */
 	async refuse(step, blocked, outside, signal) {
 		const more = blocked.length > 1 ? ` (and ${blocked.length - 1} more)` : '';
@@ -560,13 +622,13 @@ export class AgentTask {
 
 	/**
 	 * Records a failed or refused action.
-	 * @returns {false}
+	 * @returns {{ok: false}}
 	 */
 	failed(step, outcome, detail) {
 		this.failures++;
 		this.record({ ...step, outcome, detail: brief(detail) });
 		this.onEvent({ type: 'action', step: this.stepsTaken, ...step, outcome, detail: brief(detail) });
-		return false;
+		return { ok: false };
 	}
 
 	/**

@@ -14,15 +14,14 @@ import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js
 import { domainAllowed, domainRefusal, taskDomains } from './domains.js';
 import { urlPolicy, urlRefusal } from '../url-policy.js';
 import { networkActions } from '../actions/network.js';
+import { agentTools } from './tools.js';
+import { PAGE_TEXT_CHARS } from './prompts.js';
 
 /** Task tools that open a tab, with the arguments that make them do it. */
 const OPENS_TAB = {
 	manage_tabs: args => args.action === 'open',
 	navigate_to: args => args.new_tab === true,
 };
-
-/** Tools the agents never get: the task tools themselves. */
-export const TASK_TOOLS = ['run_task', 'get_task', 'stop_task', 'list_tasks', 'answer_task'];
 
 /**
  * How long a finished task is kept for get_task, list_tasks and the
@@ -34,9 +33,6 @@ const KEPT_TASKS = 50;
 
 /** Random bytes in a task id: ids cannot be guessed. */
 const TASK_ID_BYTES = 16;
-
-/** How much of the page's text the model sees beside the state. */
-const PAGE_TEXT_CHARS = 4000;
 
 /** Answer a waiting run_task this long before the host's deadline. */
 const DEADLINE_MARGIN_MS = 1500;
@@ -141,7 +137,8 @@ export function describeTask(record) {
 		lines.push('Steps:', ...actions.map((step, i) => `${i + 1}. ${describeStep(step)}`));
 	if (result.opened_tabs?.length > 0)
 		lines.push(`Tabs it opened: ${result.opened_tabs.map(tab => `${tab.tab_id} (${tab.url}, ${tab.kept ? 'kept' : 'closed'})`).join(', ')}.`);
-	lines.push(`Tokens: ${result.usage.input_tokens} in, ${result.usage.output_tokens} out (${result.usage.model_calls} model calls).`);
+	lines.push(`Tokens: ${result.usage.input_tokens} in (${result.usage.cached_input_tokens ?? 0} of them cached), ` +
+	    `${result.usage.output_tokens} out (${result.usage.model_calls} model calls).`);
 	return lines.join('\n');
 }
 
@@ -209,18 +206,15 @@ export class TaskManager {
 	}
 
 	/**
-	 * The catalogue tools the navigator may use: those the extension
-	 * answers, minus the task tools, and evaluate_script and the network
-	 * tools unless the person allowed them.
+	 * The catalogue tools the navigator may use, of those the extension
+	 * answers (agentTools: evaluate_script and the network tools only when
+	 * the person allowed them).
 	 * @returns {Promise<{name: string, description: string, input_schema: object}[]>}
 	 */
 	async modelTools() {
-		const allowScript = await this.deps.evaluateEnabled();
-		const allowNetwork = await (this.deps.networkEnabled?.() ?? false);
-		return this.deps.dispatcher.catalogueActions()
-		    .filter(tool => !TASK_TOOLS.includes(tool.name) && (tool.name !== 'evaluate_script' || allowScript) &&
-			(!(tool.name in networkActions) || allowNetwork))
-		    .map(tool => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema }));
+		const allowed = { script: await this.deps.evaluateEnabled(), network: await (this.deps.networkEnabled?.() ?? false),
+			networkTools: Object.keys(networkActions) };
+		return agentTools(this.deps.dispatcher.catalogueActions(), allowed);
 	}
 
 	/**
@@ -466,29 +460,35 @@ export class TaskManager {
 		const call = signal => ({ signal, deadline: Date.now() + 60000, progress: () => {}, owner });
 		const run = (method, params, signal) => dispatcher.dispatch(method, params, call(signal));
 		const text = result => (result.content ?? []).filter(part => part.type === 'text').map(part => part.text).join('\n');
+		const stateable = new Set(dispatcher.catalogueActions().filter(tool => tool.input_schema?.properties?.include_state !== undefined)
+		    .map(tool => tool.name));
+		/* The page as the loop sees it, from get_browser_state's or an action's include_state. */
+		const view = (stateText, structured) => ({
+			state: stateText,
+			url: structured?.tab?.url ?? '',
+			title: structured?.tab?.title ?? '',
+			labels: new Map((structured?.elements ?? []).map(element => [element.ref, element.name ?? ''])),
+		});
 		return {
 			read: async signal => {
 				const state = await run('get_browser_state', { tab_id: tabId }, signal);
-				let pageText = '';
+				return view(text(state), state.structuredContent);
+			},
+			pageText: async signal => {
 				try {
-					pageText = text(await run('get_page_content', { tab_id: tabId, format: 'text', max_chars: PAGE_TEXT_CHARS }, signal));
+					return text(await run('get_page_content', { tab_id: tabId, format: 'text', max_chars: PAGE_TEXT_CHARS }, signal));
 				} catch (error) {
 					signal.throwIfAborted();
-					pageText = `(the page's text could not be read: ${error?.message ?? error})`;
+					return `(the page's text could not be read: ${error?.message ?? error})`;
 				}
-				const elements = state.structuredContent?.elements ?? [];
-				return {
-					state: text(state),
-					page_text: pageText,
-					url: state.structuredContent?.tab?.url ?? '',
-					title: state.structuredContent?.tab?.title ?? '',
-					labels: new Map(elements.map(element => [element.ref, element.name ?? ''])),
-				};
 			},
 			act: async (tool, args, signal) => {
 				const params = { ...args };
 				if (params.tab_id === undefined && typeof params.ref !== 'string' && tool !== 'manage_tabs')
 					params.tab_id = tabId;
+				/* An action that can report the page afterwards does, in the same call: the step's one read. */
+				if (stateable.has(tool))
+					params.include_state = true;
 				/* A tab the task opens is fenced from birth and becomes the task's. */
 				const opens = OPENS_TAB[tool]?.(args) === true;
 				const settle = opens ? this.deps.fence.expectOpen(taskId) : undefined;
@@ -501,7 +501,11 @@ export class TaskManager {
 				if (opens)
 					await this.joinGroup(tabId, result);
 				const tab = await getTab(tabId).catch(() => null);
-				return { text: text(result), url: tab?.url };
+				const state = params.include_state === true ? result.structuredContent?.state : undefined;
+				if (state?.tab?.id !== tabId)
+					return { text: text(result), url: tab?.url };
+				const parts = result.content.filter(part => part.type === 'text');
+				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: tab?.url, view: view(parts.at(-1).text, state) };
 			},
 			back: signal => run('navigate_history', { tab_id: tabId, action: 'back' }, signal).then(() => {}),
 			blocked: () => this.deps.fence.blocked(taskId)

@@ -22,7 +22,9 @@ export const anthropic = {
 			    { type: 'image', source: { type: 'base64', media_type: part.media_type, data: part.data } } :
 			    { type: 'text', text: part.text }),
 		}));
-		const body = { model: settings.model, max_tokens: MAX_TOKENS, system: call.system, messages, temperature: 0 };
+		/* A cache breakpoint after the system prompt: the tool and the system prompt, the same for every step of a task, are cached. */
+		const system = [{ type: 'text', text: call.system, cache_control: { type: 'ephemeral' } }];
+		const body = { model: settings.model, max_tokens: MAX_TOKENS, system, messages, temperature: 0 };
 		if (!call.jsonMode) {
 			body.tools = [{ name: call.functionName, description: call.functionDescription, input_schema: call.schema }];
 			body.tool_choice = { type: 'tool', name: call.functionName };
@@ -46,7 +48,13 @@ export const anthropic = {
 		return {
 			arguments: tool?.input,
 			text: text !== '' ? text : undefined,
-			usage: { input_tokens: reply.usage?.input_tokens ?? 0, output_tokens: reply.usage?.output_tokens ?? 0 },
+			/* input_tokens leaves out what was read from or written to the cache: the task counts all of it. */
+			usage: {
+				input_tokens: (reply.usage?.input_tokens ?? 0) + (reply.usage?.cache_read_input_tokens ?? 0) +
+				    (reply.usage?.cache_creation_input_tokens ?? 0),
+				output_tokens: reply.usage?.output_tokens ?? 0,
+				cached_input_tokens: reply.usage?.cache_read_input_tokens ?? 0,
+			},
 		};
 	},
 };

@@ -65,7 +65,12 @@ export const gemini = {
 		return {
 			arguments: call?.args,
 			text: text !== '' ? text : undefined,
-			usage: { input_tokens: reply.usageMetadata?.promptTokenCount ?? 0, output_tokens: reply.usageMetadata?.candidatesTokenCount ?? 0 },
+			/* Implicit caching: the cached part is counted in promptTokenCount too. */
+			usage: {
+				input_tokens: reply.usageMetadata?.promptTokenCount ?? 0,
+				output_tokens: reply.usageMetadata?.candidatesTokenCount ?? 0,
+				cached_input_tokens: reply.usageMetadata?.cachedContentTokenCount ?? 0,
+			},
 		};
 	},
 };

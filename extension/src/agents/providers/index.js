@@ -21,7 +21,15 @@ export { ProviderError };
  * @property {string} defaultBaseUrl
  * @property {(baseUrl: string) => string} name the API as messages name it
  * @property {(settings: object, baseUrl: string, call: object) => {url: string, headers: object, body: object}} request
- * @property {(reply: object) => {arguments?: object|string, text?: string, usage: {input_tokens: number, output_tokens: number}}} read
+ * @property {(reply: object) => {arguments?: object|string, text?: string, usage: Usage}} read
+ */
+
+/**
+ * The tokens of one reply.
+ * @typedef {object} Usage
+ * @property {number} input_tokens every input token, cached or not
+ * @property {number} output_tokens
+ * @property {number} cached_input_tokens the input tokens the API's prompt cache served
  */
 
 /** @type {Record<string, ProviderAdapter>} */
@@ -117,12 +125,13 @@ export function createProvider(settings, deps) {
 		 * @param {{role: string, system: string, messages: object[], signal?: AbortSignal, timeoutMs?: number}} call
 		 */
 		async complete({ role, system, messages, signal, timeoutMs }) {
-			const usage = { input_tokens: 0, output_tokens: 0 };
+			const usage = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
 			let conversation = messages;
 			for (let attempt = 0; attempt < 2; attempt++) {
 				const reply = await ask(role, system, conversation, signal, timeoutMs);
 				usage.input_tokens += reply.usage.input_tokens;
 				usage.output_tokens += reply.usage.output_tokens;
+				usage.cached_input_tokens += reply.usage.cached_input_tokens;
 				const wrong = reply.output === undefined ? 'the reply held no JSON object' : checkOutput(role, reply.output);
 				if (wrong === null)
 					return { output: reply.output, usage };

@@ -40,7 +40,12 @@ export const openai = {
 		return {
 			arguments: call?.arguments,
 			text: typeof message.content === 'string' ? message.content : undefined,
-			usage: { input_tokens: reply.usage?.prompt_tokens ?? 0, output_tokens: reply.usage?.completion_tokens ?? 0 },
+			/* The prefix the API's cache served is part of prompt_tokens. */
+			usage: {
+				input_tokens: reply.usage?.prompt_tokens ?? 0,
+				output_tokens: reply.usage?.completion_tokens ?? 0,
+				cached_input_tokens: reply.usage?.prompt_tokens_details?.cached_tokens ?? 0,
+			},
 		};
 	},
 };
