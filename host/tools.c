@@ -363,7 +363,8 @@ tools_load(struct tool *tool, const json_t *data,
 	    cause)) == NULL ||
 	    (tool->description = tools_string(data, "description", true,
 	    tool->name, cause)) == NULL ||
-	    tools_load_answerer(tool, data, handlers, cause) != 0)
+	    tools_load_answerer(tool, data, handlers, cause) != 0 ||
+	    tools_load_scope(tool, data, cause) != 0)
 		return -1;
 
 	tool->input_schema = json_object_get(data, "input_schema");
@@ -385,7 +386,6 @@ tools_load(struct tool *tool, const json_t *data,
 	    cause) != 0 ||
 	    tools_load_timeout(tool, data, cause) != 0 ||
 	    tools_load_task_support(tool, data, cause) != 0 ||
-	    tools_load_scope(tool, data, cause) != 0 ||
 	    tools_load_traits(tool, data, cause) != 0 ||
 	    tools_load_example(tool, data, cause) != 0)
 		return -1;

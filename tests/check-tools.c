@@ -665,6 +665,57 @@ START_TEST(test_catalogue_rejects_broken_data)
 }
 END_TEST
 
+START_TEST(test_catalogue_scope_required_and_lists_filter)
+{
+	struct tool_registry	*loaded;
+	json_t			*list;
+	char			*cause = NULL;
+	const char		*text = "[" DATA_TOOL("a", "") "]";
+
+	expect_catalogue_cause("[{\"name\":\"a\",\"title\":\"T\","
+	    "\"description\":\"D\",\"answered_by\":\"extension\","
+	    "\"method\":\"a\"}]", no_handlers,
+	    "tool \"a\": \"scope\" must be one of");
+	loaded = tool_registry_parse(text, strlen(text), no_handlers, &cause);
+	ck_assert_msg(loaded != NULL, "rejected: %s", cause);
+	ck_assert_uint_eq(tool_registry_find(loaded, "a")->scope,
+	    OAUTH_SCOPE_PAGES_READ);
+	list = tool_registry_list(loaded, NULL, 0, OAUTH_SCOPE_TASKS, &cause);
+	ck_assert_uint_eq(json_array_size(json_object_get(list, "tools")), 0);
+	json_decref(list);
+	list = tool_registry_list(loaded, NULL, 0, OAUTH_SCOPE_PAGES_READ,
+	    &cause);
+	ck_assert_uint_eq(json_array_size(json_object_get(list, "tools")), 1);
+	json_decref(list);
+	tool_registry_free(loaded);
+}
+END_TEST
+
+/* Every tool of the real catalogue names a scope; pages pages by scope. */
+START_TEST(test_catalogue_scopes_page_through)
+{
+	json_t		*page, *all = json_array();
+	const json_t	*next;
+	char		*cursor = NULL, *cause = NULL;
+	size_t		 i;
+
+	do {
+		page = tool_registry_list(registry, cursor, 2,
+		    OAUTH_SCOPE_NETWORK|OAUTH_SCOPE_SCRIPTS, &cause);
+		ck_assert_msg(page != NULL, "%s", cause);
+		json_array_extend(all, json_object_get(page, "tools"));
+		free(cursor);
+		next = json_object_get(page, "nextCursor");
+		cursor = next != NULL ? strdup(json_string_value(next)) : NULL;
+		json_decref(page);
+	} while (cursor != NULL);
+	ck_assert_uint_eq(json_array_size(all), 3);
+	for (i = 0; i < tool_registry_count(registry); i++)
+		ck_assert_uint_ne(tool_registry_at(registry, i)->scope, 0);
+	json_decref(all);
+}
+END_TEST
+
 START_TEST(test_catalogue_rejects_bad_fields)
 {
 	expect_catalogue_cause("[{\"name\":\"a\",\"title\":\"T\","
@@ -879,12 +930,14 @@ tools_suite(void)
 	tcase_add_test(tc, test_catalogue_for_the_extension);
 	tcase_add_test(tc, test_catalogue_traits_reach_the_extension_only);
 	tcase_add_test(tc, test_catalogue_rejects_bad_traits);
+	tcase_add_test(tc, test_catalogue_scopes_page_through);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("catalogue data");
 	tcase_add_test(tc, test_catalogue_minimal_tool_loads);
 	tcase_add_test(tc, test_catalogue_rejects_broken_data);
 	tcase_add_test(tc, test_catalogue_rejects_bad_fields);
+	tcase_add_test(tc, test_catalogue_scope_required_and_lists_filter);
 	tcase_add_test(tc, test_catalogue_host_tools_need_handlers_both_ways);
 	suite_add_tcase(s, tc);
 

@@ -4,6 +4,7 @@
 // as the person would in the popup.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -275,6 +276,14 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 		assert.ok(Number.isInteger(mine.approved_at_ms));
 		assert.ok(Number.isInteger(mine.last_used_ms), 'the call recorded its use');
 		assert.equal(mine.last_used_ms % 60000, 0, 'to the minute');
+	});
+
+	it('status and doctor list the approved clients', () => {
+		for (const command of ['status', 'doctor']) {
+			const r = spawnSync(process.env.BRIDGE_BIN, [command], { env: host.env, encoding: 'utf8' });
+			assert.match(r.stdout, /"SDK test client" \(the name it gave\) \["pages:read","pages:act","tasks"\], approved \d{4}-\d\d-\d\d \d\d:\d\d UTC, last used \d{4}-/,
+			    `${command}: ${r.stdout}${r.stderr}`);
+		}
 	});
 
 	it('the owner key still opens everything, marked owner', async () => {
