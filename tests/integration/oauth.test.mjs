@@ -15,6 +15,11 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+	Client as ModernClient,
+	StreamableHTTPClientTransport as ModernTransport,
+	UnauthorizedError as ModernUnauthorizedError,
+} from '@modelcontextprotocol/client';
 
 import { EXTENSION_ORIGIN, never, scaled, startHost } from './fake-extension.mjs';
 import { INITIALIZE, authHeaders, raw } from './mcp-client.mjs';
@@ -276,6 +281,28 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 		assert.ok(Number.isInteger(mine.approved_at_ms));
 		assert.ok(Number.isInteger(mine.last_used_ms), 'the call recorded its use');
 		assert.equal(mine.last_used_ms % 60000, 0, 'to the minute');
+	});
+
+	it('the 2.x SDK client runs the same flow, and its key works for stateless 2026-07-28 requests', async () => {
+		const provider = new MemoryProvider('SDK 2 client', 'http://localhost:43211/cb');
+		const first = new ModernTransport(new URL(host.url), { authProvider: provider });
+		await assert.rejects(new ModernClient({ name: 'oauth-2x', version: '2.0.0' }).connect(first),
+		    error => error instanceof ModernUnauthorizedError || /nauthorized/.test(error.message));
+		const back = await browse(provider.authorizationUrl);
+		assert.equal(back.host, 'localhost:43211');
+		assert.equal(back.searchParams.get('iss'), host.base);
+		await first.finishAuth(back.searchParams);	/* iss checked (RFC 9207) */
+		const client = new ModernClient({ name: 'oauth-2x', version: '2.0.0' });
+		await client.connect(new ModernTransport(new URL(host.url), { authProvider: provider }));
+		const tools = await client.listTools();
+		assert.ok(tools.tools.some(t => t.name === 'run_task'));
+		assert.ok(!tools.tools.some(t => t.name === 'evaluate_script'), 'scripts was not granted');
+		const result = await client.callTool({ name: 'get_browser_state', arguments: {} });
+		assert.notEqual(result.isError, true, JSON.stringify(result));
+		const call = host.requests.findLast(r => r.method === 'get_browser_state');
+		assert.match(call.caller, /^[0-9a-f]{32}$/);
+		assert.equal(call.owner, undefined);
+		await client.close();
 	});
 
 	it('status and doctor list the approved clients', () => {
