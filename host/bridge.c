@@ -276,6 +276,8 @@ bridge_revoke_client(struct bridge *bridge, const json_t *params,
 		free(cause);
 	}
 	http_oauth_forget_client(bridge->oauth, id);
+	/* Streams first: a POST's stream may still belong to a session. */
+	http_server_end_client(bridge->http, id);
 	ended = session_store_end_client(bridge->sessions, id);
 	log_info(bridge->log, "the person revoked client %.8s; %zu session%s "
 	    "ended", id, ended, ended == 1 ? "" : "s");

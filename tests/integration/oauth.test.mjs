@@ -23,6 +23,8 @@ import {
 
 import { EXTENSION_ORIGIN, never, scaled, startHost } from './fake-extension.mjs';
 import { INITIALIZE, authHeaders, raw } from './mcp-client.mjs';
+import { modernBody } from './modern-scenarios.mjs';
+import { MODERN } from './stdio-client.mjs';
 
 const DEFAULT_SCOPES = ['pages:read', 'pages:act', 'tasks'];
 
@@ -199,14 +201,17 @@ function callTool(host, key, session, name, args = {}, id = 5) {
 	    { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-06-18' });
 }
 
-// Opens GET /mcp's stream; resolves once open, with ended (a promise).
-function openGetStream(host, key, session) {
+// Opens an event stream (GET /mcp's, or a POST answered as one); resolves
+// once open, with ended (a promise).
+function openStream(host, key, { method = 'GET', headers = {}, body } = {}) {
 	return new Promise((resolve, reject) => {
+		const data = body !== undefined ? Buffer.from(JSON.stringify(body)) : undefined;
 		const req = httpRequest({
-			host: '127.0.0.1', port: host.port, method: 'GET', path: '/mcp', agent: false,
+			host: '127.0.0.1', port: host.port, method, path: '/mcp', agent: false,
 			headers: {
 				Host: `127.0.0.1:${host.port}`, Accept: 'text/event-stream', Authorization: `Bearer ${key}`,
-				'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-06-18',
+				...(data !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': data.length } : {}),
+				...headers,
 			},
 		}, res => {
 			const ended = new Promise(done => {
@@ -215,10 +220,10 @@ function openGetStream(host, key, session) {
 				res.on('error', done);
 			});
 			res.resume();
-			resolve({ status: res.statusCode, ended, close: () => req.destroy() });
+			resolve({ status: res.statusCode, type: res.headers['content-type'], ended, close: () => req.destroy() });
 		});
 		req.on('error', error => { if (error.code !== 'ECONNRESET') reject(error); });
-		req.end();
+		req.end(data);
 	});
 }
 
@@ -568,13 +573,30 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 		const { client, tokens } = await authorizeRaw(host);
 		const key = tokens.access_token;
 		const session = await openSession(host, key);
-		const stream = await openGetStream(host, key, session);
+		const stream = await openStream(host, key, { headers: { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-06-18' } });
 		assert.equal(stream.status, 200);
+		// A stateless 2026-07-28 listen stream is the client's too.
+		const listen = await openStream(host, key, {
+			method: 'POST',
+			headers: { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'subscriptions/listen' },
+			body: modernBody('subscriptions/listen', { notifications: { toolsListChanged: true } }),
+		});
+		assert.equal(listen.status, 200);
+		assert.match(listen.type, /text\/event-stream/);
+		const owners = await openStream(host, host.token, {
+			method: 'POST',
+			headers: { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'subscriptions/listen', Authorization: `Bearer ${host.token}` },
+			body: modernBody('subscriptions/listen', { notifications: { toolsListChanged: true } }),
+		});
+		let ownersEnded = false;
+		owners.ended.then(() => { ownersEnded = true; });
 		const started = performance.now();
 		const revoked = await host.request('revoke_client', { client_id: client.client_id });
 		assert.deepEqual(revoked.result, { revoked: true });
-		await stream.ended;
-		assert.ok(performance.now() - started < scaled(1000), 'the stream closed within a second');
+		await Promise.all([stream.ended, listen.ended]);
+		assert.ok(performance.now() - started < scaled(1000), 'the streams closed within a second');
+		assert.equal(ownersEnded, false, 'the owner\'s stream stays open');
+		owners.close();
 		assert.equal((await callTool(host, key, session, 'list_tasks')).status, 401);
 		const listed = await host.request('list_clients');
 		assert.ok(!listed.result.clients.some(c => c.client_id === client.client_id));
