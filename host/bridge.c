@@ -214,6 +214,8 @@ bridge_welcome(const json_t *hello, void *arg)
 	    json_boolean(bridge->config.evaluate_script));
 	json_object_set_new(welcome, "allow_file_urls",
 	    json_boolean(bridge->config.allow_file_urls));
+	json_object_set_new(welcome, "oauth", json_boolean(bridge->oauth !=
+	    NULL));
 	json_object_set_new(welcome, "reveal_network_secrets",
 	    json_boolean(bridge->config.reveal_network_secrets));
 	json_object_set_new(welcome, "protected_dirs",

@@ -237,6 +237,7 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 	after(async () => host?.stop());
 
 	it('401 names the resource metadata; the SDK registers, the person approves, tools/call works', async () => {
+		assert.equal(host.welcome.oauth, true, 'the welcome says OAuth is on');
 		const bare = await mcpPost(host, undefined, INITIALIZE);
 		assert.equal(bare.status, 401);
 		assert.equal(bare.headers['www-authenticate'],
@@ -659,6 +660,7 @@ describe('OAuth: across restarts, without the extension, and turned off', () => 
 		writeFileSync(join(dir, 'config.json'), '{"oauth": false}\n');
 		const host = await startHost({ env: { XDG_CONFIG_HOME: home } });
 		try {
+			assert.equal(host.welcome.oauth, false);
 			const bare = await mcpPost(host, undefined, INITIALIZE);
 			assert.equal(bare.status, 401);
 			assert.equal(bare.headers['www-authenticate'], 'Bearer realm="browser-bridge"');
