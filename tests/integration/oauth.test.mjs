@@ -22,7 +22,7 @@ import {
 } from '@modelcontextprotocol/client';
 
 import { EXTENSION_ORIGIN, never, scaled, startHost } from './fake-extension.mjs';
-import { INITIALIZE, authHeaders, raw } from './mcp-client.mjs';
+import { INITIALIZE, authHeaders, openStream as openRawStream, raw } from './mcp-client.mjs';
 import { modernBody } from './modern-scenarios.mjs';
 import { MODERN } from './stdio-client.mjs';
 
@@ -356,6 +356,34 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 			assert.equal(read.status, 200, 'pages:read allows resources/*');
 			assert.equal(host.requests.filter(r => r.method === 'navigate_to' && r.caller !== undefined && r.owner === undefined).length, 1,
 			    'the refused call never reached the extension');
+		} finally {
+			approve = () => ({ approved: true, scopes: DEFAULT_SCOPES });
+		}
+	});
+
+	it('the legacy HTTP+SSE transport takes a client key too, with the same scopes', async () => {
+		approve = () => ({ approved: true, scopes: ['pages:read'] });
+		try {
+			const key = (await authorizeRaw(host)).tokens.access_token;
+			const auth = { Authorization: `Bearer ${key}` };
+			const stream = await openRawStream(host, '/sse', auth);
+			try {
+				assert.equal(stream.status, 200);
+				const endpoint = /event: endpoint\ndata: (\S+)\n/.exec(await stream.until(/event: endpoint\ndata: \S+\n/))[1];
+				const post = body => raw(host, { method: 'POST', path: endpoint, body,
+				    headers: { 'Content-Type': 'application/json', ...auth } });
+				assert.equal((await post(INITIALIZE)).status, 202);
+				const refused = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'navigate_to', arguments: { url: 'https://example.com/' } } });
+				assert.equal(refused.status, 403);
+				assert.match(refused.headers['www-authenticate'], /error="insufficient_scope"/);
+				assert.equal((await post({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_browser_state', arguments: {} } })).status, 202);
+				// Another key cannot post to this client's stream.
+				const other = await raw(host, { method: 'POST', path: endpoint, body: INITIALIZE,
+				    headers: { 'Content-Type': 'application/json', ...authHeaders(host) } });
+				assert.equal(other.status, 404);
+			} finally {
+				stream.close();
+			}
 		} finally {
 			approve = () => ({ approved: true, scopes: DEFAULT_SCOPES });
 		}
