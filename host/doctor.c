@@ -789,7 +789,7 @@ doctor_status_instance(const struct instance *host, const char *token,
 	return rc;
 }
 
-/* Prints the approved OAuth clients for status, or why it cannot. */
+/* Prints the approved OAuth clients for status (if any), or why it cannot. */
 static void
 doctor_status_approved(const struct config *config, int out_fd)
 {
@@ -803,9 +803,11 @@ doctor_status_approved(const struct config *config, int out_fd)
 		free(cause);
 		return;
 	}
-	files_printf(out_fd, "Approved clients (revoke them in the Browser "
-	    "Bridge popup): %s\n", json_array_size(list) == 0 ? "none" : "");
-	doctor_clients_print(list, out_fd, "  ");
+	if (json_array_size(list) > 0) {
+		files_printf(out_fd, "Approved clients (revoke them in the "
+		    "Browser Bridge popup):\n");
+		doctor_clients_print(list, out_fd, "  ");
+	}
 	json_decref(list);
 }
 

@@ -184,7 +184,7 @@ oauth_authorize_decided(const json_t *result, const char *error_code,
 	}
 	pending->phase = OAUTH_PENDING_APPROVED;
 	pending->granted = scopes & pending->asked;	/* never more */
-	oauth_store_approve(authorize->store, client, pending->granted,
+	oauth_store_approve(client, pending->granted,
 	    pending->redirect_host, pending->decided_ms);
 	if (oauth_store_save(authorize->store, &cause) != 0) {
 		log_warn(authorize->log, "%s", cause);

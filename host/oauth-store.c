@@ -476,10 +476,9 @@ oauth_store_client(struct oauth_store *store, const char *client_id)
  * codes to redirect_host ("127.0.0.1:53123").
  */
 void
-oauth_store_approve(struct oauth_store *store, struct oauth_client *client,
-    unsigned scopes, const char *redirect_host, uint64_t now_ms)
+oauth_store_approve(struct oauth_client *client, unsigned scopes,
+    const char *redirect_host, uint64_t now_ms)
 {
-	(void)store;
 	(void)snprintf(client->redirect_host, sizeof client->redirect_host,
 	    "%s", redirect_host);
 	client->approved = true;
@@ -610,12 +609,10 @@ oauth_store_revoke(struct oauth_store *store, const char *client_id)
  * file says (the caller saves it then, at most once a minute).
  */
 bool
-oauth_store_touch(struct oauth_store *store, struct oauth_client *client,
-    uint64_t now_ms)
+oauth_store_touch(struct oauth_client *client, uint64_t now_ms)
 {
 	uint64_t	minute = now_ms - now_ms % OAUTH_MINUTE_MS;
 
-	(void)store;
 	if (client->last_used_ms == minute)
 		return false;
 	client->last_used_ms = minute;

@@ -78,9 +78,9 @@ struct oauth_client	*oauth_store_register(struct oauth_store *store,
 			    uint64_t now_ms, char **cause);
 struct oauth_client	*oauth_store_client(struct oauth_store *store,
 			    const char *client_id);
-void			 oauth_store_approve(struct oauth_store *store,
-			    struct oauth_client *client, unsigned scopes,
-			    const char *redirect_host, uint64_t now_ms);
+void			 oauth_store_approve(struct oauth_client *client,
+			    unsigned scopes, const char *redirect_host,
+			    uint64_t now_ms);
 char			*oauth_store_issue(struct oauth_store *store,
 			    const struct oauth_token *fields, uint64_t ttl_ms);
 struct oauth_token	*oauth_store_find(struct oauth_store *store,
@@ -90,8 +90,8 @@ void			 oauth_store_end_family(struct oauth_store *store,
 			    const char *family);
 bool			 oauth_store_revoke(struct oauth_store *store,
 			    const char *client_id);
-bool			 oauth_store_touch(struct oauth_store *store,
-			    struct oauth_client *client, uint64_t now_ms);
+bool			 oauth_store_touch(struct oauth_client *client,
+			    uint64_t now_ms);
 json_t			*oauth_store_list(struct oauth_store *store);
 void			 oauth_store_expire(struct oauth_store *store,
 			    uint64_t now_ms);

@@ -272,6 +272,6 @@ oauth_token_verify(struct oauth_store *store, const char *token,
 	(void)snprintf(grant->client_id, sizeof grant->client_id, "%s",
 	    access->client_id);
 	grant->scopes = access->scopes;
-	*touched = oauth_store_touch(store, client, now_ms);
+	*touched = oauth_store_touch(client, now_ms);
 	return 0;
 }

@@ -121,7 +121,7 @@ registered(struct oauth_store *store, bool approve)
 	    reply, "client_id")));
 	ck_assert_ptr_nonnull(client);
 	if (approve)
-		oauth_store_approve(store, client, OAUTH_SCOPE_DEFAULT,
+		oauth_store_approve(client, OAUTH_SCOPE_DEFAULT,
 		    "127.0.0.1:41000", T0);
 	json_decref(request);
 	json_decref(reply);
