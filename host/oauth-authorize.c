@@ -58,7 +58,6 @@ struct oauth_authorize {
 	const struct clock		*wall;
 	struct log			*log;
 	TAILQ_HEAD(, oauth_pending)	 pending;
-	size_t				 count;
 };
 
 /* What the person sees for each scope (the extension shows the same). */
@@ -100,7 +99,6 @@ oauth_pending_free(struct oauth_pending *pending)
 		authorize->approver.cancel(authorize->approver.arg,
 		    pending->call_id);
 	TAILQ_REMOVE(&authorize->pending, pending, entry);
-	authorize->count--;
 	free(pending->client_name);
 	free(pending->redirect_uri);
 	free(pending->state);
@@ -338,6 +336,20 @@ oauth_authorize_finish(struct oauth_pending *pending,
 	oauth_pending_free(pending);
 }
 
+/* Returns how many requests wait for the person. */
+static size_t
+oauth_authorize_waiting(const struct oauth_authorize *authorize)
+{
+	const struct oauth_pending	*pending;
+	size_t				 n = 0;
+
+	TAILQ_FOREACH(pending, &authorize->pending, entry) {
+		if (pending->phase == OAUTH_PENDING_WAITING)
+			n++;
+	}
+	return n;
+}
+
 /* A query field's value, or NULL. */
 static const char *
 oauth_authorize_field(const json_t *query, const char *name)
@@ -445,7 +457,6 @@ oauth_authorize_ask(struct oauth_authorize *authorize,
 	    "code_challenge"));
 	pending->asked = scopes;
 	TAILQ_INSERT_TAIL(&authorize->pending, pending, entry);
-	authorize->count++;
 
 	params = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:I,s:I}", "request_id",
 	    pending->request_id, "client_id", client->client_id,
@@ -511,7 +522,7 @@ oauth_authorize_request(struct oauth_authorize *authorize,
 		    description);
 		return;
 	}
-	if (authorize->count >= OAUTH_PENDING_MAX) {
+	if (oauth_authorize_waiting(authorize) >= OAUTH_PENDING_MAX) {
 		oauth_authorize_error_page(answer, 503, "Too many approval "
 		    "requests are waiting in the Browser Bridge popup: answer "
 		    "them, then start again from your MCP client.");

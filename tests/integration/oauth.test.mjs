@@ -22,7 +22,7 @@ import {
 } from '@modelcontextprotocol/client';
 
 import { EXTENSION_ORIGIN, never, scaled, startHost } from './fake-extension.mjs';
-import { INITIALIZE, authHeaders, openStream as openRawStream, raw } from './mcp-client.mjs';
+import { INITIALIZE, authHeaders, eventually, openStream as openRawStream, raw } from './mcp-client.mjs';
 import { modernBody } from './modern-scenarios.mjs';
 import { MODERN } from './stdio-client.mjs';
 
@@ -666,6 +666,28 @@ describe('OAuth: across restarts, without the extension, and turned off', () => 
 			assert.equal((await mcpPost(second, tokens.access_token, INITIALIZE)).status, 200);
 		} finally {
 			await second.stop();
+		}
+	});
+
+	it('at most 8 requests wait for the person; a decided one frees its place', async () => {
+		let release;
+		const decided = new Promise(resolve => { release = resolve; });
+		let asked = 0;
+		const host = await startHost({ handlers: { approve_client: () => (++asked === 1 ? decided : never()) } });
+		try {
+			const client = (await register(host)).json;
+			const first = authorizeUrl(host, client, { challenge: pkce().challenge });
+			assert.equal((await fetch(first, { redirect: 'manual' })).status, 200);
+			for (let i = 1; i < 8; i++)
+				assert.equal((await fetch(authorizeUrl(host, client, { challenge: pkce().challenge }), { redirect: 'manual' })).status, 200);
+			const full = await fetch(authorizeUrl(host, client, { challenge: pkce().challenge }), { redirect: 'manual' });
+			assert.equal(full.status, 503);
+			assert.match(await full.text(), /Too many approval requests/);
+			release({ approved: false });
+			await eventually(async () => (await fetch(authorizeUrl(host, client, { challenge: pkce().challenge }),
+			    { redirect: 'manual' })).status === 200, 'the denied request to free its place');
+		} finally {
+			await host.stop();
 		}
 	});
 
