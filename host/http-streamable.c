@@ -198,6 +198,7 @@ http_streamable_dispatch(struct http_transport *transport,
 		exchange->stateless = session;
 	if (http_streamable_wants_stream(transport, req, session, messages)) {
 		exchange->stream = sse_stream_start(&transport->streams, req,
+		    transport->grant->client_id,
 		    http_streamable_exchange_stream_closed, exchange);
 	}
 	for (i = 0; i < n; i++) {
@@ -279,7 +280,12 @@ http_streamable_post_modern(struct http_transport *transport,
 		return;
 	}
 	messages = json_pack("[O]", body);
+	if (http_resume_scope_check(transport, req, messages) != 0) {
+		json_decref(messages);
+		return;
+	}
 	session = session_stateless_new(version);
+	session->grant = *transport->grant;
 	/* Who asks, if it says (optional in this revision). */
 	session_set_client(session, json_object_get(json_object_get(
 	    json_object_get(body, "params"), "_meta"), MCP_META_CLIENT_INFO));
@@ -337,6 +343,7 @@ http_streamable_post(struct http_transport *transport,
 			json_decref(body);
 			return;
 		}
+		session->grant = *transport->grant;
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 		    "Mcp-Session-Id", session->id);
 		log_info(transport->log, "MCP session %.8s started",
@@ -356,7 +363,9 @@ http_streamable_post(struct http_transport *transport,
 		return;
 	}
 	messages = batch ? json_incref(body) : json_pack("[O]", body);
-	http_streamable_dispatch(transport, req, session, messages, batch);
+	if (http_resume_scope_check(transport, req, messages) == 0)
+		http_streamable_dispatch(transport, req, session, messages,
+		    batch);
 	json_decref(messages);
 	json_decref(body);
 }
@@ -411,7 +420,8 @@ http_streamable_get(struct http_transport *transport,
 	if (session->stream != NULL)
 		sse_stream_end(session->stream);	/* a reconnect wins */
 	session->stream = sse_stream_start(&transport->streams, req,
-	    http_streamable_stream_closed, session);
+	    transport->grant->client_id, http_streamable_stream_closed,
+	    session);
 	sse_stream_comment(session->stream, "stream open");
 }
 
