@@ -326,7 +326,7 @@ test('a state read reads each element\'s box, position, overflow and cursor once
 	assert.equal(reads.get('SPAN cursor'), 1, 'the span\'s cursor is read once, for its role and its three children');
 });
 
-test('a state read leaves the overflow and transform of boxes with no children unread, but not of fields', () => {
+test('a state read leaves the overflow and transform of boxes with no children unread, but not of fields, and a scrolling field is still listed as scrollable', () => {
 	const { window, api } = pageWith('<div data-box="0 0 300 100"><span data-box="0 0 50 20">text</span>' +
 	    '<input id="q" data-box="0 30 100 20"><img alt="" data-box="0 60 10 10">' +
 	    '<textarea style="overflow-x: auto; overflow-y: auto" data-box="0 80 100 20">notes</textarea></div>');
@@ -343,4 +343,6 @@ test('a state read leaves the overflow and transform of boxes with no children u
 	assert.deepEqual(['SPAN', 'INPUT', 'IMG'].filter(tag => reads.has(tag)), [], 'a box with no children is not asked what only its children need');
 	assert.deepEqual(reads.get('TEXTAREA'), ['overflowX', 'overflowY'], 'a field\'s overflow is read: its text can scroll');
 	assert.deepEqual(reads.get('DIV'), ['overflowX', 'overflowY', 'transform'], 'a box with children is asked all three');
+	Object.defineProperty(window.document.querySelector('textarea'), 'scrollHeight', { value: 200 });
+	assert.deepEqual(api.snapshot().items.map(i => i.role), ['textbox', 'textarea', 'scrollable'], 'a field whose text scrolls is listed as scrollable too');
 });
