@@ -138,9 +138,10 @@
 
 	/**
 	 * The role an agent sees, or null if the element is not interactive.
-	 * `style` is its computed style, `parentCursor` the parent's cursor.
+	 * `cursorOf` answers its computed cursor (asked only when the role
+	 * depends on it), `parentCursor` is the parent's cursor.
 	 */
-	function roleOf(element, style, parentCursor, insideInteractive) {
+	function roleOf(element, cursorOf, parentCursor, insideInteractive) {
 		const explicit = (element.getAttribute('role') || '').trim().split(/\s+/)[0];
 		if (INTERACTIVE_ROLES.has(explicit))
 			return explicit;
@@ -186,7 +187,7 @@
 			return 'draggable';
 		if (element.hasAttribute('onclick'))
 			return 'clickable';
-		if (style.cursor === 'pointer' && parentCursor !== 'pointer')
+		if (parentCursor !== 'pointer' && cursorOf() === 'pointer')
 			return 'clickable';
 		return null;
 	}
@@ -287,16 +288,14 @@
 
 	/** Role and name of an element, for messages. */
 	function info(element) {
-		const style = getComputedStyle(element);
-		const role = roleOf(element, style, 'auto', false) ??
+		const role = roleOf(element, () => getComputedStyle(element).cursor, 'auto', false) ??
 		    (hasClickListener(element) ? 'clickable' : element.tagName.toLowerCase());
 		return { role, name: nameOf(element, role) };
 	}
 
 	/** The parts of an element's state a click can change. */
 	function stateOf(element) {
-		const style = getComputedStyle(element);
-		const role = roleOf(element, style, 'auto', false) ?? 'element';
+		const role = roleOf(element, () => getComputedStyle(element).cursor, 'auto', false) ?? 'element';
 		const details = detailsOf(element, role, {});
 		const out = {};
 		for (const key of ['checked', 'selected', 'pressed', 'expanded', 'value'])

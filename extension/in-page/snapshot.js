@@ -87,7 +87,10 @@
 				});
 				return;
 			}
-			let role = roleOf(element, style, parentCursor, insideInteractive);
+			/* Its cursor: read at most once, for its role or for its children's. */
+			let cursor;
+			const cursorOf = () => (cursor ??= style.cursor);
+			let role = roleOf(element, cursorOf, parentCursor, insideInteractive);
 			/* Hovering it shows something (a CSS menu): the agent needs a ref to hover. */
 			if (role === null && !insideInteractive && hoverTriggers !== null && matchesSafely(element, hoverTriggers))
 				role = 'hoverable';
@@ -150,6 +153,16 @@
 					items.push(item);
 				}
 			}
+			const shadow = shadowRootOf(element);
+			const children = shadow !== null ? shadow.children : element.children;
+			/*
+			 * What a box's overflow and transform decide applies to what is
+			 * inside it: a box with no children has them read only when it
+			 * is a field, which is listed as scrollable when its text scrolls.
+			 */
+			const field = role === 'editable' || role === 'select' || role === 'textarea';
+			if (children.length === 0 && !field)
+				return;
 			let scroller = null;
 			let childReach = reach;
 			const overflowX = style.overflowX, overflowY = style.overflowY;
@@ -179,6 +192,8 @@
 				}
 				clip = clip === null ? own : intersect(clip, own);
 			}
+			if (field)
+				return;	/* their insides are content, not controls */
 			const positioned = position !== 'static' || style.transform !== 'none';
 			/*
 			 * A listener element does not hide the controls inside it; if
@@ -186,12 +201,8 @@
 			 * container (a list, a card, an app's root) and left out.
 			 */
 			const inside = insideInteractive || (role !== null && role !== 'editable' && !byListener);
-			if (role === 'editable' || role === 'select' || role === 'textarea')
-				return;	/* their insides are content, not controls */
-			const shadow = shadowRootOf(element);
-			let cursor;
-			for (const child of shadow !== null ? shadow.children : element.children)
-				visit(child, cursor ??= style.cursor, inside, clip, scroller ?? container, childReach, positioned ? childReach : reachAbsolute);
+			for (const child of children)
+				visit(child, cursorOf(), inside, clip, scroller ?? container, childReach, positioned ? childReach : reachAbsolute);
 			if (scroller !== null) {
 				if (scroller.hiding === 0)
 					items.splice(items.indexOf(scroller), 1);	/* it hides nothing */
