@@ -306,6 +306,39 @@ START_TEST(test_refresh_rotates_and_reuse_ends_the_family)
 }
 END_TEST
 
+START_TEST(test_new_approval_narrows_older_grants)
+{
+	struct oauth_store	*store = oauth_store_open(NULL, NULL);
+	json_t			*reply, *refreshed;
+	const char		*access;
+	int			 status;
+	bool			 touched;
+	struct session_grant	 grant;
+	struct oauth_client	*client = registered(store, true);
+	char			*code = issue_code(store, client, T0);
+
+	reply = redeem(store, client, code, T0, &status);
+	ck_assert_int_eq(status, 200);
+	access = json_string_value(json_object_get(reply, "access_token"));
+	/* The person approves the client again, unticking all but reading. */
+	oauth_store_approve(client, OAUTH_SCOPE_PAGES_READ, "127.0.0.1:41000",
+	    T0 + 1000);
+	ck_assert_int_eq(oauth_token_verify(store, access, PORT, T0 + 2000,
+	    &grant, &touched), 0);
+	ck_assert_uint_eq(grant.scopes, OAUTH_SCOPE_PAGES_READ);
+	refreshed = token_call(store, T0 + 3000, &status, "grant_type",
+	    "refresh_token", "client_id", client->client_id, "refresh_token",
+	    json_string_value(json_object_get(reply, "refresh_token")), NULL);
+	ck_assert_int_eq(status, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(refreshed, "scope")),
+	    "pages:read");
+	json_decref(refreshed);
+	json_decref(reply);
+	free(code);
+	oauth_store_free(store);
+}
+END_TEST
+
 START_TEST(test_unapproved_client_gets_no_tokens)
 {
 	struct oauth_store	*store = oauth_store_open(NULL, NULL);
@@ -472,6 +505,7 @@ oauth_suite(void)
 	tcase_add_test(tc, test_access_token_expires_and_is_bound);
 	tcase_add_test(tc, test_refresh_rotates_and_reuse_ends_the_family);
 	tcase_add_test(tc, test_rotation_keeps_other_clients_grants);
+	tcase_add_test(tc, test_new_approval_narrows_older_grants);
 	tcase_add_test(tc, test_unapproved_client_gets_no_tokens);
 	tcase_add_test(tc, test_register_caps_approved_clients);
 	tcase_add_test(tc, test_store_file_private_and_round_trips);
