@@ -361,6 +361,29 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 		}
 	});
 
+	it('a 2026-07-28 listen stream for resources needs pages:read', async () => {
+		approve = () => ({ approved: true, scopes: ['tasks'] });
+		try {
+			const { tokens } = await authorizeRaw(host);
+			assert.equal(tokens.scope, 'tasks');
+			const listen = notifications => openStream(host, tokens.access_token, {
+				method: 'POST',
+				headers: { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'subscriptions/listen' },
+				body: modernBody('subscriptions/listen', { notifications }),
+			});
+			for (const notifications of [{ resourceSubscriptions: ['browser://tabs'] }, { resourcesListChanged: true }]) {
+				const refused = await listen(notifications);
+				refused.close();
+				assert.equal(refused.status, 403, `insufficient_scope for ${JSON.stringify(notifications)}`);
+			}
+			const tools = await listen({ toolsListChanged: true });
+			tools.close();
+			assert.equal(tools.status, 200, 'the tool list needs no scope');
+		} finally {
+			approve = () => ({ approved: true, scopes: DEFAULT_SCOPES });
+		}
+	});
+
 	it('the legacy HTTP+SSE transport takes a client key too, with the same scopes', async () => {
 		approve = () => ({ approved: true, scopes: ['pages:read'] });
 		try {
