@@ -327,6 +327,23 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 		assert.equal(sent.owner, true);
 	});
 
+	it('host_status names the connected clients to the owner key only', async () => {
+		const { tokens } = await authorizeRaw(host, { metadata: { client_name: 'Onlooker' } });
+		const mine = await openSession(host, tokens.access_token);
+		const owners = await openSession(host, host.token);
+		const status = async (key, session) => {
+			const call = await callTool(host, key, session, 'host_status');
+			assert.equal(call.status, 200, call.text);
+			return call.json.result;
+		};
+		const seen = await status(host.token, owners);
+		assert.ok(Array.isArray(seen.structuredContent.clients) && seen.structuredContent.clients.length >= 2);
+		const hidden = await status(tokens.access_token, mine);
+		assert.equal(hidden.structuredContent.clients, undefined, 'no other client\'s sessions');
+		assert.doesNotMatch(hidden.content[0].text, /"clients"/);
+		assert.equal(typeof hidden.structuredContent.version, 'string');
+	});
+
 	it('tools/list shows only the tools the key allows; a call outside them is 403 insufficient_scope', async () => {
 		approve = () => ({ approved: true, scopes: ['pages:read'] });
 		try {
