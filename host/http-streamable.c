@@ -274,14 +274,15 @@ http_streamable_post_modern(struct http_transport *transport,
 
 	if (http_modern_check(req, body, version) != 0)
 		return;
-	if (method != NULL && strcmp(method, "subscriptions/listen") == 0 &&
-	    json_object_get(body, "id") != NULL) {
-		http_modern_listen(transport, req, body);
-		return;
-	}
 	messages = json_pack("[O]", body);
 	if (http_resume_scope_check(transport, req, messages) != 0) {
 		json_decref(messages);
+		return;
+	}
+	if (method != NULL && strcmp(method, "subscriptions/listen") == 0 &&
+	    json_object_get(body, "id") != NULL) {
+		json_decref(messages);
+		http_modern_listen(transport, req, body);
 		return;
 	}
 	session = session_stateless_new(version);

@@ -122,7 +122,7 @@ mcp_tools_call(struct mcp *mcp, struct session *session, const json_t *request,
 		result = mcp_tasks_forward(mcp, session, request,
 		    MCP_TASK_CREATE, tool->name, detached, emit, arg, call);
 	} else if (tool->handler != NULL)
-		result = tool->handler(mcp->host, args);
+		result = tool->handler(mcp->host, args, session->grant.owner);
 	else {
 		struct mcp_call *pending = mcp_call_new(mcp, session, request,
 		    mcp_tools_finish, emit, arg);

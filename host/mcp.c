@@ -241,6 +241,18 @@ static const struct {
 	{ "tasks/update", mcp_tasks_by_id, MCP_MODERN, OAUTH_SCOPE_TASKS },
 };
 
+/* subscriptions/listen needs pages:read when it asks about resources. */
+static unsigned
+mcp_listen_scope(const json_t *message)
+{
+	const json_t	*filter = json_object_get(json_object_get(message,
+			    "params"), "notifications");
+
+	return json_array_size(json_object_get(filter,
+	    "resourceSubscriptions")) > 0 || json_is_true(json_object_get(filter,
+	    "resourcesListChanged")) ? OAUTH_SCOPE_PAGES_READ : 0;
+}
+
 /*
  * Returns the scope a request needs (OAUTH_SCOPE_*): its tool's for
  * tools/call, its method's otherwise; 0 when it needs none, or names no
@@ -256,6 +268,8 @@ mcp_scope_needed(const struct mcp *mcp, const json_t *message)
 
 	if (method == NULL || json_object_get(message, "id") == NULL)
 		return 0;
+	if (strcmp(method, "subscriptions/listen") == 0)
+		return mcp_listen_scope(message);
 	for (i = 0; i < sizeof mcp_methods / sizeof *mcp_methods; i++) {
 		if (strcmp(method, mcp_methods[i].name) != 0)
 			continue;

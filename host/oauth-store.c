@@ -519,6 +519,26 @@ oauth_store_cap_family(struct oauth_store *store, const char *family,
 }
 
 /*
+ * Keeps at most OAUTH_TOKENS_MAX codes and tokens: used and expired ones
+ * go first, so one client's rotations never push out another's live
+ * grant; only then the oldest live ones.
+ */
+static void
+oauth_store_trim(struct oauth_store *store, uint64_t now_ms)
+{
+	struct oauth_token	*token, *next;
+
+	TAILQ_FOREACH_SAFE(token, &store->tokens, entry, next) {
+		if (store->ntokens <= OAUTH_TOKENS_MAX)
+			return;
+		if (token->used || now_ms >= token->expires_ms)
+			oauth_store_drop_token(store, token);
+	}
+	while (store->ntokens > OAUTH_TOKENS_MAX)
+		oauth_store_drop_token(store, TAILQ_FIRST(&store->tokens));
+}
+
+/*
  * Issues a code or token with fields' kind, client, family, scopes,
  * resource, issue time and (for a code) redirect URI and challenge, valid
  * ttl_ms; returns the secret (heap), of which only the digest is kept.
@@ -549,8 +569,7 @@ oauth_store_issue(struct oauth_store *store, const struct oauth_token *fields,
 	TAILQ_INSERT_TAIL(&store->tokens, token, entry);
 	store->ntokens++;
 	oauth_store_cap_family(store, token->family, token->kind);
-	while (store->ntokens > OAUTH_TOKENS_MAX)
-		oauth_store_drop_token(store, TAILQ_FIRST(&store->tokens));
+	oauth_store_trim(store, fields->issued_ms);
 	return secret;
 }
 

@@ -158,7 +158,7 @@ oauth_token_refresh(struct oauth_store *store, const json_t *form,
 {
 	struct oauth_token	*refresh;
 	const char		*asked = oauth_token_field(form, "scope");
-	unsigned		 scopes;
+	unsigned		 scopes, held;
 	char			*cause = NULL;
 	json_t			*error;
 
@@ -180,10 +180,13 @@ oauth_token_refresh(struct oauth_store *store, const json_t *form,
 	if ((error = oauth_token_check_holder(store, refresh, form, port)) !=
 	    NULL)
 		return error;
-	scopes = refresh->scopes;
+	/* The person's latest approval caps every grant the client holds. */
+	held = refresh->scopes & oauth_store_client(store,
+	    refresh->client_id)->scopes;	/* approved: checked above */
+	scopes = held;
 	if (asked != NULL) {
 		if (oauth_scope_parse(asked, &scopes, &cause) != 0 ||
-		    (scopes & ~refresh->scopes) != 0) {
+		    (scopes & ~held) != 0) {
 			free(cause);
 			return oauth_error("invalid_scope", "a refresh may ask "
 			    "only for scopes the grant holds");
@@ -271,7 +274,8 @@ oauth_token_verify(struct oauth_store *store, const char *token,
 	memset(grant, 0, sizeof *grant);
 	(void)snprintf(grant->client_id, sizeof grant->client_id, "%s",
 	    access->client_id);
-	grant->scopes = access->scopes;
+	/* The person's latest approval caps every grant the client holds. */
+	grant->scopes = access->scopes & client->scopes;
 	*touched = oauth_store_touch(client, now_ms);
 	return 0;
 }

@@ -3,9 +3,13 @@
 
 #include "tools.h"
 
-/* Returns the host's status as text and as structured content. */
+/*
+ * Returns the host's status as text and as structured content; the MCP
+ * sessions of every client only to the owner key, as /health does.
+ */
 static json_t *
-tool_host_status(const struct tool_host_context *host, const json_t *args)
+tool_host_status(const struct tool_host_context *host, const json_t *args,
+    bool owner)
 {
 	json_t	*status, *result;
 	char	*text, *cause = NULL;
@@ -16,6 +20,8 @@ tool_host_status(const struct tool_host_context *host, const json_t *args)
 		free(cause);
 		return result;
 	}
+	if (!owner)
+		json_object_del(status, "clients");
 	text = json_dumps(status, JSON_COMPACT);
 	result = json_pack("{s:[{s:s,s:s}],s:o}", "content", "type", "text",
 	    "text", text != NULL ? text : "{}", "structuredContent", status);

@@ -27,10 +27,11 @@ struct tool_host_context {
 
 /*
  * A host-side tool: returns a new MCP CallToolResult object. args has
- * already passed the input schema.
+ * already passed the input schema; owner: the call came with the owner
+ * key, not an OAuth client's.
  */
 typedef json_t *(*tool_host_handler)(const struct tool_host_context *host,
-		    const json_t *args);
+		    const json_t *args, bool owner);
 
 /* The code of a tool that the host answers itself (answered_by "host"). */
 struct tool_handler_entry {

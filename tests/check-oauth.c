@@ -306,6 +306,39 @@ START_TEST(test_refresh_rotates_and_reuse_ends_the_family)
 }
 END_TEST
 
+START_TEST(test_new_approval_narrows_older_grants)
+{
+	struct oauth_store	*store = oauth_store_open(NULL, NULL);
+	json_t			*reply, *refreshed;
+	const char		*access;
+	int			 status;
+	bool			 touched;
+	struct session_grant	 grant;
+	struct oauth_client	*client = registered(store, true);
+	char			*code = issue_code(store, client, T0);
+
+	reply = redeem(store, client, code, T0, &status);
+	ck_assert_int_eq(status, 200);
+	access = json_string_value(json_object_get(reply, "access_token"));
+	/* The person approves the client again, unticking all but reading. */
+	oauth_store_approve(client, OAUTH_SCOPE_PAGES_READ, "127.0.0.1:41000",
+	    T0 + 1000);
+	ck_assert_int_eq(oauth_token_verify(store, access, PORT, T0 + 2000,
+	    &grant, &touched), 0);
+	ck_assert_uint_eq(grant.scopes, OAUTH_SCOPE_PAGES_READ);
+	refreshed = token_call(store, T0 + 3000, &status, "grant_type",
+	    "refresh_token", "client_id", client->client_id, "refresh_token",
+	    json_string_value(json_object_get(reply, "refresh_token")), NULL);
+	ck_assert_int_eq(status, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(refreshed, "scope")),
+	    "pages:read");
+	json_decref(refreshed);
+	json_decref(reply);
+	free(code);
+	oauth_store_free(store);
+}
+END_TEST
+
 START_TEST(test_unapproved_client_gets_no_tokens)
 {
 	struct oauth_store	*store = oauth_store_open(NULL, NULL);
@@ -336,6 +369,50 @@ START_TEST(test_register_caps_approved_clients)
 	    "error_description")), "revoke one"));
 	json_decref(reply);
 	json_decref(request);
+	oauth_store_free(store);
+}
+END_TEST
+
+START_TEST(test_rotation_keeps_other_clients_grants)
+{
+	struct oauth_store	*store = oauth_store_open(NULL, NULL);
+	struct oauth_client	*a = registered(store, true);
+	struct oauth_client	*b = registered(store, true);
+	char			*code, *refresh;
+	json_t			*reply;
+	int			 i, status;
+
+	/* B is approved once and keeps its refresh token for later. */
+	code = issue_code(store, b, T0);
+	reply = redeem(store, b, code, T0, &status);
+	ck_assert_int_eq(status, 200);
+	free(code);
+	refresh = strdup(json_string_value(json_object_get(reply,
+	    "refresh_token")));
+	json_decref(reply);
+	/* A refreshes hourly for weeks: every rotation leaves a used token. */
+	code = issue_code(store, a, T0);
+	reply = redeem(store, a, code, T0, &status);
+	free(code);
+	for (i = 1; i <= 600; i++) {
+		code = strdup(json_string_value(json_object_get(reply,
+		    "refresh_token")));
+		json_decref(reply);
+		reply = token_call(store, T0 + (uint64_t)i * 1000, &status,
+		    "grant_type", "refresh_token", "client_id", a->client_id,
+		    "refresh_token", code, NULL);
+		ck_assert_int_eq(status, 200);
+		free(code);
+	}
+	json_decref(reply);
+	/* B's live grant survived A's used tokens. */
+	reply = token_call(store, T0 + 700000, &status, "grant_type",
+	    "refresh_token", "client_id", b->client_id, "refresh_token",
+	    refresh, NULL);
+	ck_assert_msg(status == 200, "B lost its grant: %s",
+	    json_string_value(json_object_get(reply, "error_description")));
+	json_decref(reply);
+	free(refresh);
 	oauth_store_free(store);
 }
 END_TEST
@@ -427,6 +504,8 @@ oauth_suite(void)
 	tcase_add_test(tc, test_code_expires_and_serves_once);
 	tcase_add_test(tc, test_access_token_expires_and_is_bound);
 	tcase_add_test(tc, test_refresh_rotates_and_reuse_ends_the_family);
+	tcase_add_test(tc, test_rotation_keeps_other_clients_grants);
+	tcase_add_test(tc, test_new_approval_narrows_older_grants);
 	tcase_add_test(tc, test_unapproved_client_gets_no_tokens);
 	tcase_add_test(tc, test_register_caps_approved_clients);
 	tcase_add_test(tc, test_store_file_private_and_round_trips);

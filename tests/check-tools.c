@@ -266,7 +266,7 @@ START_TEST(test_host_status_result_matches_output_schema)
 	json_t			*result, *parsed, *want;
 	char			*cause = NULL;
 
-	result = tool->handler(&running, NULL);
+	result = tool->handler(&running, NULL, true);
 	ck_assert_ptr_nonnull(result);
 	ck_assert_ptr_null(json_object_get(result, "isError"));
 	structured = json_object_get(result, "structuredContent");
@@ -290,7 +290,7 @@ START_TEST(test_host_status_result_matches_output_schema)
 	json_decref(result);
 
 	/* Without a host, an error result that says why. */
-	result = tool->handler(&none, NULL);
+	result = tool->handler(&none, NULL, true);
 	want = check_json("{\"content\":[{\"type\":\"text\",\"text\":"
 	    "\"HOST_NOT_RUNNING: open the browser\"}],\"isError\":true}");
 	ck_assert_json_eq(result, want);
@@ -591,10 +591,12 @@ END_TEST
 
 /* A host handler for the catalogue tests; never called. */
 static json_t *
-handler_unused(const struct tool_host_context *host, const json_t *args)
+handler_unused(const struct tool_host_context *host, const json_t *args,
+    bool owner)
 {
 	(void)host;
 	(void)args;
+	(void)owner;
 	return NULL;
 }
 

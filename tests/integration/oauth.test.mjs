@@ -327,6 +327,23 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 		assert.equal(sent.owner, true);
 	});
 
+	it('host_status names the connected clients to the owner key only', async () => {
+		const { tokens } = await authorizeRaw(host, { metadata: { client_name: 'Onlooker' } });
+		const mine = await openSession(host, tokens.access_token);
+		const owners = await openSession(host, host.token);
+		const status = async (key, session) => {
+			const call = await callTool(host, key, session, 'host_status');
+			assert.equal(call.status, 200, call.text);
+			return call.json.result;
+		};
+		const seen = await status(host.token, owners);
+		assert.ok(Array.isArray(seen.structuredContent.clients) && seen.structuredContent.clients.length >= 2);
+		const hidden = await status(tokens.access_token, mine);
+		assert.equal(hidden.structuredContent.clients, undefined, 'no other client\'s sessions');
+		assert.doesNotMatch(hidden.content[0].text, /"clients"/);
+		assert.equal(typeof hidden.structuredContent.version, 'string');
+	});
+
 	it('tools/list shows only the tools the key allows; a call outside them is 403 insufficient_scope', async () => {
 		approve = () => ({ approved: true, scopes: ['pages:read'] });
 		try {
@@ -356,6 +373,29 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 			assert.equal(read.status, 200, 'pages:read allows resources/*');
 			assert.equal(host.requests.filter(r => r.method === 'navigate_to' && r.caller !== undefined && r.owner === undefined).length, 1,
 			    'the refused call never reached the extension');
+		} finally {
+			approve = () => ({ approved: true, scopes: DEFAULT_SCOPES });
+		}
+	});
+
+	it('a 2026-07-28 listen stream for resources needs pages:read', async () => {
+		approve = () => ({ approved: true, scopes: ['tasks'] });
+		try {
+			const { tokens } = await authorizeRaw(host);
+			assert.equal(tokens.scope, 'tasks');
+			const listen = notifications => openStream(host, tokens.access_token, {
+				method: 'POST',
+				headers: { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'subscriptions/listen' },
+				body: modernBody('subscriptions/listen', { notifications }),
+			});
+			for (const notifications of [{ resourceSubscriptions: ['browser://tabs'] }, { resourcesListChanged: true }]) {
+				const refused = await listen(notifications);
+				refused.close();
+				assert.equal(refused.status, 403, `insufficient_scope for ${JSON.stringify(notifications)}`);
+			}
+			const tools = await listen({ toolsListChanged: true });
+			tools.close();
+			assert.equal(tools.status, 200, 'the tool list needs no scope');
 		} finally {
 			approve = () => ({ approved: true, scopes: DEFAULT_SCOPES });
 		}
