@@ -349,13 +349,12 @@ bridge_event(const json_t *event, void *arg)
 /* Starts a forwarded MCP call at the extension; it never fails at once. */
 static uint64_t
 bridge_dispatch_call(void *arg, const char *method, const char *client,
-    const char *caller, bool owner, json_t *params, int timeout_ms,
-    mcp_done_cb done, mcp_progress_cb progress, void *call_arg,
-    const char **error_code, char **error_message)
+    const char *caller, const struct session_grant *grant, json_t *params,
+    int timeout_ms, mcp_done_cb done, mcp_progress_cb progress,
+    void *call_arg, const char **error_code, char **error_message)
 {
-	return rpc_call(arg, method, client, caller, owner, params, timeout_ms,
-	    done,
-	    progress, call_arg);
+	return rpc_call(arg, method, client, caller, grant, params, timeout_ms,
+	    done, progress, call_arg);
 }
 
 /* Asks the person, in the extension, whether a client may have a key. */
@@ -363,7 +362,7 @@ static uint64_t
 bridge_approval_ask(void *arg, json_t *params, int timeout_ms,
     oauth_approval_cb done, void *done_arg)
 {
-	return rpc_call(arg, "approve_client", NULL, NULL, false, params,
+	return rpc_call(arg, "approve_client", NULL, NULL, NULL, params,
 	    timeout_ms, done, NULL, done_arg);
 }
 

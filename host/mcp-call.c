@@ -207,7 +207,7 @@ mcp_call_response(struct mcp *mcp, struct session *session,
 		json_object_set_new(args, "answer", json_string(answer));
 		session_caller(mcp->sessions, session, caller);
 		if (mcp->dispatcher.call(mcp->dispatcher.arg, "answer_task",
-		    session->client, caller, session->grant.owner, args,
+		    session->client, caller, &session->grant, args,
 		    MCP_ANSWER_TIMEOUT_MS,
 		    mcp_call_answer_done, NULL, NULL, &code, &error) == 0) {
 			log_warn(mcp->log, "the client's answer to task %s "
@@ -256,7 +256,7 @@ mcp_call_dispatch(struct mcp_call *call, const char *method, json_t *args,
 
 	session_caller(mcp->sessions, call->session, caller);
 	call->dispatch_id = mcp->dispatcher.call(mcp->dispatcher.arg, method,
-	    call->session->client, caller, call->session->grant.owner, args,
+	    call->session->client, caller, &call->session->grant, args,
 	    timeout_ms, mcp_call_done,
 	    mcp_call_progress, call, code, message);
 	return call->dispatch_id != 0;

@@ -17,6 +17,7 @@ struct mcp;
 struct mcp_call;
 struct mcp_listener;
 struct session;
+struct session_grant;
 struct session_store;
 struct tool_host_context;
 struct tool_registry;
@@ -51,14 +52,15 @@ typedef void (*mcp_progress_cb)(const json_t *progress, void *arg);
 struct mcp_dispatcher {
 	/*
 	 * Starts a call for a client ("name version", or "" when it gave
-	 * none) whose identity is caller (session_caller), owner when it
-	 * came with the owner key; steals params. Returns its id (for cancel), or 0 when it
-	 * cannot start, with *error_code (static) and *error_message (heap)
-	 * set. done is never called from inside call.
+	 * none) whose identity is caller (session_caller), with the key
+	 * grant (the owner's, or an OAuth client's and its scopes); steals
+	 * params. Returns its id (for cancel), or 0 when it cannot start,
+	 * with *error_code (static) and *error_message (heap) set. done is
+	 * never called from inside call.
 	 */
 	uint64_t	 (*call)(void *arg, const char *method,
 			     const char *client, const char *caller,
-			     bool owner, json_t *params,
+			     const struct session_grant *grant, json_t *params,
 			     int timeout_ms, mcp_done_cb done,
 			     mcp_progress_cb progress, void *call_arg,
 			     const char **error_code, char **error_message);

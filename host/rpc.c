@@ -21,7 +21,9 @@
 #include "clock.h"
 #include "errors.h"
 #include "log.h"
+#include "oauth-scope.h"
 #include "queue.h"
+#include "session.h"
 #include "xmalloc.h"
 
 #define RPC_DEFAULT_TIMEOUT_MS	30000
@@ -59,6 +61,8 @@ struct rpc_call {
 	char			 client[RPC_CLIENT_MAX];	/* who asked, or "" */
 	char			 caller[RPC_CALLER_MAX];	/* its identity, or "" */
 	bool			 owner;		/* made with the owner key */
+	bool			 scoped;	/* made with an OAuth client's key */
+	unsigned		 scopes;	/* that key's OAUTH_SCOPE_* bits */
 	json_t			*params;	/* until sent */
 	int			 timeout_ms;
 	uint64_t		 deadline_ms;	/* by the clock: timeout */
@@ -218,6 +222,9 @@ rpc_call_send(struct rpc_call *call, int timeout_ms)
 		    json_string(call->caller));
 	if (call->owner)
 		json_object_set_new(message, "owner", json_true());
+	if (call->scoped)
+		json_object_set_new(message, "scopes",
+		    oauth_scope_array(call->scopes));
 	if (rpc_send(call->rpc, message) != 0) {
 		log_warn(call->rpc->log, "rpc: cannot send %s (id %" PRIu64
 		    "): channel closed", call->method, call->id);
@@ -581,13 +588,15 @@ rpc_channel_closed(struct rpc *rpc)
  * Starts a call to the extension; returns its id. client names the MCP
  * client that asked ("name version"), for the person's view of who acts;
  * caller is who asked as the host knows it (session_caller), for what only
- * that caller may read; each NULL or "" when unknown. owner: the call
- * came with the owner key, which may see every caller's work.
+ * that caller may read; each NULL or "" when unknown. grant: the key
+ * the call came with (NULL: the host's own call): the owner key may see
+ * every caller's work; an OAuth client's key may do only what its scopes
+ * allow, which the extension is told.
  */
 uint64_t
 rpc_call(struct rpc *rpc, const char *method, const char *client,
-    const char *caller, bool owner, json_t *params, int timeout_ms, rpc_done_cb done, rpc_progress_cb progress,
-    void *arg)
+    const char *caller, const struct session_grant *grant, json_t *params,
+    int timeout_ms, rpc_done_cb done, rpc_progress_cb progress, void *arg)
 {
 	struct rpc_call	*call;
 	uint64_t	 now = clock_now_ms(rpc->clock);
@@ -606,7 +615,11 @@ rpc_call(struct rpc *rpc, const char *method, const char *client,
 		(void)snprintf(call->client, sizeof call->client, "%s", client);
 	if (caller != NULL)
 		(void)snprintf(call->caller, sizeof call->caller, "%s", caller);
-	call->owner = owner;
+	if (grant != NULL) {
+		call->owner = grant->owner;
+		call->scoped = !grant->owner && grant->client_id[0] != '\0';
+		call->scopes = grant->scopes;
+	}
 	call->params = params != NULL ? params : json_object();
 	call->timeout_ms = timeout_ms;
 	call->deadline_ms = now + (uint64_t)timeout_ms;

@@ -37,9 +37,9 @@ stdio_offline_advice(struct stdio_offline *offline)
 /* Fails a forwarded call at once: no host, no extension. */
 static uint64_t
 stdio_offline_call(void *arg, const char *method, const char *client,
-    const char *caller, bool owner, json_t *params, int timeout_ms,
-    mcp_done_cb done, mcp_progress_cb progress, void *call_arg,
-    const char **error_code, char **error_message)
+    const char *caller, const struct session_grant *grant, json_t *params,
+    int timeout_ms, mcp_done_cb done, mcp_progress_cb progress,
+    void *call_arg, const char **error_code, char **error_message)
 {
 	json_decref(params);
 	*error_code = ERR_HOST_NOT_RUNNING;

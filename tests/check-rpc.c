@@ -10,7 +10,9 @@
 
 #include "check-helpers.h"
 #include "errors.h"
+#include "oauth-scope.h"
 #include "rpc.h"
+#include "session.h"
 
 #define MSG_NOT_CONNECTED \
 	"The browser extension has not connected to this host. Open the " \
@@ -141,7 +143,7 @@ test_done(const json_t *result, const char *code, const char *message,
 	if (o->call_again) {
 		o->new_outcome = calloc(1, sizeof *o->new_outcome);
 		o->new_outcome->ctx = ctx;
-		o->new_id = rpc_call(ctx->rpc, "again", NULL, NULL, false, NULL, 1000,
+		o->new_id = rpc_call(ctx->rpc, "again", NULL, NULL, NULL, NULL, 1000,
 		    test_done, NULL, o->new_outcome);
 	}
 }
@@ -248,7 +250,7 @@ ctx_call(struct ctx *ctx, const char *method, const char *params,
 
 	o->ctx = ctx;
 	ctx->in_call = true;
-	id = rpc_call(ctx->rpc, method, NULL, NULL, false, params != NULL ?
+	id = rpc_call(ctx->rpc, method, NULL, NULL, NULL, params != NULL ?
 	    check_json(params) : NULL, timeout_ms, test_done, test_progress, o);
 	ctx->in_call = false;
 	return id;
@@ -451,27 +453,39 @@ START_TEST(test_call_defaults_params_and_timeout)
 }
 END_TEST
 
-START_TEST(test_call_names_its_client)
+START_TEST(test_call_names_its_client_and_its_scopes)
 {
-	struct ctx	ctx;
-	struct outcome	o = { 0 }, unnamed = { 0 };
+	struct ctx		ctx;
+	struct outcome		o = { 0 }, unnamed = { 0 }, client = { 0 };
+	struct session_grant	owner = { .owner = true }, oauth = {
+				    .client_id = "0123456789abcdef0123456789abcdef",
+				    .scopes = OAUTH_SCOPE_PAGES_READ|
+				    OAUTH_SCOPE_TASKS };
 
 	ctx_start(&ctx, 0);
 	ctx_connect(&ctx);
 	o.ctx = &ctx;
 	unnamed.ctx = &ctx;
+	client.ctx = &ctx;
 	rpc_call(ctx.rpc, "click_element", "claude-code 2.1.3", "5e551011",
-	    true, NULL, 5000, test_done, NULL, &o);
-	rpc_call(ctx.rpc, "click_element", "", "", false, NULL, 5000,
+	    &owner, NULL, 5000, test_done, NULL, &o);
+	rpc_call(ctx.rpc, "click_element", "", "", NULL, NULL, 5000,
 	    test_done, NULL, &unnamed);
+	rpc_call(ctx.rpc, "run_task", "", "c11e", &oauth, NULL, 5000,
+	    test_done, NULL, &client);
 	ck_assert_sent(&ctx, 0, "{\"type\":\"request\",\"id\":1,"
 	    "\"method\":\"click_element\",\"params\":{},\"timeout_ms\":5000,"
 	    "\"client\":\"claude-code 2.1.3\",\"caller\":\"5e551011\","
 	    "\"owner\":true}");
 	ck_assert_sent(&ctx, 1, "{\"type\":\"request\",\"id\":2,"
 	    "\"method\":\"click_element\",\"params\":{},\"timeout_ms\":5000}");
+	/* An OAuth client's key: the extension is told what it may do. */
+	ck_assert_sent(&ctx, 2, "{\"type\":\"request\",\"id\":3,"
+	    "\"method\":\"run_task\",\"params\":{},\"timeout_ms\":5000,"
+	    "\"caller\":\"c11e\",\"scopes\":[\"pages:read\",\"tasks\"]}");
 	outcome_clear(&o);
 	outcome_clear(&unnamed);
+	outcome_clear(&client);
 	ctx_end(&ctx);
 }
 END_TEST
@@ -956,7 +970,7 @@ rpc_suite(void)
 
 	tc = tcase_create("calls");
 	tcase_add_test(tc, test_call_defaults_params_and_timeout);
-	tcase_add_test(tc, test_call_names_its_client);
+	tcase_add_test(tc, test_call_names_its_client_and_its_scopes);
 	tcase_add_test(tc, test_response_correlated_by_id_out_of_order);
 	tcase_add_test(tc, test_error_response_passes_code_and_message);
 	tcase_add_test(tc, test_progress_delivered_in_order);

@@ -378,6 +378,27 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 		}
 	});
 
+	it('a task started with a client key tells the agents that key\'s scopes; the owner key sends none', async () => {
+		approve = () => ({ approved: true, scopes: ['pages:read', 'tasks'] });
+		try {
+			const { tokens } = await authorizeRaw(host);
+			assert.equal(tokens.scope, 'pages:read tasks');
+			const session = await openSession(host, tokens.access_token);
+			const started = await callTool(host, tokens.access_token, session, 'run_task', { task: 'read the headline' });
+			assert.equal(started.status, 200, started.text);
+			const sent = host.requests.findLast(r => r.method === 'run_task');
+			assert.deepEqual(sent.scopes, ['pages:read', 'tasks'], 'the agents may not act on pages');
+			assert.equal(sent.owner, undefined);
+			const owners = await openSession(host, host.token);
+			await callTool(host, host.token, owners, 'run_task', { task: 'read the headline' });
+			const owned = host.requests.findLast(r => r.method === 'run_task');
+			assert.equal(owned.owner, true);
+			assert.equal(owned.scopes, undefined, 'the owner key may do everything');
+		} finally {
+			approve = () => ({ approved: true, scopes: DEFAULT_SCOPES });
+		}
+	});
+
 	it('a 2026-07-28 listen stream for resources needs pages:read', async () => {
 		approve = () => ({ approved: true, scopes: ['tasks'] });
 		try {
