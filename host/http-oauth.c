@@ -84,13 +84,28 @@ http_oauth_path(const char *path)
 	return false;
 }
 
-/* Writes the store, logging a failure (the state in memory goes on). */
+/*
+ * Begins a look at the store or a change of it, as other hosts on the
+ * file see it; logs a failure (the state in memory goes on).
+ */
 static void
-http_oauth_save(struct http_oauth *oauth)
+http_oauth_begin(struct http_oauth *oauth)
 {
 	char	*cause = NULL;
 
-	if (oauth_store_save(oauth->store, &cause) != 0) {
+	if (oauth_store_begin(oauth->store, &cause) != 0) {
+		log_warn(oauth->log, "%s", cause);
+		free(cause);
+	}
+}
+
+/* Ends it, writing the store if save and it changed; logs a failure. */
+static void
+http_oauth_end(struct http_oauth *oauth, bool save)
+{
+	char	*cause = NULL;
+
+	if (oauth_store_end(oauth->store, save, &cause) != 0) {
 		log_warn(oauth->log, "%s", cause);
 		free(cause);
 	}
@@ -181,11 +196,13 @@ http_oauth_register(struct http_oauth *oauth, struct evhttp_request *req)
 		reply = oauth_error("invalid_client_metadata", "send the client "
 		    "metadata as a JSON object (Content-Type: "
 		    "application/json), at most 64 KiB");
-	else
+	else {
+		http_oauth_begin(oauth);
 		reply = oauth_register(oauth->store, request,
 		    clock_now_ms(oauth->wall), &status);
+		http_oauth_end(oauth, status == 201);
+	}
 	if (status == 201) {
-		http_oauth_save(oauth);
 		log_info(oauth->log, "OAuth client %.8s registered (%s)",
 		    json_string_value(json_object_get(reply, "client_id")),
 		    json_string_value(json_object_get(reply, "client_name")));
@@ -223,10 +240,12 @@ http_oauth_token(struct http_oauth *oauth, struct evhttp_request *req)
 
 	if ((form = http_oauth_form(req)) == NULL)
 		return;
+	http_oauth_begin(oauth);
 	reply = oauth_token_exchange(oauth->store, form, oauth->port,
 	    clock_now_ms(oauth->wall), &status);
+	/* A failure may have ended a family (a reused code or refresh). */
+	http_oauth_end(oauth, true);
 	json_decref(form);
-	http_oauth_save(oauth);
 	http_oauth_reply(req, status, reply);
 }
 
@@ -238,9 +257,10 @@ http_oauth_revoke(struct http_oauth *oauth, struct evhttp_request *req)
 
 	if ((form = http_oauth_form(req)) == NULL)
 		return;
+	http_oauth_begin(oauth);
 	oauth_token_revoke(oauth->store, form, clock_now_ms(oauth->wall));
+	http_oauth_end(oauth, true);
 	json_decref(form);
-	http_oauth_save(oauth);
 	http_oauth_reply(req, 200, json_object());
 }
 
@@ -257,7 +277,9 @@ http_oauth_authorize(struct http_oauth *oauth, struct evhttp_request *req,
 
 	query = http_oauth_fields(uri != NULL ? evhttp_uri_get_query(uri) :
 	    NULL);
+	http_oauth_begin(oauth);	/* a client another host registered */
 	oauth_authorize_request(oauth->authorize, query, &answer);
+	http_oauth_end(oauth, false);
 	json_decref(query);
 	evhttp_add_header(out, "Referrer-Policy", "no-referrer");
 	evhttp_add_header(out, "X-Frame-Options", "DENY");
@@ -351,11 +373,11 @@ http_oauth_authenticate(struct http_oauth *oauth, const char *authorization,
 	    (given = http_guard_bearer(authorization, &len)) == NULL)
 		return -1;
 	token = xstrndup(given, len);
+	http_oauth_begin(oauth);	/* a revocation by another host counts */
 	rc = oauth_token_verify(oauth->store, token, oauth->port,
 	    clock_now_ms(oauth->wall), grant, &touched);
+	http_oauth_end(oauth, touched);	/* last use, once a minute at most */
 	free(token);
-	if (touched)
-		http_oauth_save(oauth);	/* last use, once a minute at most */
 	return rc;
 }
 

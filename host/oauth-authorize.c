@@ -170,11 +170,17 @@ oauth_authorize_decided(const json_t *result, const char *error_code,
 		    error_message);
 		return;
 	}
+	if (oauth_store_begin(authorize->store, &cause) != 0) {
+		log_warn(authorize->log, "%s", cause);
+		free(cause);
+		cause = NULL;
+	}
 	if (!json_is_true(json_object_get(result, "approved")) ||
 	    oauth_scope_from_array(json_object_get(result, "scopes"),
 	    &scopes) != 0 || (scopes & pending->asked) == 0 ||
 	    (client = oauth_store_client(authorize->store,
 	    pending->client_id)) == NULL) {
+		(void)oauth_store_end(authorize->store, false, &cause);
 		pending->why = "the person denied the request";
 		log_info(authorize->log, "the person denied client %.8s",
 		    pending->client_id);
@@ -184,12 +190,12 @@ oauth_authorize_decided(const json_t *result, const char *error_code,
 	pending->granted = scopes & pending->asked;	/* never more */
 	oauth_store_approve(client, pending->granted,
 	    pending->redirect_host, pending->decided_ms);
-	if (oauth_store_save(authorize->store, &cause) != 0) {
+	log_info(authorize->log, "the person approved client %.8s (%s)",
+	    pending->client_id, client->name);
+	if (oauth_store_end(authorize->store, true, &cause) != 0) {
 		log_warn(authorize->log, "%s", cause);
 		free(cause);
 	}
-	log_info(authorize->log, "the person approved client %.8s (%s)",
-	    pending->client_id, client->name);
 }
 
 /* Returns "name=value" encoded for a query, after sep ('?' or '&'). */

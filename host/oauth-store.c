@@ -2,6 +2,7 @@
 #include "oauth-store.h"
 
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -28,8 +29,23 @@
 TAILQ_HEAD(oauth_clients, oauth_client);
 TAILQ_HEAD(oauth_tokens, oauth_token);
 
+/*
+ * Hosts on other ports share the file: each change is made under an
+ * exclusive flock(2) of path.lock, on the file as it is then (read again
+ * when it is not the one this store last read or wrote).
+ */
 struct oauth_store {
 	char			*path;		/* NULL: memory only */
+	int			 lock_fd;	/* path.lock; -1 until needed */
+	bool			 locked;
+	/*
+	 * The file last read or written, held open so that its inode is
+	 * not reused: a file at path with that inode is still it (every
+	 * change is a new file renamed over it). -1: there was none.
+	 */
+	int			 seen_fd;
+	struct stat		 seen;
+	char			*text;		/* its text; NULL: none */
 	struct oauth_clients	 clients;
 	size_t			 nclients;
 	struct oauth_tokens	 tokens;
@@ -125,16 +141,22 @@ oauth_store_clean_name(const char *name)
 	return clean;
 }
 
-/* Reads a whole private file: the user's own, regular, for nobody else. */
+/*
+ * Reads a whole private file: the user's own, regular, for nobody else;
+ * *sb is what it was (st_ino 0 when there is none), and *fdp stays open on
+ * it (-1 when there is none).
+ */
 static char *
-oauth_store_read(const char *path, size_t *len, char **cause)
+oauth_store_read(const char *path, size_t *len, struct stat *sb, int *fdp,
+    char **cause)
 {
-	struct stat	 sb;
 	char		*text = NULL;
 	ssize_t		 n;
 	int		 fd;
 
 	*len = 0;
+	*fdp = -1;
+	memset(sb, 0, sizeof *sb);
 	if ((fd = open(path, O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC)) ==
 	    -1) {
 		if (errno == ENOENT)
@@ -144,18 +166,19 @@ oauth_store_read(const char *path, size_t *len, char **cause)
 		    strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
-	    sb.st_uid != geteuid() || (sb.st_mode & (S_IRWXG|S_IRWXO)) != 0 ||
-	    sb.st_size > OAUTH_STORE_FILE_MAX) {
+	if (fstat(fd, sb) == -1 || !S_ISREG(sb->st_mode) ||
+	    sb->st_uid != geteuid() ||
+	    (sb->st_mode & (S_IRWXG|S_IRWXO)) != 0 ||
+	    sb->st_size > OAUTH_STORE_FILE_MAX) {
 		*cause = xasprintf("%s must be a regular file of yours, at most "
 		    "1 MiB, that only you can read (mode 600): run chmod 600 "
 		    "%s, or delete it (the clients must then be approved "
 		    "again)", path, path);
 		goto out;
 	}
-	text = xmalloc((size_t)sb.st_size + 1);
-	while (*len < (size_t)sb.st_size) {
-		n = read(fd, text + *len, (size_t)sb.st_size - *len);
+	text = xmalloc((size_t)sb->st_size + 1);
+	while (*len < (size_t)sb->st_size) {
+		n = read(fd, text + *len, (size_t)sb->st_size - *len);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -168,6 +191,8 @@ oauth_store_read(const char *path, size_t *len, char **cause)
 		*len += (size_t)n;
 	}
 	text[*len] = '\0';
+	*fdp = fd;
+	return text;
 out:
 	close(fd);
 	return text;
@@ -288,6 +313,84 @@ out:
 	return rc;
 }
 
+/* Records the file just read or written: its fd (stolen), stat and text. */
+static void
+oauth_store_seen(struct oauth_store *store, int fd, const struct stat *sb,
+    char *text)
+{
+	if (store->seen_fd != -1)
+		close(store->seen_fd);
+	store->seen_fd = fd;
+	store->seen = *sb;
+	free(store->text);
+	store->text = text;
+}
+
+/* Drops the clients and what the file holds of the tokens: not codes. */
+static void
+oauth_store_clear(struct oauth_store *store)
+{
+	struct oauth_client	*client;
+	struct oauth_token	*token, *next;
+
+	TAILQ_FOREACH_SAFE(token, &store->tokens, entry, next) {
+		if (token->kind != OAUTH_CODE)
+			oauth_store_drop_token(store, token);
+	}
+	while ((client = TAILQ_FIRST(&store->clients)) != NULL) {
+		TAILQ_REMOVE(&store->clients, client, entry);
+		store->nclients--;
+		oauth_client_free(client);
+	}
+}
+
+/*
+ * Reads the file again into the store: its clients and tokens replace the
+ * ones in memory; the codes (memory only) stay while their client does.
+ */
+static int
+oauth_store_reload(struct oauth_store *store, char **cause)
+{
+	struct oauth_store	 fresh;
+	struct oauth_token	*token, *next;
+	struct stat		 sb;
+	char			*text;
+	size_t			 len;
+	int			 fd;
+
+	memset(&fresh, 0, sizeof fresh);
+	fresh.path = store->path;
+	TAILQ_INIT(&fresh.clients);
+	TAILQ_INIT(&fresh.tokens);
+	if ((text = oauth_store_read(store->path, &len, &sb, &fd, cause)) ==
+	    NULL)
+		return -1;
+	if (len > 0 && oauth_store_load(&fresh, text, len, cause) != 0) {
+		oauth_store_clear(&fresh);
+		if (fd != -1)
+			close(fd);
+		free(text);
+		return -1;
+	}
+	oauth_store_clear(store);
+	TAILQ_CONCAT(&store->clients, &fresh.clients, entry);
+	store->nclients = fresh.nclients;
+	TAILQ_FOREACH_SAFE(token, &store->tokens, entry, next) {
+		if (oauth_store_client(store, token->client_id) == NULL)
+			oauth_store_drop_token(store, token);
+	}
+	/* The file's tokens are older than any code in memory. */
+	while ((token = TAILQ_LAST(&fresh.tokens, oauth_tokens)) != NULL) {
+		TAILQ_REMOVE(&fresh.tokens, token, entry);
+		TAILQ_INSERT_HEAD(&store->tokens, token, entry);
+		store->ntokens++;
+	}
+	oauth_store_seen(store, fd, &sb, fd != -1 ? text : NULL);
+	if (fd == -1)
+		free(text);
+	return 0;
+}
+
 /*
  * Opens the store kept at path (NULL: in memory only, for tests), empty
  * when the file does not exist yet.
@@ -296,21 +399,18 @@ struct oauth_store *
 oauth_store_open(const char *path, char **cause)
 {
 	struct oauth_store	*store = xcalloc(1, sizeof *store);
-	char			*text;
-	size_t			 len;
 
+	store->lock_fd = -1;
+	store->seen_fd = -1;
 	TAILQ_INIT(&store->clients);
 	TAILQ_INIT(&store->tokens);
 	if (path == NULL)
 		return store;
 	store->path = xstrdup(path);
-	if ((text = oauth_store_read(path, &len, cause)) == NULL ||
-	    (len > 0 && oauth_store_load(store, text, len, cause) != 0)) {
-		free(text);
+	if (oauth_store_reload(store, cause) != 0) {
 		oauth_store_free(store);
 		return NULL;
 	}
-	free(text);
 	return store;
 }
 
@@ -318,19 +418,75 @@ oauth_store_open(const char *path, char **cause)
 void
 oauth_store_free(struct oauth_store *store)
 {
-	struct oauth_client	*client;
 	struct oauth_token	*token;
 
 	if (store == NULL)
 		return;
+	oauth_store_clear(store);
 	while ((token = TAILQ_FIRST(&store->tokens)) != NULL)
 		oauth_store_drop_token(store, token);
-	while ((client = TAILQ_FIRST(&store->clients)) != NULL) {
-		TAILQ_REMOVE(&store->clients, client, entry);
-		oauth_client_free(client);
-	}
+	if (store->lock_fd != -1)
+		close(store->lock_fd);
+	if (store->seen_fd != -1)
+		close(store->seen_fd);
+	free(store->text);
 	free(store->path);
 	free(store);
+}
+
+/* Says whether the file is still the one this store last read or wrote. */
+static bool
+oauth_store_unchanged(const struct oauth_store *store)
+{
+	struct stat	sb;
+
+	if (stat(store->path, &sb) == -1)
+		return errno == ENOENT && store->seen_fd == -1;
+	return store->seen_fd != -1 && sb.st_dev == store->seen.st_dev &&
+	    sb.st_ino == store->seen.st_ino &&
+	    sb.st_size == store->seen.st_size &&
+	    sb.st_mtim.tv_sec == store->seen.st_mtim.tv_sec &&
+	    sb.st_mtim.tv_nsec == store->seen.st_mtim.tv_nsec;
+}
+
+/*
+ * Begins a look or a change: takes the lock other hosts on the file take
+ * too, and reads the file again if one of them changed it. End with
+ * oauth_store_end. -1 with *cause when that failed; the store goes on
+ * with what it holds then, and must still be ended.
+ */
+int
+oauth_store_begin(struct oauth_store *store, char **cause)
+{
+	char	*lock;
+	int	 rc;
+
+	if (store->path == NULL)
+		return 0;
+	if (store->lock_fd == -1) {
+		lock = xasprintf("%s.lock", store->path);
+		store->lock_fd = open(lock, O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC,
+		    S_IRUSR|S_IWUSR);
+		if (store->lock_fd == -1) {
+			*cause = xasprintf("cannot open %s: %s; check the "
+			    "configuration directory's permissions", lock,
+			    strerror(errno));
+			free(lock);
+			return -1;
+		}
+		free(lock);
+	}
+	while ((rc = flock(store->lock_fd, LOCK_EX)) == -1 && errno == EINTR)
+		continue;
+	if (rc == -1) {
+		*cause = xasprintf("cannot lock %s.lock: %s", store->path,
+		    strerror(errno));
+		return -1;
+	}
+	store->locked = true;
+	if (oauth_store_unchanged(store))
+		return 0;
+	return oauth_store_reload(store, cause);
 }
 
 /* Returns one client as the file holds it. */
@@ -365,20 +521,20 @@ oauth_store_dump_token(const struct oauth_token *token)
 }
 
 /*
- * Writes the store to its file: a new private file renamed over the old
- * one, so a crash leaves one or the other. Codes stay in memory.
+ * Writes the store to its file when it differs from what the file holds:
+ * a new private file renamed over the old one, so a crash leaves one or
+ * the other. Codes stay in memory.
  */
-int
+static int
 oauth_store_save(struct oauth_store *store, char **cause)
 {
 	struct oauth_client	*client;
 	struct oauth_token	*token;
+	struct stat		 sb;
 	json_t			*data, *clients, *tokens;
 	char			*text, *tmp;
-	int			 rc = -1;
+	int			 rc = -1, fd;
 
-	if (store->path == NULL)
-		return 0;
 	clients = json_array();
 	TAILQ_FOREACH(client, &store->clients, entry)
 		json_array_append_new(clients, oauth_store_dump_client(client));
@@ -392,12 +548,22 @@ oauth_store_save(struct oauth_store *store, char **cause)
 	    "clients", clients, "tokens", tokens);
 	text = json_dumps(data, JSON_INDENT(1));
 	json_decref(data);
+	if (store->text != NULL && strcmp(text, store->text) == 0) {
+		free(text);
+		return 0;
+	}
 	tmp = files_write_temp(store->path, "clients file", text, strlen(text),
 	    cause);
 	if (tmp != NULL) {
-		if (rename(tmp, store->path) == 0)
+		/* Under the lock: what is at path now is this file. */
+		if (rename(tmp, store->path) == 0 && (fd = open(store->path,
+		    O_RDONLY|O_NOFOLLOW|O_CLOEXEC)) != -1) {
+			if (fstat(fd, &sb) == -1)
+				memset(&sb, 0, sizeof sb);	/* read again */
+			oauth_store_seen(store, fd, &sb, text);
+			text = NULL;
 			rc = 0;
-		else {
+		} else {
 			*cause = xasprintf("cannot replace %s: %s", store->path,
 			    strerror(errno));
 			unlink(tmp);
@@ -405,6 +571,27 @@ oauth_store_save(struct oauth_store *store, char **cause)
 		free(tmp);
 	}
 	free(text);
+	return rc;
+}
+
+/*
+ * Ends what oauth_store_begin began: writes the file if save and the
+ * store changed, then lets the other hosts in. -1 with *cause when the
+ * file could not be written (the state in memory goes on).
+ */
+int
+oauth_store_end(struct oauth_store *store, bool save, char **cause)
+{
+	int	rc = 0;
+
+	if (store->path == NULL)
+		return 0;
+	if (save)
+		rc = oauth_store_save(store, cause);
+	if (store->locked) {
+		(void)flock(store->lock_fd, LOCK_UN);
+		store->locked = false;
+	}
 	return rc;
 }
 

@@ -5,6 +5,9 @@
  * Clients, grants and tokens live in a file only the user can read
  * (clients.json beside the token, mode 0600, rewritten atomically), so
  * they survive the host's restarts; codes live in memory for a minute.
+ * Hosts on other ports may share the file: every look at it and change
+ * of it goes between oauth_store_begin and oauth_store_end, which lock
+ * it and read again what another host wrote.
  * Times are wall-clock milliseconds, given by the caller.
  */
 #ifndef OAUTH_STORE_H
@@ -71,7 +74,9 @@ struct oauth_store;
 
 struct oauth_store	*oauth_store_open(const char *path, char **cause);
 void			 oauth_store_free(struct oauth_store *store);
-int			 oauth_store_save(struct oauth_store *store,
+int			 oauth_store_begin(struct oauth_store *store,
+			    char **cause);
+int			 oauth_store_end(struct oauth_store *store, bool save,
 			    char **cause);
 struct oauth_client	*oauth_store_register(struct oauth_store *store,
 			    const char *name, const json_t *redirect_uris,

@@ -417,6 +417,17 @@ START_TEST(test_rotation_keeps_other_clients_grants)
 }
 END_TEST
 
+/* Removes a store's lock file, path.lock. */
+static void
+remove_lock(const char *path)
+{
+	char	*lock;
+
+	ck_assert_int_ne(asprintf(&lock, "%s.lock", path), -1);
+	unlink(lock);
+	free(lock);
+}
+
 START_TEST(test_store_file_private_and_round_trips)
 {
 	char			 dir[] = "/tmp/check-oauth-XXXXXX", *path;
@@ -435,11 +446,12 @@ START_TEST(test_store_file_private_and_round_trips)
 	ck_assert_int_ne(asprintf(&path, "%s/clients.json", dir), -1);
 	store = oauth_store_open(path, &cause);
 	ck_assert_msg(store != NULL, "%s", cause);
+	ck_assert_int_eq(oauth_store_begin(store, &cause), 0);
 	client = registered(store, true);
 	memcpy(id, client->client_id, sizeof id);
 	code = issue_code(store, client, T0);
 	reply = redeem(store, client, code, T0, &status);
-	ck_assert_int_eq(oauth_store_save(store, &cause), 0);
+	ck_assert_int_eq(oauth_store_end(store, true, &cause), 0);
 	oauth_store_free(store);
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
@@ -469,6 +481,141 @@ START_TEST(test_store_file_private_and_round_trips)
 	json_decref(reply);
 	free(code);
 	unlink(path);
+	remove_lock(path);
+	rmdir(dir);
+	free(path);
+}
+END_TEST
+
+/* Begins a change of a store on a file, as a host does. */
+static void
+begin(struct oauth_store *store)
+{
+	char	*cause = NULL;
+
+	ck_assert_msg(oauth_store_begin(store, &cause) == 0, "%s", cause);
+}
+
+/* Ends it, saving. */
+static void
+end(struct oauth_store *store)
+{
+	char	*cause = NULL;
+
+	ck_assert_msg(oauth_store_end(store, true, &cause) == 0, "%s", cause);
+}
+
+/*
+ * Two hosts on one clients.json: what one revokes or rotates stays so
+ * when the other, which read the file before, saves a change of its own.
+ */
+START_TEST(test_two_hosts_share_the_file)
+{
+	char			 dir[] = "/tmp/check-oauth-XXXXXX", *path;
+	struct oauth_store	*a, *b, *again;
+	struct oauth_client	*client;
+	struct session_grant	 grant;
+	char			*cause = NULL, *code, *rotated, *access;
+	char			 id[OAUTH_CLIENT_ID_LENGTH + 1];
+	json_t			*reply;
+	int			 status;
+	bool			 touched;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_ne(asprintf(&path, "%s/clients.json", dir), -1);
+	a = oauth_store_open(path, &cause);
+	ck_assert_msg(a != NULL, "%s", cause);
+	begin(a);
+	client = registered(a, true);
+	memcpy(id, client->client_id, sizeof id);
+	code = issue_code(a, client, T0);
+	reply = redeem(a, client, code, T0, &status);
+	access = strdup(json_string_value(json_object_get(reply,
+	    "access_token")));
+	rotated = strdup(json_string_value(json_object_get(reply,
+	    "refresh_token")));
+	json_decref(reply);
+	free(code);
+	end(a);
+	b = oauth_store_open(path, &cause);
+	ck_assert_msg(b != NULL, "%s", cause);
+
+	/* A rotates the refresh token; B saves a change: it stays used. */
+	begin(a);
+	reply = token_call(a, T0 + 1000, &status, "grant_type",
+	    "refresh_token", "client_id", id, "refresh_token", rotated, NULL);
+	ck_assert_int_eq(status, 200);
+	json_decref(reply);
+	end(a);
+	begin(b);
+	ck_assert_ptr_nonnull(registered(b, false));
+	end(b);
+	again = oauth_store_open(path, &cause);
+	ck_assert_msg(again != NULL, "%s", cause);
+	reply = token_call(again, T0 + 2000, &status, "grant_type",
+	    "refresh_token", "client_id", id, "refresh_token", rotated, NULL);
+	expect_error(reply, "invalid_grant");
+	oauth_store_free(again);
+
+	/* A revokes the client; B saves a change: it stays revoked. */
+	begin(a);
+	ck_assert(oauth_store_revoke(a, id));
+	end(a);
+	begin(b);
+	ck_assert_int_eq(oauth_token_verify(b, access, PORT, T0 + 3000,
+	    &grant, &touched), -1);	/* B sees the revocation at once */
+	ck_assert_ptr_nonnull(registered(b, false));
+	end(b);
+	again = oauth_store_open(path, &cause);
+	ck_assert_msg(again != NULL, "%s", cause);
+	ck_assert_ptr_null(oauth_store_client(again, id));
+	ck_assert_int_eq(oauth_token_verify(again, access, PORT, T0 + 3000,
+	    &grant, &touched), -1);
+	ck_assert_uint_eq(json_array_size(oauth_store_list(again)), 0);
+	oauth_store_free(again);
+
+	oauth_store_free(a);
+	oauth_store_free(b);
+	free(access);
+	free(rotated);
+	unlink(path);
+	remove_lock(path);
+	rmdir(dir);
+	free(path);
+}
+END_TEST
+
+/* A failed /token request leaves the file as it was: not rewritten. */
+START_TEST(test_failed_token_request_does_not_write)
+{
+	char			 dir[] = "/tmp/check-oauth-XXXXXX", *path;
+	struct oauth_store	*store;
+	struct oauth_client	*client;
+	struct stat		 before, after;
+	char			*cause = NULL;
+	json_t			*reply;
+	int			 status;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_ne(asprintf(&path, "%s/clients.json", dir), -1);
+	store = oauth_store_open(path, &cause);
+	ck_assert_msg(store != NULL, "%s", cause);
+	begin(store);
+	client = registered(store, true);
+	end(store);
+	ck_assert_int_eq(stat(path, &before), 0);
+	begin(store);
+	reply = token_call(store, T0, &status, "grant_type",
+	    "authorization_code", "client_id", client->client_id, "code",
+	    "bbc_unknown", "code_verifier", VERIFIER, "redirect_uri", REDIRECT,
+	    NULL);
+	expect_error(reply, "invalid_grant");
+	end(store);
+	ck_assert_int_eq(stat(path, &after), 0);
+	ck_assert_uint_eq(after.st_ino, before.st_ino);
+	oauth_store_free(store);
+	unlink(path);
+	remove_lock(path);
 	rmdir(dir);
 	free(path);
 }
@@ -509,6 +656,8 @@ oauth_suite(void)
 	tcase_add_test(tc, test_unapproved_client_gets_no_tokens);
 	tcase_add_test(tc, test_register_caps_approved_clients);
 	tcase_add_test(tc, test_store_file_private_and_round_trips);
+	tcase_add_test(tc, test_two_hosts_share_the_file);
+	tcase_add_test(tc, test_failed_token_request_does_not_write);
 	suite_add_tcase(s, tc);
 	return s;
 }

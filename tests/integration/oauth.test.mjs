@@ -659,6 +659,30 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 		}
 	});
 
+	it('two hosts on one clients file: a revocation and a rotation at one stay when the other saves', async () => {
+		const gone = await authorizeRaw(host);
+		const kept = await authorizeRaw(host);
+		const other = await startHost({ env: { XDG_CONFIG_HOME: host.env.XDG_CONFIG_HOME, HOME: host.env.HOME } });
+		try {
+			const rotated = await postForm(host, '/token', {
+				grant_type: 'refresh_token', refresh_token: kept.tokens.refresh_token, client_id: kept.client.client_id,
+			});
+			assert.equal(rotated.status, 200, JSON.stringify(rotated.json));
+			assert.deepEqual((await host.request('revoke_client', { client_id: gone.client.client_id })).result, { revoked: true });
+			assert.equal((await register(other)).status, 201, 'the other host saves a change of its own');
+			const listed = await other.request('list_clients');
+			assert.ok(!listed.result.clients.some(c => c.client_id === gone.client.client_id), 'the other host sees the revocation');
+			assert.ok(listed.result.clients.some(c => c.client_id === kept.client.client_id), 'and the approvals made at the first');
+			assert.equal((await mcpPost(host, gone.tokens.access_token, INITIALIZE)).status, 401, 'still revoked');
+			const reused = await postForm(host, '/token', {
+				grant_type: 'refresh_token', refresh_token: kept.tokens.refresh_token, client_id: kept.client.client_id,
+			});
+			assert.equal(reused.json.error, 'invalid_grant', 'a rotated refresh token stays dead');
+		} finally {
+			await other.stop();
+		}
+	});
+
 	it('revoke_client ends the client\'s sessions and streams at once; its next request is 401', async () => {
 		const { client, tokens } = await authorizeRaw(host);
 		const key = tokens.access_token;
