@@ -93,7 +93,7 @@ http_legacy_post(struct http_transport *transport,
 	}
 	messages = json_is_array(body) ? json_incref(body) :
 	    json_pack("[O]", body);
-	if (http_resume_scope_check(transport, req, messages) != 0) {
+	if (http_resume_scope_check(transport, req, messages, false) != 0) {
 		json_decref(messages);
 		json_decref(body);
 		goto out;

@@ -82,11 +82,14 @@ http_resume_find(struct http_transport *transport,
 /*
  * Refuses a request whose key lacks a scope one of its messages needs:
  * 403 with the challenge that names the scopes to ask for (MCP
- * authorization, "Scope challenge handling"). Returns -1 when it replied.
+ * authorization, "Scope challenge handling"): under 2026-07-28 (modern)
+ * the scopes the request needs, for the client keeps what it holds;
+ * before, those and the ones the key holds, so a client that asks for
+ * just these loses none. Returns -1 when it replied.
  */
 int
 http_resume_scope_check(struct http_transport *transport,
-    struct evhttp_request *req, const json_t *messages)
+    struct evhttp_request *req, const json_t *messages, bool modern)
 {
 	const json_t	*m;
 	unsigned	 needed = 0;
@@ -98,7 +101,8 @@ http_resume_scope_check(struct http_transport *transport,
 	if ((needed & ~transport->grant->scopes) == 0)
 		return 0;
 	challenge = oauth_metadata_challenge(transport->port,
-	    "insufficient_scope", needed | transport->grant->scopes);
+	    "insufficient_scope", modern ? needed :
+	    needed | transport->grant->scopes);
 	names = oauth_scope_format(needed & ~transport->grant->scopes);
 	message = xasprintf("insufficient_scope: this client's key lacks "
 	    "the scope %s. Authorize again asking for it; the person "

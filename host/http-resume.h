@@ -18,6 +18,7 @@ struct session	*http_resume_find(struct http_transport *transport,
 		    enum session_transport kind, const char *missing,
 		    const char *not_found);
 int		 http_resume_scope_check(struct http_transport *transport,
-		    struct evhttp_request *req, const json_t *messages);
+		    struct evhttp_request *req, const json_t *messages,
+		    bool modern);
 
 #endif

@@ -275,7 +275,7 @@ http_streamable_post_modern(struct http_transport *transport,
 	if (http_modern_check(req, body, version) != 0)
 		return;
 	messages = json_pack("[O]", body);
-	if (http_resume_scope_check(transport, req, messages) != 0) {
+	if (http_resume_scope_check(transport, req, messages, true) != 0) {
 		json_decref(messages);
 		return;
 	}
@@ -364,7 +364,7 @@ http_streamable_post(struct http_transport *transport,
 		return;
 	}
 	messages = batch ? json_incref(body) : json_pack("[O]", body);
-	if (http_resume_scope_check(transport, req, messages) == 0)
+	if (http_resume_scope_check(transport, req, messages, false) == 0)
 		http_streamable_dispatch(transport, req, session, messages,
 		    batch);
 	json_decref(messages);

@@ -360,8 +360,14 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 
 			const refused = await callTool(host, key, session, 'navigate_to', { url: 'https://example.com/' });
 			assert.equal(refused.status, 403);
-			assert.match(refused.headers['www-authenticate'], /^Bearer error="insufficient_scope", resource_metadata="[^"]+", scope="pages:read pages:act"$/);
+			assert.match(refused.headers['www-authenticate'], /^Bearer error="insufficient_scope", resource_metadata="[^"]+", scope="pages:read pages:act"$/,
+			    'before 2026-07-28: the scopes needed and the ones held');
 			assert.equal(refused.json.id, 5);
+			const modern = await mcpPost(host, key, modernBody('tools/call', { name: 'navigate_to', arguments: { url: 'https://example.com/' } }),
+			    { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'navigate_to' });
+			assert.equal(modern.status, 403, modern.text);
+			assert.match(modern.headers['www-authenticate'], /^Bearer error="insufficient_scope", resource_metadata="[^"]+", scope="pages:act"$/,
+			    '2026-07-28 (SEP-2350): only the scopes the request needs');
 			for (const method of ['tasks/list', 'tasks/get']) {
 				const tasks = await mcpPost(host, key, { jsonrpc: '2.0', id: 6, method, params: { taskId: 'x' } },
 				    { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-11-25' });
