@@ -39,6 +39,7 @@ struct oauth_pending {
 	char			 client_id[OAUTH_CLIENT_ID_LENGTH + 1];
 	char			*client_name;
 	char			*redirect_uri;
+	bool			 redirect_given;	/* in the request */
 	char			 redirect_host[64];
 	char			*state;		/* NULL: the client sent none */
 	char			*challenge;
@@ -331,7 +332,9 @@ oauth_authorize_finish(struct oauth_pending *pending,
 	fields.scopes = pending->granted;
 	fields.resource = oauth_metadata_resource_url(authorize->port);
 	fields.issued_ms = clock_now_ms(authorize->wall);
-	fields.redirect_uri = pending->redirect_uri;
+	/* /token must repeat it only if the request had it (RFC 6749 4.1.3). */
+	fields.redirect_uri = pending->redirect_given ? pending->redirect_uri :
+	    NULL;
 	fields.challenge = pending->challenge;
 	code = oauth_store_issue(authorize->store, &fields, OAUTH_CODE_TTL_MS);
 	answer->location = oauth_authorize_location(authorize,
@@ -454,6 +457,8 @@ oauth_authorize_ask(struct oauth_authorize *authorize,
 	    sizeof pending->client_id);
 	pending->client_name = xstrdup(client->name);
 	pending->redirect_uri = xstrdup(redirect_uri);
+	pending->redirect_given = oauth_authorize_field(query,
+	    "redirect_uri") != NULL;
 	(void)oauth_uri_loopback(redirect_uri, &parsed);
 	oauth_uri_authority(&parsed, pending->redirect_host,
 	    sizeof pending->redirect_host);

@@ -121,11 +121,10 @@ oauth_token_code(struct oauth_store *store, const json_t *form,
 				    "redirect_uri");
 
 	if (oauth_token_field(form, "code") == NULL ||
-	    oauth_token_field(form, "code_verifier") == NULL ||
-	    redirect == NULL)
+	    oauth_token_field(form, "code_verifier") == NULL)
 		return oauth_error("invalid_request", "an authorization_code "
-		    "grant needs code, code_verifier, redirect_uri and "
-		    "client_id");
+		    "grant needs code, code_verifier and client_id, and "
+		    "redirect_uri when the authorization request had one");
 	code = oauth_store_find(store, OAUTH_CODE, oauth_token_field(form,
 	    "code"), now_ms);
 	if (code == NULL)
@@ -140,7 +139,11 @@ oauth_token_code(struct oauth_store *store, const json_t *form,
 	code->used = true;
 	if ((error = oauth_token_check_holder(store, code, form, port)) != NULL)
 		return error;
-	if (strcmp(redirect, code->redirect_uri) != 0)
+	if (code->redirect_uri != NULL && redirect == NULL)
+		return oauth_error("invalid_request", "send redirect_uri: the "
+		    "authorization request had one");
+	if (code->redirect_uri != NULL && strcmp(redirect,
+	    code->redirect_uri) != 0)
 		return oauth_error("invalid_grant", "redirect_uri differs from "
 		    "the authorization request's");
 	if (!oauth_token_pkce_valid(oauth_token_field(form, "code_verifier"),

@@ -147,7 +147,8 @@ function authorizeUrl(host, client, { challenge, scope, state = 'st4te', resourc
 	const url = new URL(`${host.base}/authorize`);
 	url.searchParams.set('response_type', 'code');
 	url.searchParams.set('client_id', client.client_id);
-	url.searchParams.set('redirect_uri', redirect ?? client.redirect_uris[0]);
+	if (redirect !== null)	/* null: the client leaves it out */
+		url.searchParams.set('redirect_uri', redirect ?? client.redirect_uris[0]);
 	url.searchParams.set('code_challenge', challenge);
 	url.searchParams.set('code_challenge_method', 'S256');
 	url.searchParams.set('state', state);
@@ -579,6 +580,23 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 		const unknown = await postForm(host, '/token', { grant_type: 'authorization_code', client_id: 'nobody' });
 		assert.equal(unknown.status, 401);
 		assert.equal(unknown.json.error, 'invalid_client');
+	});
+
+	it('/token needs redirect_uri only when the authorization request had one (RFC 6749 4.1.3)', async () => {
+		const client = (await register(host)).json;
+		const without = pkce();
+		const code = (await browse(authorizeUrl(host, client, { challenge: without.challenge, redirect: null }))).searchParams.get('code');
+		const tokens = await postForm(host, '/token', {
+			grant_type: 'authorization_code', code, code_verifier: without.verifier, client_id: client.client_id, resource: host.url,
+		});
+		assert.equal(tokens.status, 200, JSON.stringify(tokens.json));
+		const withIt = pkce();
+		const second = (await browse(authorizeUrl(host, client, { challenge: withIt.challenge }))).searchParams.get('code');
+		const missing = await postForm(host, '/token', {
+			grant_type: 'authorization_code', code: second, code_verifier: withIt.verifier, client_id: client.client_id,
+		});
+		assert.equal(missing.json.error, 'invalid_request');
+		assert.match(missing.json.error_description, /redirect_uri/);
 	});
 
 	it('a refresh token rotates; reusing a rotated one revokes the whole grant', async () => {
