@@ -500,7 +500,10 @@ oauth_authorize_request(struct oauth_authorize *authorize,
 	memset(answer, 0, sizeof *answer);
 	if (id != NULL) {
 		TAILQ_FOREACH(pending, &authorize->pending, entry) {
-			if (strcmp(pending->request_id, id) == 0) {
+			/* Constant time: the id is the page's only key. */
+			if (strlen(id) == sizeof pending->request_id - 1 &&
+			    sodium_memcmp(pending->request_id, id,
+			    sizeof pending->request_id - 1) == 0) {
 				oauth_authorize_finish(pending, answer);
 				return;
 			}
