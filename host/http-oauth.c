@@ -111,7 +111,10 @@ http_oauth_end(struct http_oauth *oauth, bool save)
 	}
 }
 
-/* Returns an urlencoded text's fields as a JSON object of strings. */
+/*
+ * Returns an urlencoded text's fields as a JSON object of strings; a
+ * repeated one is null there (RFC 6749 3.1: each appears once at most).
+ */
 static json_t *
 http_oauth_fields(const char *text)
 {
@@ -122,10 +125,9 @@ http_oauth_fields(const char *text)
 	TAILQ_INIT(&fields);
 	if (text != NULL && evhttp_parse_query_str(text, &fields) == 0) {
 		TAILQ_FOREACH(field, &fields, next) {
-			/* The first of a repeated field counts. */
-			if (json_object_get(object, field->key) == NULL)
-				json_object_set_new(object, field->key,
-				    json_string(field->value));
+			json_object_set_new(object, field->key,
+			    json_object_get(object, field->key) == NULL ?
+			    json_string(field->value) : json_null());
 		}
 	}
 	evhttp_clear_headers(&fields);
@@ -215,8 +217,9 @@ http_oauth_register(struct http_oauth *oauth, struct evhttp_request *req)
 static json_t *
 http_oauth_form(struct evhttp_request *req)
 {
-	char	*text = http_oauth_body(req);
-	json_t	*form;
+	char		*text = http_oauth_body(req), *why;
+	const char	*repeated;
+	json_t		*form;
 
 	if (text == NULL || !http_oauth_content_type(req,
 	    "application/x-www-form-urlencoded")) {
@@ -228,6 +231,14 @@ http_oauth_form(struct evhttp_request *req)
 	}
 	form = http_oauth_fields(text);
 	free(text);
+	if ((repeated = oauth_repeated(form)) != NULL) {
+		why = xasprintf("the parameter %s is sent more than once; send "
+		    "each at most once (RFC 6749 3.1)", repeated);
+		http_oauth_reply(req, 400, oauth_error("invalid_request", why));
+		free(why);
+		json_decref(form);
+		return NULL;
+	}
 	return form;
 }
 

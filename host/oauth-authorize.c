@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "log.h"
 #include "oauth-metadata.h"
+#include "oauth-register.h"
 #include "oauth-scope.h"
 #include "oauth-store.h"
 #include "oauth-token.h"
@@ -405,6 +406,11 @@ oauth_authorize_check(const struct oauth_authorize *authorize,
 	const char	*state = oauth_authorize_field(query, "state");
 	char		*cause = NULL;
 
+	if (oauth_repeated(query) != NULL) {
+		*description = "a parameter is sent more than once; send each "
+		    "at most once (RFC 6749 3.1)";
+		return "invalid_request";
+	}
 	if (type == NULL || strcmp(type, "code") != 0) {
 		*description = "response_type must be code";
 		return "unsupported_response_type";
@@ -522,7 +528,8 @@ oauth_authorize_request(struct oauth_authorize *authorize,
 	}
 	redirect = oauth_authorize_redirect(client,
 	    oauth_authorize_field(query, "redirect_uri"));
-	if (redirect == NULL) {
+	if (redirect == NULL || json_is_null(json_object_get(query,
+	    "redirect_uri"))) {
 		oauth_authorize_error_page(answer, 400, "The redirect_uri is "
 		    "not one this client registered, so the answer cannot be "
 		    "sent there.");

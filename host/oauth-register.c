@@ -17,6 +17,23 @@ oauth_error(const char *error, const char *description)
 	    description);
 }
 
+/*
+ * Returns the name of a parameter sent more than once (null among the
+ * request's fields, as http-oauth.c parses them), or NULL.
+ */
+const char *
+oauth_repeated(const json_t *fields)
+{
+	const char	*name;
+	json_t		*value;
+
+	json_object_foreach((json_t *)fields, name, value) {
+		if (json_is_null(value))
+			return name;
+	}
+	return NULL;
+}
+
 /* Says whether a metadata field is absent or an array of allowed strings. */
 static bool
 oauth_register_subset(const json_t *value, const char *const *allowed)

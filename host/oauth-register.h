@@ -14,5 +14,6 @@ struct oauth_store;
 json_t	*oauth_register(struct oauth_store *store, const json_t *request,
 	    uint64_t now_ms, int *status);
 json_t	*oauth_error(const char *error, const char *description);
+const char *oauth_repeated(const json_t *fields);
 
 #endif

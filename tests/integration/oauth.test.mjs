@@ -582,6 +582,33 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 		assert.equal(unknown.json.error, 'invalid_client');
 	});
 
+	it('a parameter sent twice is invalid_request (RFC 6749 3.1)', async () => {
+		const client = (await register(host)).json;
+		const { verifier, challenge } = pkce();
+		const url = authorizeUrl(host, client, { challenge });
+		url.searchParams.append('state', 'other');
+		const back = await browse(url);
+		assert.equal(back.searchParams.get('error'), 'invalid_request');
+		assert.match(back.searchParams.get('error_description'), /more than once/);
+		const twice = authorizeUrl(host, client, { challenge });
+		twice.searchParams.append('redirect_uri', 'http://127.0.0.1:41001/callback');
+		const page = await fetch(twice, { redirect: 'manual' });
+		assert.equal(page.status, 400, 'two redirect URIs: no redirect at all');
+		const code = (await browse(authorizeUrl(host, client, { challenge }))).searchParams.get('code');
+		const body = new URLSearchParams({
+			grant_type: 'authorization_code', code, code_verifier: verifier,
+			redirect_uri: client.redirect_uris[0], client_id: client.client_id,
+		});
+		body.append('code_verifier', pkce().verifier);
+		const response = await fetch(`${host.base}/token`, {
+			method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: body.toString(),
+		});
+		const refused = await response.json();
+		assert.equal(response.status, 400);
+		assert.equal(refused.error, 'invalid_request');
+		assert.match(refused.error_description, /code_verifier is sent more than once/);
+	});
+
 	it('/token needs redirect_uri only when the authorization request had one (RFC 6749 4.1.3)', async () => {
 		const client = (await register(host)).json;
 		const without = pkce();
