@@ -74,6 +74,21 @@ static const struct {
 	{ OAUTH_SCOPE_SCRIPTS, "Run page scripts" },
 };
 
+/* Says whether a request of this client waits for the person. */
+static bool
+oauth_authorize_waits_for(const char *client_id, void *arg)
+{
+	const struct oauth_authorize	*authorize = arg;
+	const struct oauth_pending	*pending;
+
+	TAILQ_FOREACH(pending, &authorize->pending, entry) {
+		if (pending->phase == OAUTH_PENDING_WAITING &&
+		    strcmp(pending->client_id, client_id) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Makes the table of pending requests; the approver asks the person. */
 struct oauth_authorize *
 oauth_authorize_new(struct oauth_store *store,
@@ -88,6 +103,8 @@ oauth_authorize_new(struct oauth_store *store,
 	authorize->wall = wall;
 	authorize->log = log;
 	TAILQ_INIT(&authorize->pending);
+	/* A flood of registrations must not drop a client being asked about. */
+	oauth_store_set_keep(store, oauth_authorize_waits_for, authorize);
 	return authorize;
 }
 
@@ -118,6 +135,7 @@ oauth_authorize_free(struct oauth_authorize *authorize)
 		return;
 	while ((pending = TAILQ_FIRST(&authorize->pending)) != NULL)
 		oauth_pending_free(pending);
+	oauth_store_set_keep(authorize->store, NULL, NULL);
 	free(authorize);
 }
 

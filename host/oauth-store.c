@@ -50,6 +50,8 @@ struct oauth_store {
 	size_t			 nclients;
 	struct oauth_tokens	 tokens;
 	size_t			 ntokens;
+	oauth_store_keep_fn	 keep;		/* clients not to drop for room */
+	void			*keep_arg;
 };
 
 /* What each kind of secret starts with, so a leaked one says what it is. */
@@ -595,7 +597,22 @@ oauth_store_end(struct oauth_store *store, bool save, char **cause)
 	return rc;
 }
 
-/* Makes room for a client: drops the oldest one never approved. */
+/*
+ * Says which clients must stay when room is made: those with a request
+ * waiting for the person (keep(client_id, arg) true).
+ */
+void
+oauth_store_set_keep(struct oauth_store *store, oauth_store_keep_fn keep,
+    void *arg)
+{
+	store->keep = keep;
+	store->keep_arg = arg;
+}
+
+/*
+ * Makes room for a client: drops the oldest one never approved that no
+ * request waiting for the person names.
+ */
 static bool
 oauth_store_make_room(struct oauth_store *store)
 {
@@ -604,7 +621,8 @@ oauth_store_make_room(struct oauth_store *store)
 	if (store->nclients < OAUTH_CLIENTS_MAX)
 		return true;
 	TAILQ_FOREACH(client, &store->clients, entry) {
-		if (!client->approved) {
+		if (!client->approved && (store->keep == NULL ||
+		    !store->keep(client->client_id, store->keep_arg))) {
 			oauth_store_drop_client(store, client);
 			return true;
 		}
@@ -623,8 +641,9 @@ oauth_store_register(struct oauth_store *store, const char *name,
 	struct oauth_client	*client;
 
 	if (!oauth_store_make_room(store)) {
-		*cause = xasprintf("%d clients are approved already, the most "
-		    "this host keeps: revoke one in the Browser Bridge popup, "
+		*cause = xasprintf("%d clients are approved or wait for the "
+		    "person's approval, the most this host keeps: answer the "
+		    "waiting ones or revoke one in the Browser Bridge popup, "
 		    "then register again", OAUTH_CLIENTS_MAX);
 		return NULL;
 	}

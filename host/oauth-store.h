@@ -72,12 +72,18 @@ struct oauth_token {
 
 struct oauth_store;
 
+/* Says whether a client must not be dropped to make room. */
+typedef bool		 (*oauth_store_keep_fn)(const char *client_id,
+			    void *arg);
+
 struct oauth_store	*oauth_store_open(const char *path, char **cause);
 void			 oauth_store_free(struct oauth_store *store);
 int			 oauth_store_begin(struct oauth_store *store,
 			    char **cause);
 int			 oauth_store_end(struct oauth_store *store, bool save,
 			    char **cause);
+void			 oauth_store_set_keep(struct oauth_store *store,
+			    oauth_store_keep_fn keep, void *arg);
 struct oauth_client	*oauth_store_register(struct oauth_store *store,
 			    const char *name, const json_t *redirect_uris,
 			    uint64_t now_ms, char **cause);

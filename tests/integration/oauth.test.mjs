@@ -582,6 +582,25 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 		assert.equal(unknown.json.error, 'invalid_client');
 	});
 
+	it('a flood of registrations does not drop a client whose approval the person is still deciding', async () => {
+		let decide;
+		approve = () => new Promise(resolve => { decide = resolve; });
+		try {
+			const waiting = (await register(host, { client_name: 'waiting client' })).json;
+			const page = await fetch(authorizeUrl(host, waiting, { challenge: pkce().challenge }), { redirect: 'manual' });
+			assert.equal(page.status, 200);
+			const requestId = /request_id=([0-9a-f]{32})/.exec(await page.text())[1];
+			for (let i = 0; i < 70; i++)
+				assert.equal((await register(host, { client_name: `flood ${i}` })).status, 201);
+			await eventually(() => decide !== undefined, 'the question reached the extension');
+			decide({ approved: true, scopes: DEFAULT_SCOPES });
+			const back = await browse(`${host.base}/authorize?request_id=${requestId}`);
+			assert.ok(back.searchParams.get('code'), `the waiting client still gets its code: ${back}`);
+		} finally {
+			approve = () => ({ approved: true, scopes: DEFAULT_SCOPES });
+		}
+	});
+
 	it('a parameter sent twice is invalid_request (RFC 6749 3.1)', async () => {
 		const client = (await register(host)).json;
 		const { verifier, challenge } = pkce();
