@@ -724,6 +724,46 @@ oauth_store_cap_family(struct oauth_store *store, const char *family,
 	}
 }
 
+/* Returns how many families a client's codes and tokens belong to. */
+static size_t
+oauth_store_families(struct oauth_store *store, const char *client_id)
+{
+	struct oauth_token	*token, *before;
+	size_t			 n = 0;
+
+	TAILQ_FOREACH(token, &store->tokens, entry) {
+		if (strcmp(token->client_id, client_id) != 0)
+			continue;
+		for (before = TAILQ_FIRST(&store->tokens); before != token;
+		    before = TAILQ_NEXT(before, entry)) {
+			if (strcmp(before->family, token->family) == 0)
+				break;
+		}
+		if (before == token)
+			n++;	/* the family's first */
+	}
+	return n;
+}
+
+/*
+ * Keeps a client's approvals to OAUTH_FAMILIES_MAX: past it, its oldest
+ * family ends, so one client authorizing again and again cannot push
+ * other clients' grants out of the OAUTH_TOKENS_MAX places.
+ */
+static void
+oauth_store_cap_families(struct oauth_store *store, const char *client_id)
+{
+	struct oauth_token	*token;
+
+	while (oauth_store_families(store, client_id) > OAUTH_FAMILIES_MAX) {
+		TAILQ_FOREACH(token, &store->tokens, entry) {
+			if (strcmp(token->client_id, client_id) == 0)
+				break;
+		}
+		oauth_store_end_family(store, token->family);
+	}
+}
+
 /*
  * Keeps at most OAUTH_TOKENS_MAX codes and tokens: used and expired ones
  * go first, so one client's rotations never push out another's live
@@ -775,6 +815,8 @@ oauth_store_issue(struct oauth_store *store, const struct oauth_token *fields,
 	TAILQ_INSERT_TAIL(&store->tokens, token, entry);
 	store->ntokens++;
 	oauth_store_cap_family(store, token->family, token->kind);
+	if (token->kind == OAUTH_CODE)	/* a new family */
+		oauth_store_cap_families(store, token->client_id);
 	oauth_store_trim(store, fields->issued_ms);
 	return secret;
 }

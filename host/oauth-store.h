@@ -28,7 +28,7 @@
 #define OAUTH_REDIRECT_URI_MAX	512	/* bytes */
 /* A family's live tokens: older ones are dropped past it. */
 #define OAUTH_FAMILY_TOKENS_MAX	4
-#define OAUTH_FAMILIES_MAX	8	/* per client */
+#define OAUTH_FAMILIES_MAX	8	/* approvals kept per client */
 
 enum oauth_token_kind {
 	OAUTH_CODE,		/* authorization code: memory only */

@@ -373,6 +373,47 @@ START_TEST(test_register_caps_approved_clients)
 }
 END_TEST
 
+/* A client keeps its latest OAUTH_FAMILIES_MAX approvals; older ones end. */
+START_TEST(test_client_keeps_its_latest_approvals)
+{
+	struct oauth_store	*store = oauth_store_open(NULL, NULL);
+	struct oauth_client	*client = registered(store, true);
+	struct oauth_client	*other = registered(store, true);
+	struct session_grant	 grant;
+	char			*access[OAUTH_FAMILIES_MAX + 1], *code, *kept;
+	json_t			*reply;
+	int			 i, status;
+	bool			 touched;
+
+	code = issue_code(store, other, T0);
+	reply = redeem(store, other, code, T0, &status);
+	kept = strdup(json_string_value(json_object_get(reply,
+	    "access_token")));
+	json_decref(reply);
+	free(code);
+	for (i = 0; i <= OAUTH_FAMILIES_MAX; i++) {
+		code = issue_code(store, client, T0);
+		reply = redeem(store, client, code, T0, &status);
+		ck_assert_int_eq(status, 200);
+		access[i] = strdup(json_string_value(json_object_get(reply,
+		    "access_token")));
+		json_decref(reply);
+		free(code);
+	}
+	ck_assert_int_eq(oauth_token_verify(store, access[0], PORT, T0,
+	    &grant, &touched), -1);	/* the oldest approval ended */
+	for (i = 1; i <= OAUTH_FAMILIES_MAX; i++)
+		ck_assert_int_eq(oauth_token_verify(store, access[i], PORT, T0,
+		    &grant, &touched), 0);
+	ck_assert_int_eq(oauth_token_verify(store, kept, PORT, T0, &grant,
+	    &touched), 0);	/* another client's is untouched */
+	for (i = 0; i <= OAUTH_FAMILIES_MAX; i++)
+		free(access[i]);
+	free(kept);
+	oauth_store_free(store);
+}
+END_TEST
+
 START_TEST(test_rotation_keeps_other_clients_grants)
 {
 	struct oauth_store	*store = oauth_store_open(NULL, NULL);
@@ -652,6 +693,7 @@ oauth_suite(void)
 	tcase_add_test(tc, test_access_token_expires_and_is_bound);
 	tcase_add_test(tc, test_refresh_rotates_and_reuse_ends_the_family);
 	tcase_add_test(tc, test_rotation_keeps_other_clients_grants);
+	tcase_add_test(tc, test_client_keeps_its_latest_approvals);
 	tcase_add_test(tc, test_new_approval_narrows_older_grants);
 	tcase_add_test(tc, test_unapproved_client_gets_no_tokens);
 	tcase_add_test(tc, test_register_caps_approved_clients);
