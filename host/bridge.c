@@ -293,9 +293,8 @@ bridge_revoke_client(struct bridge *bridge, const json_t *params,
 {
 	const char	*id = json_string_value(json_object_get(params,
 			    "client_id"));
-	char		*cause = NULL;
+	char		*cause = NULL, caller[SESSION_CALLER_LENGTH + 1];
 	size_t		 ended;
-
 	bool		 revoked;
 
 	if (bridge->oauth_store == NULL || id == NULL) {
@@ -322,7 +321,9 @@ bridge_revoke_client(struct bridge *bridge, const json_t *params,
 	ended = session_store_end_client(bridge->sessions, id);
 	log_info(bridge->log, "the person revoked client %.8s; %zu session%s "
 	    "ended", id, ended, ended == 1 ? "" : "s");
-	return json_pack("{s:b}", "revoked", 1);
+	/* The extension stops the tasks this caller runs. */
+	session_client_caller(bridge->sessions, id, caller);
+	return json_pack("{s:b,s:s}", "revoked", 1, "caller", caller);
 }
 
 /* Answers the extension's own requests to the host. */

@@ -378,6 +378,7 @@ http_server_new(struct event_base *base,
 	server->transport.clock = clock;
 	server->transport.log = log;
 	TAILQ_INIT(&server->transport.streams);
+	TAILQ_INIT(&server->transport.waiting);
 	server->settings = *settings;
 	server->connected = connected;
 	server->arg = arg;
@@ -430,6 +431,7 @@ void
 http_server_end_client(struct http_server *server, const char *client_id)
 {
 	sse_stream_list_end_owner(&server->transport.streams, client_id);
+	http_streamable_end_client(&server->transport, client_id);
 }
 
 /* Ends every stream, then frees the server. */

@@ -42,6 +42,8 @@ struct http_exchange {
 	json_t				*responses;	/* JSON mode */
 	struct http_hangup		*hangup;	/* JSON mode, pending */
 	struct session			*stateless;	/* a modern request's */
+	bool				 waiting;	/* in transport->waiting */
+	TAILQ_ENTRY(http_exchange)	 entry;
 	bool				 batch;
 	size_t				 outstanding;
 	size_t				 slot_count;
@@ -63,6 +65,8 @@ static void
 http_streamable_exchange_free(struct http_exchange *exchange)
 {
 	http_hangup_free(exchange->hangup);
+	if (exchange->waiting)
+		TAILQ_REMOVE(&exchange->transport->waiting, exchange, entry);
 	if (exchange->stateless != NULL)
 		session_stateless_free(exchange->stateless);
 	json_decref(exchange->responses);
@@ -222,6 +226,41 @@ http_streamable_dispatch(struct http_transport *transport,
 		evhttp_connection_set_closecb(evhttp_request_get_connection(req),
 		    http_streamable_exchange_closed, exchange);
 		exchange->hangup = http_hangup_watch(req);
+		if (exchange->stateless != NULL) {
+			TAILQ_INSERT_TAIL(&transport->waiting, exchange, entry);
+			exchange->waiting = true;
+		}
+	}
+}
+
+/*
+ * A client's key was revoked: its stateless POSTs still waiting for
+ * answers end now, their calls cancelled at the extension. (Its sessions'
+ * calls end with its sessions, its streams with them.)
+ */
+void
+http_streamable_end_client(struct http_transport *transport,
+    const char *client_id)
+{
+	struct http_exchange		*exchange, *next;
+	struct evhttp_connection	*evcon;
+
+	TAILQ_FOREACH_SAFE(exchange, &transport->waiting, entry, next) {
+		if (strcmp(exchange->stateless->grant.client_id,
+		    client_id) != 0)
+			continue;
+		http_streamable_exchange_abandon(exchange);
+		if ((evcon = evhttp_request_get_connection(exchange->req)) ==
+		    NULL)
+			evhttp_send_reply_end(exchange->req);	/* detached */
+		else {
+			evhttp_connection_set_closecb(evcon, NULL, NULL);
+			http_reply_error(exchange->req, 401, "Unauthorized",
+			    JSONRPC_INVALID_REQUEST, "The person revoked this "
+			    "client's key in the Browser Bridge popup; "
+			    "authorize again to get a new one.");
+		}
+		http_streamable_exchange_free(exchange);
 	}
 }
 

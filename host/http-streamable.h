@@ -7,5 +7,7 @@ struct http_transport;
 
 void	http_streamable_handle(struct http_transport *transport,
 	    struct evhttp_request *req);
+void	http_streamable_end_client(struct http_transport *transport,
+	    const char *client_id);
 
 #endif

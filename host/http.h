@@ -26,6 +26,8 @@ struct http_transport {
 	const struct clock	*clock;
 	struct log		*log;
 	struct sse_stream_list	 streams;	/* every open SSE stream */
+	/* Stateless POSTs waiting for answers in JSON mode. */
+	TAILQ_HEAD(http_exchanges, http_exchange) waiting;
 	uint16_t		 port;		/* where the server listens */
 	/*
 	 * The credential of the request the router is handing over: set

@@ -325,6 +325,24 @@ session_stateless_new(const char *version)
 	return s;
 }
 
+/* Writes the hex digest that names a caller of this kind and name. */
+static void
+session_caller_digest(const struct session_store *store, const char *kind,
+    const char *name, char out[SESSION_CALLER_LENGTH + 1])
+{
+	unsigned char	 digest[SESSION_CALLER_BYTES];
+	const char	*key = store != NULL && store->key != NULL ?
+			    store->key : "";
+	char		*text;
+
+	text = xasprintf("browser-bridge %s:%s:%s", kind, key, name);
+	crypto_generichash(digest, sizeof digest, (unsigned char *)text,
+	    strlen(text), NULL, 0);
+	sodium_memzero(text, strlen(text));
+	free(text);
+	sodium_bin2hex(out, SESSION_CALLER_LENGTH + 1, digest, sizeof digest);
+}
+
 /*
  * Who a session is, for the extension (what only its caller may read).
  * An OAuth client's sessions are all that client: a digest of its id, the
@@ -338,23 +356,19 @@ void
 session_caller(const struct session_store *store,
     const struct session *session, char out[SESSION_CALLER_LENGTH + 1])
 {
-	unsigned char	 digest[SESSION_CALLER_BYTES];
-	const char	*key = store != NULL && store->key != NULL ?
-			    store->key : "";
-	char		*text;
-
 	if (session->grant.client_id[0] != '\0')
-		text = xasprintf("browser-bridge client:%s:%s", key,
-		    session->grant.client_id);
+		session_client_caller(store, session->grant.client_id, out);
 	else
-		text = xasprintf("browser-bridge caller:%s:%s", key,
-		    session->transport == SESSION_STATELESS ? "stateless" :
-		    session->id);
-	crypto_generichash(digest, sizeof digest, (unsigned char *)text,
-	    strlen(text), NULL, 0);
-	sodium_memzero(text, strlen(text));
-	free(text);
-	sodium_bin2hex(out, SESSION_CALLER_LENGTH + 1, digest, sizeof digest);
+		session_caller_digest(store, "caller", session->transport ==
+		    SESSION_STATELESS ? "stateless" : session->id, out);
+}
+
+/* Writes the caller an OAuth client's requests carry (session_caller). */
+void
+session_client_caller(const struct session_store *store,
+    const char *client_id, char out[SESSION_CALLER_LENGTH + 1])
+{
+	session_caller_digest(store, "client", client_id, out);
 }
 
 /*

@@ -117,6 +117,9 @@ bool			 session_is_idle(const struct session *session);
 void			 session_caller(const struct session_store *store,
 			    const struct session *session,
 			    char out[SESSION_CALLER_LENGTH + 1]);
+void			 session_client_caller(const struct session_store *store,
+			    const char *client_id,
+			    char out[SESSION_CALLER_LENGTH + 1]);
 
 #define SESSION_STORE_FOREACH(s, store, tmp)				\
 	for ((s) = session_store_first(store);				\

@@ -738,7 +738,7 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 				grant_type: 'refresh_token', refresh_token: kept.tokens.refresh_token, client_id: kept.client.client_id,
 			});
 			assert.equal(rotated.status, 200, JSON.stringify(rotated.json));
-			assert.deepEqual((await host.request('revoke_client', { client_id: gone.client.client_id })).result, { revoked: true });
+			assert.equal((await host.request('revoke_client', { client_id: gone.client.client_id })).result.revoked, true);
 			assert.equal((await register(other)).status, 201, 'the other host saves a change of its own');
 			const listed = await other.request('list_clients');
 			assert.ok(!listed.result.clients.some(c => c.client_id === gone.client.client_id), 'the other host sees the revocation');
@@ -774,11 +774,20 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 		});
 		let ownersEnded = false;
 		owners.ended.then(() => { ownersEnded = true; });
+		// Calls in flight, in its session and stateless: the extension
+		// hears they are cancelled.
+		host.handle('get_page_content', () => never());
+		const inSession = callTool(host, key, session, 'get_page_content');
+		const stateless = mcpPost(host, key, modernBody('tools/call', { name: 'get_page_content', arguments: {} }, 9),
+		    { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'get_page_content', Accept: 'application/json' });
+		await eventually(() => host.requests.filter(r => r.method === 'get_page_content').length === 2, 'both calls reached the extension');
+		const inFlight = host.requests.filter(r => r.method === 'get_page_content');
 		const started = performance.now();
 		const revoked = await host.request('revoke_client', { client_id: client.client_id });
-		assert.deepEqual(revoked.result, { revoked: true });
-		await Promise.all([stream.ended, listen.ended]);
-		assert.ok(performance.now() - started < scaled(1000), 'the streams closed within a second');
+		assert.deepEqual(revoked.result, { revoked: true, caller: inFlight[0].caller }, 'the caller whose tasks the extension stops');
+		await Promise.all([stream.ended, listen.ended, ...inFlight.map(r => host.waitForCancel(r.id, 1000))]);
+		assert.ok(performance.now() - started < scaled(1000), 'the streams closed and the calls were cancelled within a second');
+		await Promise.all([inSession, stateless]);
 		assert.equal(ownersEnded, false, 'the owner\'s stream stays open');
 		owners.close();
 		assert.equal((await callTool(host, key, session, 'list_tasks')).status, 401);
