@@ -558,7 +558,7 @@ START_TEST(test_two_hosts_share_the_file)
 	struct session_grant	 grant;
 	char			*cause = NULL, *code, *rotated, *access;
 	char			 id[OAUTH_CLIENT_ID_LENGTH + 1];
-	json_t			*reply;
+	json_t			*reply, *list;
 	int			 status;
 	bool			 touched;
 
@@ -612,7 +612,9 @@ START_TEST(test_two_hosts_share_the_file)
 	ck_assert_ptr_null(oauth_store_client(again, id));
 	ck_assert_int_eq(oauth_token_verify(again, access, PORT, T0 + 3000,
 	    &grant, &touched), -1);
-	ck_assert_uint_eq(json_array_size(oauth_store_list(again)), 0);
+	list = oauth_store_list(again);
+	ck_assert_uint_eq(json_array_size(list), 0);
+	json_decref(list);
 	oauth_store_free(again);
 
 	oauth_store_free(a);
