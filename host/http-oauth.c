@@ -290,7 +290,8 @@ http_oauth_authorize(struct http_oauth *oauth, struct evhttp_request *req,
 	    NULL);
 	http_oauth_begin(oauth);	/* a client another host registered */
 	oauth_authorize_request(oauth->authorize, query, &answer);
-	http_oauth_end(oauth, false);
+	/* A code issued may have ended the client's oldest approval. */
+	http_oauth_end(oauth, true);
 	json_decref(query);
 	evhttp_add_header(out, "Referrer-Policy", "no-referrer");
 	evhttp_add_header(out, "X-Frame-Options", "DENY");
