@@ -256,36 +256,6 @@ bridge_disconnected(void *arg)
 	mcp_broadcast(bridge->mcp, "notifications/resources/list_changed");
 }
 
-/*
- * Begins a look at the approved clients or a change of them, as every
- * host on the file sees them; end it with oauth_store_end.
- */
-static void
-bridge_clients_begin(struct bridge *bridge)
-{
-	char	*cause = NULL;
-
-	if (oauth_store_begin(bridge->oauth_store, &cause) != 0) {
-		log_warn(bridge->log, "%s", cause);
-		free(cause);
-	}
-}
-
-/* list_clients: the approved clients, as every host on the file sees them. */
-static json_t *
-bridge_list_clients(struct bridge *bridge)
-{
-	json_t	*list;
-	char	*cause = NULL;
-
-	if (bridge->oauth_store == NULL)
-		return json_pack("{s:[]}", "clients");
-	bridge_clients_begin(bridge);
-	list = oauth_store_list(bridge->oauth_store);
-	(void)oauth_store_end(bridge->oauth_store, false, &cause);
-	return json_pack("{s:o}", "clients", list);
-}
-
 /* revoke_client: a client's key taken back, its sessions ended at once. */
 static json_t *
 bridge_revoke_client(struct bridge *bridge, const json_t *params,
@@ -293,29 +263,15 @@ bridge_revoke_client(struct bridge *bridge, const json_t *params,
 {
 	const char	*id = json_string_value(json_object_get(params,
 			    "client_id"));
-	char		*cause = NULL, caller[SESSION_CALLER_LENGTH + 1];
+	char		 caller[SESSION_CALLER_LENGTH + 1];
 	size_t		 ended;
-	bool		 revoked;
 
-	if (bridge->oauth_store == NULL || id == NULL) {
-		*error_code = ERR_INVALID_ARGUMENT;
-		*error_message = xstrdup("revoke_client needs the client_id of "
-		    "an approved client; call list_clients for them.");
-		return NULL;
-	}
-	bridge_clients_begin(bridge);
-	revoked = oauth_store_revoke(bridge->oauth_store, id);
-	if (oauth_store_end(bridge->oauth_store, revoked, &cause) != 0) {
-		log_warn(bridge->log, "%s", cause);
-		free(cause);
-	}
-	if (!revoked) {
+	if (id == NULL || !http_oauth_revoke_client(bridge->oauth, id)) {
 		*error_code = ERR_INVALID_ARGUMENT;
 		*error_message = xstrdup("No approved client has this "
 		    "client_id; call list_clients for the ones there are.");
 		return NULL;
 	}
-	http_oauth_forget_client(bridge->oauth, id);
 	/* Streams first: a POST's stream may still belong to a session. */
 	http_server_end_client(bridge->http, id);
 	ended = session_store_end_client(bridge->sessions, id);
@@ -339,7 +295,8 @@ bridge_host_request(const char *method, const json_t *params, void *arg,
 	if (strcmp(method, "status") == 0)
 		return bridge_status(bridge, NULL);
 	if (strcmp(method, "list_clients") == 0)
-		return bridge_list_clients(bridge);
+		return json_pack("{s:o}", "clients",
+		    http_oauth_clients(bridge->oauth));
 	if (strcmp(method, "revoke_client") == 0)
 		return bridge_revoke_client(bridge, params, error_code,
 		    error_message);

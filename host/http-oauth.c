@@ -393,12 +393,38 @@ http_oauth_authenticate(struct http_oauth *oauth, const char *authorization,
 	return rc;
 }
 
-/* A client was revoked: its waiting approvals go too. */
-void
-http_oauth_forget_client(struct http_oauth *oauth, const char *client_id)
+/* The approved clients (list_clients), as every host on the file has them. */
+json_t *
+http_oauth_clients(struct http_oauth *oauth)
 {
-	if (oauth != NULL)
+	json_t	*list;
+
+	if (oauth == NULL)
+		return json_array();	/* OAuth is off */
+	http_oauth_begin(oauth);
+	list = oauth_store_list(oauth->store);
+	http_oauth_end(oauth, false);
+	return list;
+}
+
+/*
+ * The person revoked a client (revoke_client): it, its grant and its
+ * tokens go, for every host on the file, and its waiting approvals; false
+ * when no client has this id.
+ */
+bool
+http_oauth_revoke_client(struct http_oauth *oauth, const char *client_id)
+{
+	bool	revoked;
+
+	if (oauth == NULL)
+		return false;
+	http_oauth_begin(oauth);
+	revoked = oauth_store_revoke(oauth->store, client_id);
+	http_oauth_end(oauth, revoked);
+	if (revoked)
 		oauth_authorize_forget_client(oauth->authorize, client_id);
+	return revoked;
 }
 
 /* Periodic work: expired tokens and forgotten approvals are dropped. */

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 struct clock;
 struct evhttp_request;
 struct evhttp_uri;
@@ -33,7 +35,8 @@ void			 http_oauth_route(struct http_oauth *oauth,
 int			 http_oauth_authenticate(struct http_oauth *oauth,
 			    const char *authorization,
 			    struct session_grant *grant);
-void			 http_oauth_forget_client(struct http_oauth *oauth,
+json_t			*http_oauth_clients(struct http_oauth *oauth);
+bool			 http_oauth_revoke_client(struct http_oauth *oauth,
 			    const char *client_id);
 void			 http_oauth_tick(struct http_oauth *oauth);
 
