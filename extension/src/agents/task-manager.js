@@ -155,6 +155,7 @@ export function describeTask(record) {
  * @property {string} [stopReason] the stop reason a stop gives (cancelled, stopped_by_user)
  * @property {AgentTask} agent
  * @property {AbortController} controller
+ * @property {Promise<void>} grouped resolves once the tab is in the task's group (groupId), or could not be
  * @property {Promise<object>} done resolves to the result
  * @property {object|null} result
  */
@@ -277,7 +278,7 @@ export class TaskManager {
 			task: params.task,
 			models: Object.fromEntries(Object.entries(models).map(([role, model]) => [role, this.deps.createProvider(model, providerDeps)])),
 			buildPrompt: this.deps.buildPrompt,
-			browser: this.tabBrowser(tabId, owner, id, timed),
+			browser: this.tabBrowser(tabId, owner, id),
 			tools,
 			limits: taskLimits(settings, params),
 			allowedDomains,
@@ -295,8 +296,10 @@ export class TaskManager {
 			startedBy: byPerson ? 'you' : client ?? 'MCP client', agent, controller: new AbortController(), result: null,
 		};
 		this.tasks.set(id, record);
-		await timed('start: tab group', () => this.groupTab(record));
+		/* The group is a cue for the person: it forms while the task reads the page and asks its model. */
+		record.grouped = timed('start: tab group', () => this.groupTab(record));
 		record.done = agent.run(record.controller.signal).then(async result => {
+			await record.grouped;
 			const openedTabs = await timed('end: fence and tabs', () => this.closeOpened(id, settings.keep_tabs));
 			record.updated = Date.now();
 			/* Once stopped, a task stays stopped, even if its last step finished it. */
@@ -459,10 +462,9 @@ export class TaskManager {
 	 * @param {number} tabId
 	 * @param {object} owner
 	 * @param {string} taskId
-	 * @param {(phase: string, work: () => Promise<any>) => Promise<any>} timed times a phase for the trace hook
 	 * @returns {import('./task-loop.js').TaskBrowser}
 	 */
-	tabBrowser(tabId, owner, taskId, timed) {
+	tabBrowser(tabId, owner, taskId) {
 		const dispatcher = this.deps.dispatcher;
 		const call = signal => ({ signal, deadline: Date.now() + 60000, progress: () => {}, owner });
 		const run = (method, params, signal) => dispatcher.dispatch(method, params, call(signal));
@@ -507,12 +509,12 @@ export class TaskManager {
 				}
 				if (opens)
 					await this.joinGroup(tabId, result);
-				const tab = await timed('act: tab url', () => getTab(tabId).catch(() => null));
 				const state = params.include_state === true ? result.structuredContent?.state : undefined;
+				/* The page the action reported has the tab's URL; without it, the tab is asked. */
 				if (state?.tab?.id !== tabId)
-					return { text: text(result), url: tab?.url };
+					return { text: text(result), url: (await getTab(tabId).catch(() => null))?.url };
 				const parts = result.content.filter(part => part.type === 'text');
-				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: tab?.url, view: view(parts.at(-1).text, state) };
+				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: state.tab.url, view: view(parts.at(-1).text, state) };
 			},
 			back: signal => run('navigate_history', { tab_id: tabId, action: 'back' }, signal).then(() => {}),
 			blocked: () => this.deps.fence.blocked(taskId)
@@ -532,6 +534,7 @@ export class TaskManager {
 	 */
 	async joinGroup(taskTab, result) {
 		const record = this.runningIn(taskTab);
+		await record?.grouped;
 		const opened = openedTab(result);
 		if (record?.groupId === undefined || opened === undefined)
 			return;
