@@ -297,7 +297,7 @@ export class TaskManager {
 		};
 		this.tasks.set(id, record);
 		/* The group is a cue for the person: it forms while the task reads the page and asks its model. */
-		record.grouped = timed('start: tab group', () => this.groupTab(record));
+		record.grouped = timed('alongside: tab group', () => this.groupTab(record));
 		record.done = agent.run(record.controller.signal).then(async result => {
 			await record.grouped;
 			const openedTabs = await timed('end: fence and tabs', () => this.closeOpened(id, settings.keep_tabs));
