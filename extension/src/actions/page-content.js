@@ -63,12 +63,14 @@ function readContent(localId, options) {
 		return copy;
 	};
 	const body = root ?? document.body;
-	const shown = visibleCopy(body);
+	/* The visible copy, made only for a read that uses it: a plain text read takes the live text. */
+	let shown = null;
+	const visible = () => (shown ??= visibleCopy(body));
 	const inert = document.implementation.createHTMLDocument('');
 	let html = null;
 	if (mainContent) {
 		const clone = document.implementation.createHTMLDocument(document.title);
-		clone.body.replaceWith(clone.importNode(shown, true));
+		clone.body.replaceWith(clone.importNode(visible(), true));
 		/* Readability turns every h1 into an h2: mark them to turn back. */
 		const pageHeadings = [...clone.querySelectorAll('h1')].map(heading => {
 			heading.setAttribute('data-bb-h1', '');
@@ -118,14 +120,14 @@ function readContent(localId, options) {
 			note = 'No main article was found, so this is the whole page.';
 		}
 	}
-	if (html === null)
-		html = root === null && format === 'html' ? `<html>${document.head.outerHTML}${shown.outerHTML}</html>` : shown.outerHTML;
+	if (html === null && format !== 'text')
+		html = root === null && format === 'html' ? `<html>${document.head.outerHTML}${visible().outerHTML}</html>` : visible().outerHTML;
 	let text;
 	if (format === 'html') {
 		text = html;
 	} else if (format === 'text') {
 		if (!mainContent || note !== '') {
-			text = body.innerText ?? shown.textContent;
+			text = body.innerText ?? visible().textContent;
 		} else {
 			const div = inert.createElement('div');
 			div.innerHTML = html;
