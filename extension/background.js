@@ -85,6 +85,9 @@ const tasks = new TaskManager({
 	networkEnabled: () => agentsNetworkEnabled(chrome.storage.local),
 	credential: () => credentialOf(dispatcher.services.welcome?.token),
 	log,
+	/* A debugging hook, off unless a debugger sets globalThis.agentsTrace to an array (docs/benchmarks.md). */
+	trace: task => Array.isArray(globalThis.agentsTrace) ?
+	    (phase, start, end) => globalThis.agentsTrace.push({ task, phase, start, end }) : undefined,
 	onChange: () => {
 		tasks.panelTasks().then(list => chrome.runtime.sendMessage({ type: 'tasks', tasks: list })).catch(() => {});
 	},

@@ -350,3 +350,60 @@ test('a task that asks the person is input_required to MCP clients, with the que
 	    'a second answer finds nothing waiting');
 	await tasks.control(started.task_id, 'stop');
 });
+
+test('the tab group forms while the task reads its page and asks its model; the result waits for it; the trace hears the start', { timeout: 10000 }, async () => {
+	const { dispatcher, tasks, model, issued } = setup({ planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }] });
+	let formGroup;
+	tasks.deps.browser.tabs.group = () => new Promise(resolve => {
+		formGroup = resolve;
+	});
+	const heard = [];
+	tasks.deps.trace = () => phase => heard.push(phase);
+	const started = await dispatcher.dispatch('run_task', { task: 'Buy a mug', tab_id: 1, wait: false }, call());
+	await model.waiting(1);
+	const record = await tasks.get(started.structuredContent.task_id);
+	assert.equal(record.groupId, undefined, 'the navigator is asked before the group has formed');
+	assert.equal(issued.length, 2, 'the page was read meanwhile');
+	model.pending[0]({ actions: [], done: { answer: 'Mug ordered' } });
+	await model.waiting(2);
+	model.pending[1]({ verdict: 'accept', reason: 'ok' });
+	let finished = false;
+	record.done.then(() => {
+		finished = true;
+	});
+	await new Promise(resolve => setTimeout(resolve, 50));
+	assert.equal(finished, false, 'the result waits for the group');
+	formGroup(7);
+	assert.equal((await record.done).stop_reason, 'done');
+	assert.equal(record.groupId, 7);
+	assert.deepEqual(heard, ['start: page', 'start: settings', 'start: tools', 'start: fence', 'read', 'page text', 'model planner',
+		'model navigator', 'model validator', 'alongside: tab group', 'end: fence and tabs']);
+});
+
+test('an action that reports the page gives the task its tab\'s URL; one that does not, the tab is asked', async () => {
+	const asked = [];
+	chrome.tabs.get = async id => {
+		asked.push(id);
+		return { id, url: 'http://shop.test/asked' };
+	};
+	const replies = {
+		click_element: { content: [{ type: 'text', text: 'Clicked.' }, { type: 'text', text: 'e2 button "Pay"' }],
+			structuredContent: { state: { tab: { id: 1, url: 'http://shop.test/cart', title: 'Cart' }, elements: [{ ref: 'e2', name: 'Pay' }] } } },
+		scroll_page: { content: [{ type: 'text', text: 'Scrolled.' }], structuredContent: {} },
+	};
+	const tasks = new TaskManager({
+		dispatcher: {
+			catalogueActions: () => [{ name: 'click_element', input_schema: { properties: { include_state: {} } } }, { name: 'scroll_page', input_schema: {} }],
+			dispatch: async method => replies[method],
+		},
+		fence: new Fence({ rules: { getSessionRules: async () => [], updateSessionRules: async () => {} }, tabs: chrome.tabs }),
+	});
+	const browser = tasks.tabBrowser(1, { kind: 'task', id: 't' }, 't');
+	const clicked = await browser.act('click_element', { ref: 'e1' }, new AbortController().signal);
+	assert.equal(clicked.url, 'http://shop.test/cart');
+	assert.equal(clicked.view.url, 'http://shop.test/cart');
+	assert.equal(clicked.text, 'Clicked.');
+	assert.deepEqual(asked, [], 'the reported page says where the tab is');
+	const scrolled = await browser.act('scroll_page', {}, new AbortController().signal);
+	assert.deepEqual({ url: scrolled.url, view: scrolled.view, asked }, { url: 'http://shop.test/asked', view: undefined, asked: [1] });
+});

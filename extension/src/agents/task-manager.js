@@ -9,7 +9,7 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { getTab, resolveTab } from '../browser/tabs.js';
-import { AgentTask } from './task-loop.js';
+import { AgentTask, timePhase } from './task-loop.js';
 import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js';
 import { domainAllowed, domainRefusal, taskDomains } from './domains.js';
 import { urlPolicy, urlRefusal } from '../url-policy.js';
@@ -155,6 +155,7 @@ export function describeTask(record) {
  * @property {string} [stopReason] the stop reason a stop gives (cancelled, stopped_by_user)
  * @property {AgentTask} agent
  * @property {AbortController} controller
+ * @property {Promise<void>} grouped resolves once the tab is in the task's group (groupId), or could not be
  * @property {Promise<object>} done resolves to the result
  * @property {object|null} result
  */
@@ -176,6 +177,8 @@ export class TaskManager {
 	 * @param {(text: string) => void} [deps.log]
 	 * @param {typeof fetch} [deps.fetch]
 	 * @param {() => void} [deps.onChange] a task started, moved, paused, resumed or ended (the side panel)
+	 * @param {(taskId: string) => ((phase: string, start: number, end: number) => void)|undefined} [deps.trace]
+	 *   a debugging hook (docs/benchmarks.md): the sink a new task's phases are timed into, or undefined (off)
 	 */
 	constructor(deps) {
 		this.deps = deps;
@@ -226,8 +229,11 @@ export class TaskManager {
 	 * @returns {Promise<TaskRecord>}
 	 */
 	async start(params, onEvent = () => {}, { byPerson = false, client } = {}) {
-		params = await this.startingPage(params, byPerson);
-		const settings = await loadSettings(this.deps.storage);
+		const id = newTaskId();
+		const trace = this.deps.trace?.(id);
+		const timed = (phase, work) => timePhase(trace, phase, work);
+		params = await timed('start: page', () => this.startingPage(params, byPerson));
+		const settings = await timed('start: settings', () => loadSettings(this.deps.storage));
 		const models = roleModels(settings, this.deps.optionsUrl);
 		const allowedDomains = taskDomains(settings.allowed_domains, readDomains(params.allowed_domains), this.deps.optionsUrl);
 		if (params.start_url !== undefined && !domainAllowed(params.start_url, allowedDomains))
@@ -238,13 +244,13 @@ export class TaskManager {
 			throw new BridgeError(ErrorCode.TAB_BUSY,
 			    `Tab ${busy.tabId} is running task ${busy.id} ("${shortTask(busy.task)}"). ` +
 			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
-		const id = newTaskId();
 		const credential = byPerson ? PERSON : await this.credential();
-		const tools = await this.modelTools();
+		const tools = await timed('start: tools', () => this.modelTools());
 		/* A start_url tab opens blank: the fence is up before its first request. */
-		const tabId = tab !== null ? tab.id : (await this.deps.browser.tabs.create({ url: 'about:blank', active: true })).id;
+		const tabId = tab !== null ? tab.id :
+		    (await timed('start: blank tab', () => this.deps.browser.tabs.create({ url: 'about:blank', active: true }))).id;
 		try {
-			await this.deps.fence.enclose(id, tabId, allowedDomains);
+			await timed('start: fence', () => this.deps.fence.enclose(id, tabId, allowedDomains));
 		} catch (error) {
 			throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
 			    `The browser refused to fence the task to ${allowedDomains.join(', ')} (${error?.message ?? error}), ` +
@@ -254,8 +260,8 @@ export class TaskManager {
 		const release = this.deps.dispatcher.hold(tabId, owner);
 		if (params.start_url !== undefined) {
 			try {
-				await this.deps.dispatcher.dispatch('navigate_to', { tab_id: tabId, url: params.start_url },
-				    { signal: new AbortController().signal, deadline: Date.now() + START_MS, progress: () => {}, owner });
+				await timed('start: start_url', () => this.deps.dispatcher.dispatch('navigate_to', { tab_id: tabId, url: params.start_url },
+				    { signal: new AbortController().signal, deadline: Date.now() + START_MS, progress: () => {}, owner }));
 			} catch (error) {
 				const blocked = this.deps.fence.blocked(id);
 				release();
@@ -277,6 +283,7 @@ export class TaskManager {
 			limits: taskLimits(settings, params),
 			allowedDomains,
 			vision: settings.vision,
+			trace,
 			onEvent: event => {
 				record.updated = Date.now();
 				onEvent(record, event);
@@ -289,9 +296,11 @@ export class TaskManager {
 			startedBy: byPerson ? 'you' : client ?? 'MCP client', agent, controller: new AbortController(), result: null,
 		};
 		this.tasks.set(id, record);
-		await this.groupTab(record);
+		/* The group is a cue for the person: it forms while the task reads the page and asks its model. */
+		record.grouped = timed('alongside: tab group', () => this.groupTab(record));
 		record.done = agent.run(record.controller.signal).then(async result => {
-			const openedTabs = await this.closeOpened(id, settings.keep_tabs);
+			await record.grouped;
+			const openedTabs = await timed('end: fence and tabs', () => this.closeOpened(id, settings.keep_tabs));
 			record.updated = Date.now();
 			/* Once stopped, a task stays stopped, even if its last step finished it. */
 			const stopReason = record.stopped ? record.stopReason : result.stop_reason;
@@ -500,12 +509,12 @@ export class TaskManager {
 				}
 				if (opens)
 					await this.joinGroup(tabId, result);
-				const tab = await getTab(tabId).catch(() => null);
 				const state = params.include_state === true ? result.structuredContent?.state : undefined;
+				/* The page the action reported has the tab's URL; without it, the tab is asked. */
 				if (state?.tab?.id !== tabId)
-					return { text: text(result), url: tab?.url };
+					return { text: text(result), url: (await getTab(tabId).catch(() => null))?.url };
 				const parts = result.content.filter(part => part.type === 'text');
-				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: tab?.url, view: view(parts.at(-1).text, state) };
+				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: state.tab.url, view: view(parts.at(-1).text, state) };
 			},
 			back: signal => run('navigate_history', { tab_id: tabId, action: 'back' }, signal).then(() => {}),
 			blocked: () => this.deps.fence.blocked(taskId)
@@ -525,6 +534,7 @@ export class TaskManager {
 	 */
 	async joinGroup(taskTab, result) {
 		const record = this.runningIn(taskTab);
+		await record?.grouped;
 		const opened = openedTab(result);
 		if (record?.groupId === undefined || opened === undefined)
 			return;
