@@ -15,7 +15,7 @@ import { registerActions } from './src/actions/index.js';
 import { ConsoleStore } from './src/actions/console.js';
 import { evaluateEnabled } from './src/actions/content.js';
 import { agentsNetworkEnabled } from './src/actions/network.js';
-import { TaskManager, credentialOf } from './src/agents/task-manager.js';
+import { TaskManager } from './src/agents/task-manager.js';
 import { Fence } from './src/agents/fence.js';
 import { createProvider } from './src/agents/providers/index.js';
 import { buildPrompt } from './src/agents/prompts.js';
@@ -83,7 +83,6 @@ const tasks = new TaskManager({
 	optionsUrl: chrome.runtime.getURL('options/options.html'),
 	evaluateEnabled: () => evaluateEnabled(dispatcher.services),
 	networkEnabled: () => agentsNetworkEnabled(chrome.storage.local),
-	credential: () => credentialOf(dispatcher.services.welcome?.token),
 	log,
 	onChange: () => {
 		tasks.panelTasks().then(list => chrome.runtime.sendMessage({ type: 'tasks', tasks: list })).catch(() => {});
