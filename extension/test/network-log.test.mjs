@@ -186,12 +186,14 @@ function dispatcherWithLog() {
 			{ name: 'peek', method: 'peek', annotations: { readOnlyHint: true } },
 			{ name: 'poke', method: 'poke', annotations: { readOnlyHint: false } },
 			{ name: 'list_network_requests', method: 'list_network_requests', annotations: { readOnlyHint: true } },
+			{ name: 'get_network_request', method: 'get_network_request', annotations: { readOnlyHint: true } },
 			{ name: 'navigate_to', method: 'navigate_to', annotations: { readOnlyHint: false } },
 		] },
 	});
 	const done = async () => ({ content: [] });
 	dispatcher.register({
 		peek: { run: done }, poke: { run: done }, list_network_requests: networkActions.list_network_requests,
+		get_network_request: networkActions.get_network_request,
 		navigate_to: { ...navigationActions.navigate_to, run: done },
 	});
 	return { dispatcher, log };
