@@ -19,6 +19,7 @@
 #include "config.h"
 #include "errors.h"
 #include "files.h"
+#include "http-oauth.h"
 #include "http-server.h"
 #include "instance.h"
 #include "log.h"
@@ -26,6 +27,8 @@
 #include "mcp.h"
 #include "mcp-call.h"
 #include "mcp-resources.h"
+#include "oauth-authorize.h"
+#include "oauth-store.h"
 #include "probe.h"
 #include "rpc.h"
 #include "runtime-file.h"
@@ -53,6 +56,8 @@ struct bridge {
 	struct mcp		*mcp;
 	struct tool_host_context host;	/* what host tools ask */
 	struct http_server	*http;
+	struct oauth_store	*oauth_store;	/* NULL when OAuth is off */
+	struct http_oauth	*oauth;		/* its routes */
 	char			*token;		/* NULL when auth is off */
 	char			*runtime_file;
 	struct upload_stage	*uploads;	/* NULL without a runtime dir */
@@ -249,6 +254,34 @@ bridge_disconnected(void *arg)
 	mcp_broadcast(bridge->mcp, "notifications/resources/list_changed");
 }
 
+/* revoke_client: a client's key taken back, its sessions ended at once. */
+static json_t *
+bridge_revoke_client(struct bridge *bridge, const json_t *params,
+    const char **error_code, char **error_message)
+{
+	const char	*id = json_string_value(json_object_get(params,
+			    "client_id"));
+	char		*cause = NULL;
+	size_t		 ended;
+
+	if (bridge->oauth_store == NULL || id == NULL ||
+	    !oauth_store_revoke(bridge->oauth_store, id)) {
+		*error_code = ERR_INVALID_ARGUMENT;
+		*error_message = xstrdup("No approved client has this "
+		    "client_id; call list_clients for the ones there are.");
+		return NULL;
+	}
+	if (oauth_store_save(bridge->oauth_store, &cause) != 0) {
+		log_warn(bridge->log, "%s", cause);
+		free(cause);
+	}
+	http_oauth_forget_client(bridge->oauth, id);
+	ended = session_store_end_client(bridge->sessions, id);
+	log_info(bridge->log, "the person revoked client %.8s; %zu session%s "
+	    "ended", id, ended, ended == 1 ? "" : "s");
+	return json_pack("{s:b}", "revoked", 1);
+}
+
 /* Answers the extension's own requests to the host. */
 static json_t *
 bridge_host_request(const char *method, const json_t *params, void *arg,
@@ -261,6 +294,12 @@ bridge_host_request(const char *method, const json_t *params, void *arg,
 
 	if (strcmp(method, "status") == 0)
 		return bridge_status(bridge, NULL);
+	if (strcmp(method, "list_clients") == 0)
+		return json_pack("{s:o}", "clients", bridge->oauth_store != NULL ?
+		    oauth_store_list(bridge->oauth_store) : json_array());
+	if (strcmp(method, "revoke_client") == 0)
+		return bridge_revoke_client(bridge, params, error_code,
+		    error_message);
 	if (strcmp(method, "check_upload") == 0) {
 		dirs = bridge_protected_dirs(bridge);
 		resolved = upload_check(json_object_get(params, "paths"),
@@ -306,11 +345,57 @@ bridge_event(const json_t *event, void *arg)
 /* Starts a forwarded MCP call at the extension; it never fails at once. */
 static uint64_t
 bridge_dispatch_call(void *arg, const char *method, const char *client,
-    const char *caller, json_t *params, int timeout_ms, mcp_done_cb done, mcp_progress_cb progress,
-    void *call_arg, const char **error_code, char **error_message)
+    const char *caller, bool owner, json_t *params, int timeout_ms,
+    mcp_done_cb done, mcp_progress_cb progress, void *call_arg,
+    const char **error_code, char **error_message)
 {
-	return rpc_call(arg, method, client, caller, params, timeout_ms, done,
+	return rpc_call(arg, method, client, caller, owner, params, timeout_ms,
+	    done,
 	    progress, call_arg);
+}
+
+/* Asks the person, in the extension, whether a client may have a key. */
+static uint64_t
+bridge_approval_ask(void *arg, json_t *params, int timeout_ms,
+    oauth_approval_cb done, void *done_arg)
+{
+	return rpc_call(arg, "approve_client", NULL, NULL, false, params,
+	    timeout_ms, done, NULL, done_arg);
+}
+
+/* Withdraws a question to the person (the client was revoked, or we exit). */
+static void
+bridge_approval_cancel(void *arg, uint64_t id)
+{
+	rpc_cancel(arg, id, "cancelled");
+}
+
+/*
+ * Opens the OAuth clients' store and lets OAuth clients in, unless auth
+ * or OAuth is off; -1 with *cause when the store cannot be read.
+ */
+static int
+bridge_open_oauth(struct bridge *bridge, char **cause)
+{
+	struct oauth_approver	approver = {
+		.ask = bridge_approval_ask,
+		.cancel = bridge_approval_cancel,
+		.arg = bridge->rpc,
+	};
+
+	if (bridge->token == NULL || !bridge->config.oauth) {
+		if (bridge->token != NULL)
+			log_info(bridge->log, "OAuth is off (config.json): "
+			    "only the owner key opens /mcp");
+		return 0;
+	}
+	if ((bridge->oauth_store = oauth_store_open(
+	    bridge->config.clients_file, cause)) == NULL)
+		return -1;
+	bridge->oauth = http_oauth_new(bridge->oauth_store, &approver,
+	    bridge->port, clock_wall(), bridge->log);
+	http_server_set_oauth(bridge->http, bridge->oauth);
+	return 0;
 }
 
 /* Cancels a forwarded MCP call at the extension. */
@@ -523,6 +608,8 @@ bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 	    bridge_extension_connected, bridge->rpc, cause)) == NULL)
 		goto fail;
 	bridge->port = http_server_port(bridge->http);
+	if (bridge_open_oauth(bridge, cause) != 0)
+		goto fail;
 	if (http_server_taken_port(bridge->http) != 0)
 		bridge_explain_taken_port(bridge,
 		    http_server_taken_port(bridge->http));
@@ -572,6 +659,8 @@ bridge_free(struct bridge *bridge)
 	if (bridge->exit_timer != NULL)
 		event_free(bridge->exit_timer);
 	http_server_free(bridge->http);
+	http_oauth_free(bridge->oauth);
+	oauth_store_free(bridge->oauth_store);
 	session_store_free(bridge->sessions);
 	channel_free(bridge->channel);
 	bridge->channel = NULL;

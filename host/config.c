@@ -69,6 +69,7 @@ config_defaults(struct config *config)
 	memset(config, 0, sizeof *config);
 	config->port = CONFIG_DEFAULT_PORT;
 	config->auth = true;
+	config->oauth = true;
 	config->log_level = LOG_LEVEL_INFO;
 	config->max_frame = NM_FRAME_DEFAULT_MAX;
 	config->max_body = CONFIG_DEFAULT_MAX_BODY;
@@ -98,6 +99,7 @@ config_clear(struct config *config)
 	free(config->extension_origin);
 	free(config->config_dir);
 	free(config->token_file);
+	free(config->clients_file);
 	free(config->file_error);
 	xfree_strings(config->browsers, config->browser_count);
 	xfree_strings(config->extension_ids, config->extension_id_count);
@@ -231,6 +233,8 @@ config_file_flag(struct config *config, const char *key)
 {
 	if (strcmp(key, "auth") == 0)
 		return &config->auth;
+	if (strcmp(key, "oauth") == 0)
+		return &config->oauth;
 	if (strcmp(key, "evaluate_script") == 0)
 		return &config->evaluate_script;
 	if (strcmp(key, "allow_file_urls") == 0)
@@ -317,7 +321,7 @@ bad:
 /*
  * Reads config.json in the config directory, if there is one. Keys are the
  * long option names with "_" or "-" ("log_level"), plus the booleans
- * "auth", "evaluate_script", "allow_file_urls" and
+ * "auth", "oauth", "evaluate_script", "allow_file_urls" and
  * "reveal_network_secrets", and the lists "allowed_origins" and
  * "upload_roots".
  */
@@ -406,6 +410,7 @@ config_locate(struct config *config, char **cause)
 	if ((config->config_dir = config_dir_path(cause)) == NULL)
 		return -1;
 	config->token_file = xasprintf("%s/token", config->config_dir);
+	config->clients_file = xasprintf("%s/clients.json", config->config_dir);
 	if (home != NULL && *home == '/') {
 		downloads = xasprintf("%s/Downloads", home);
 		config_append(&config->upload_roots,

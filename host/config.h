@@ -50,6 +50,7 @@ struct config {
 						/* the first given, per group */
 	int			 port;		/* 0: any free port */
 	bool			 auth;
+	bool			 oauth;		/* OAuth clients may get keys */
 	bool			 evaluate_script; /* let evaluate_script run */
 	bool			 allow_file_urls; /* let the tools open file: pages */
 	/* show credentials and logged-in bodies in the network tools */
@@ -76,6 +77,7 @@ struct config {
 	size_t			 upload_root_count;
 	char			*config_dir;
 	char			*token_file;
+	char			*clients_file;	/* OAuth clients and tokens */
 	char			*file_error;	/* config.json's problem, if kept */
 
 	/* install, uninstall and doctor */

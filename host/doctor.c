@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -27,6 +28,7 @@
 #include "files.h"
 #include "install.h"
 #include "instance.h"
+#include "oauth-store.h"
 #include "probe.h"
 #include "token.h"
 #include "xmalloc.h"
@@ -386,6 +388,91 @@ doctor_browsers(struct doctor *d, const struct instance *hosts, size_t count)
 	free(ids);
 }
 
+/* Writes a wall-clock time in milliseconds as "2026-11-26 02:42 UTC". */
+static void
+doctor_time(uint64_t ms, char *out, size_t size)
+{
+	time_t		t = (time_t)(ms / 1000);
+	struct tm	tm;
+
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(out, size, "%Y-%m-%d %H:%M UTC", &tm) == 0)
+		(void)snprintf(out, size, "?");
+}
+
+/*
+ * Returns the OAuth clients the person approved (clients.json, as
+ * list_clients shows them), or NULL with *cause when the file cannot be
+ * read.
+ */
+static json_t *
+doctor_clients_read(const struct config *config, char **cause)
+{
+	struct oauth_store	*store;
+	json_t			*list;
+
+	if ((store = oauth_store_open(config->clients_file, cause)) == NULL)
+		return NULL;
+	list = oauth_store_list(store);
+	oauth_store_free(store);
+	return list;
+}
+
+/* Prints approved clients: name, scopes, when approved and last used. */
+static void
+doctor_clients_print(const json_t *list, int out_fd, const char *indent)
+{
+	const json_t	*client, *last;
+	char		*scopes, approved[32], used[32];
+	size_t		 i;
+
+	json_array_foreach(list, i, client) {
+		scopes = json_dumps(json_object_get(client, "scopes"),
+		    JSON_COMPACT);
+		doctor_time((uint64_t)json_integer_value(json_object_get(client,
+		    "approved_at_ms")), approved, sizeof approved);
+		last = json_object_get(client, "last_used_ms");
+		if (json_is_integer(last))
+			doctor_time((uint64_t)json_integer_value(last), used,
+			    sizeof used);
+		else
+			(void)snprintf(used, sizeof used, "never");
+		files_printf(out_fd, "%s\"%s\" (the name it gave) %s, approved "
+		    "%s, last used %s\n", indent, json_string_value(
+		    json_object_get(client, "client_name")), scopes, approved,
+		    used);
+		free(scopes);
+	}
+}
+
+/* Checks clients.json and lists the approved OAuth clients. */
+static void
+doctor_clients(struct doctor *d)
+{
+	char	*cause = NULL, *fix, *quoted;
+	json_t	*list;
+
+	if (!d->config->auth || !d->config->oauth) {
+		doctor_note(d, "OAuth is off: only the owner key (the token) "
+		    "opens MCP");
+		return;
+	}
+	if ((list = doctor_clients_read(d->config, &cause)) == NULL) {
+		quoted = install_shell_quote(d->config->clients_file);
+		fix = xasprintf("rm %s (then approve the clients again)",
+		    quoted);
+		doctor_fail(d, fix, "%s", cause);
+		free(fix);
+		free(quoted);
+		free(cause);
+		return;
+	}
+	doctor_ok(d, "%zu approved OAuth client%s (%s)", json_array_size(list),
+	    json_array_size(list) == 1 ? "" : "s", d->config->clients_file);
+	doctor_clients_print(list, d->out_fd, "    ");
+	json_decref(list);
+}
+
 /* Checks the config directory, config.json and the token file. */
 static void
 doctor_config(struct doctor *d)
@@ -589,6 +676,7 @@ doctor_run(struct config *config, int out_fd)
 	count = instance_list(&hosts);
 	doctor_browsers(&d, hosts, count);
 	doctor_config(&d);
+	doctor_clients(&d);
 	doctor_hosts(&d, hosts, count);
 	instance_list_free(hosts, count);
 	if (d.failures == 0)
@@ -701,6 +789,26 @@ doctor_status_instance(const struct instance *host, const char *token,
 	return rc;
 }
 
+/* Prints the approved OAuth clients for status, or why it cannot. */
+static void
+doctor_status_approved(const struct config *config, int out_fd)
+{
+	char	*cause = NULL;
+	json_t	*list;
+
+	if (!config->auth || !config->oauth)
+		return;
+	if ((list = doctor_clients_read(config, &cause)) == NULL) {
+		files_printf(out_fd, "Approved clients: unknown: %s\n", cause);
+		free(cause);
+		return;
+	}
+	files_printf(out_fd, "Approved clients (revoke them in the Browser "
+	    "Bridge popup): %s\n", json_array_size(list) == 0 ? "none" : "");
+	doctor_clients_print(list, out_fd, "  ");
+	json_decref(list);
+}
+
 /*
  * status: every running host (one per browser profile with the
  * extension), or the one --instance names: port, version, sessions and
@@ -740,6 +848,7 @@ doctor_status_run(struct config *config, int out_fd)
 			    "stdio --instance NAME` picks one (default: the "
 			    "first).\n", count);
 	}
+	doctor_status_approved(config, out_fd);
 	free(token);
 	instance_list_free(hosts, count);
 	return rc;

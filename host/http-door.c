@@ -147,9 +147,9 @@ http_door_answer(struct http_door_conn *conn,
 	    "Cache-Control: no-store\r\n"
 	    "Connection: close\r\n", refusal->status, refusal->reason,
 	    strlen(body));
-	if (refusal->authenticate)
-		evbuffer_add_printf(out, "WWW-Authenticate: Bearer "
-		    "realm=\"browser-bridge\"\r\n");
+	if (refusal->authenticate != NULL)
+		evbuffer_add_printf(out, "WWW-Authenticate: %s\r\n",
+		    refusal->authenticate);
 	if (refusal->cors_origin != NULL)
 		evbuffer_add_printf(out, "Access-Control-Allow-Origin: %s\r\n"
 		    "Vary: Origin\r\n"

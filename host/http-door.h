@@ -37,7 +37,7 @@ struct http_door_refusal {
 	int		 status;
 	const char	*reason;
 	const char	*message;
-	bool		 authenticate;	/* add WWW-Authenticate: Bearer */
+	const char	*authenticate;	/* WWW-Authenticate's value, or NULL */
 	const char	*cors_origin;	/* answer with CORS for it, or NULL */
 };
 

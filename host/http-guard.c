@@ -83,6 +83,28 @@ http_guard_origin_allowed(const char *origin, const char *extension_origin)
 }
 
 /*
+ * Returns the credential an Authorization header carries after "Bearer"
+ * (*len its length, without trailing blanks), or NULL when it has none.
+ */
+const char *
+http_guard_bearer(const char *authorization, size_t *len)
+{
+	const char	*given;
+
+	if (authorization == NULL ||
+	    strncasecmp(authorization, "Bearer", 6) != 0 ||
+	    authorization[6] != ' ')
+		return NULL;
+	given = authorization + 6;
+	while (*given == ' ')
+		given++;
+	*len = strlen(given);
+	while (*len > 0 && (given[*len - 1] == ' ' || given[*len - 1] == '\t'))
+		(*len)--;
+	return *len > 0 ? given : NULL;
+}
+
+/*
  * Says whether an Authorization header carries "Bearer" and the token. An
  * empty token matches nothing.
  */
@@ -92,17 +114,8 @@ http_guard_bearer_valid(const char *authorization, const char *token)
 	const char	*given;
 	size_t		 given_len;
 
-	if (authorization == NULL || token == NULL || *token == '\0')
+	if (token == NULL || *token == '\0' ||
+	    (given = http_guard_bearer(authorization, &given_len)) == NULL)
 		return false;
-	if (strncasecmp(authorization, "Bearer", 6) != 0 ||
-	    authorization[6] != ' ')
-		return false;
-	given = authorization + 6;
-	while (*given == ' ')
-		given++;
-	given_len = strlen(given);
-	while (given_len > 0 &&
-	    (given[given_len - 1] == ' ' || given[given_len - 1] == '\t'))
-		given_len--;
 	return token_equal(token, given, given_len);
 }

@@ -8,6 +8,7 @@
 #define HTTP_GUARD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Host: localhost, 127.0.0.1 or [::1], with or without a port. */
 bool	http_guard_host_allowed(const char *host);
@@ -24,5 +25,7 @@ bool	http_guard_origin_allowed(const char *origin,
  * constant time. A NULL header fails.
  */
 bool	http_guard_bearer_valid(const char *authorization, const char *token);
+/* The credential after "Bearer", and its length; NULL when none. */
+const char *http_guard_bearer(const char *authorization, size_t *len);
 
 #endif

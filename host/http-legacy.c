@@ -58,6 +58,7 @@ http_legacy_open(struct http_transport *transport,
 	}
 	snprintf(session->protocol_version, sizeof session->protocol_version,
 	    "2024-11-05");
+	session->grant = *transport->grant;
 	session->stream = sse_stream_start(&transport->streams, req,
 	    http_legacy_closed, session);
 	endpoint = xasprintf("/messages?sessionId=%s", session->id);
@@ -92,6 +93,11 @@ http_legacy_post(struct http_transport *transport,
 	}
 	messages = json_is_array(body) ? json_incref(body) :
 	    json_pack("[O]", body);
+	if (http_resume_scope_check(transport, req, messages) != 0) {
+		json_decref(messages);
+		json_decref(body);
+		goto out;
+	}
 	json_array_foreach(messages, i, m)
 		mcp_handle(transport->mcp, session, m, http_legacy_emit, session,
 		    &call);

@@ -5,12 +5,18 @@
 #include "http-resume.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+#include <event2/http.h>
 
 #include "clock.h"
 #include "errors.h"
 #include "log.h"
 #include "mcp.h"
 #include "mcp-version.h"
+#include "oauth-metadata.h"
+#include "oauth-scope.h"
+#include "xmalloc.h"
 
 /*
  * Takes back a Streamable HTTP session this host made before it restarted
@@ -59,12 +65,51 @@ http_resume_find(struct http_transport *transport,
 	}
 	session = session_store_find(transport->sessions, id,
 	    clock_now_ms(transport->clock));
-	if (session == NULL && kind == SESSION_STREAMABLE)
-		session = http_resume_signed(transport, req, id);
-	if (session == NULL || session->transport != kind) {
+	if (session == NULL && kind == SESSION_STREAMABLE &&
+	    (session = http_resume_signed(transport, req, id)) != NULL)
+		session->grant = *transport->grant;	/* taken back: its key's */
+	/* Another key's session is no session of this one. */
+	if (session == NULL || session->transport != kind ||
+	    !session_grant_matches(session, transport->grant)) {
 		http_reply_error_to(req, 404, "Not Found", request,
 		    JSONRPC_INVALID_REQUEST, not_found);
 		return NULL;
 	}
+	session->grant.scopes = transport->grant->scopes;	/* refreshed */
 	return session;
+}
+
+/*
+ * Refuses a request whose key lacks a scope one of its messages needs:
+ * 403 with the challenge that names the scopes to ask for (MCP
+ * authorization, "Scope challenge handling"). Returns -1 when it replied.
+ */
+int
+http_resume_scope_check(struct http_transport *transport,
+    struct evhttp_request *req, const json_t *messages)
+{
+	const json_t	*m;
+	unsigned	 needed = 0;
+	size_t		 i;
+	char		*challenge, *names, *message;
+
+	json_array_foreach(messages, i, m)
+		needed |= mcp_scope_needed(transport->mcp, m);
+	if ((needed & ~transport->grant->scopes) == 0)
+		return 0;
+	challenge = oauth_metadata_challenge(transport->port,
+	    "insufficient_scope", needed | transport->grant->scopes);
+	names = oauth_scope_format(needed & ~transport->grant->scopes);
+	message = xasprintf("insufficient_scope: this client's key lacks "
+	    "the scope %s. Authorize again asking for it; the person "
+	    "approves it in the Browser Bridge popup", names);
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "WWW-Authenticate", challenge);
+	http_reply_error_to(req, 403, "Forbidden", json_is_array(messages) &&
+	    json_array_size(messages) == 1 ? json_array_get(messages, 0) :
+	    NULL, JSONRPC_INVALID_REQUEST, message);
+	free(challenge);
+	free(names);
+	free(message);
+	return -1;
 }

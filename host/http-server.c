@@ -20,7 +20,10 @@
 #include "http-guard.h"
 #include "http-streamable.h"
 #include "http-legacy.h"
+#include "http-oauth.h"
 #include "log.h"
+#include "oauth-metadata.h"
+#include "oauth-scope.h"
 #include "proof.h"
 #include "session.h"
 #include "xmalloc.h"
@@ -38,6 +41,9 @@ struct http_server {
 	int			 taken_port;	/* configured but taken, or 0 */
 	char			*port_note;	/* why the port differs */
 	bool			 port_unsafe;	/* a stranger holds taken_port */
+	struct http_oauth	*oauth;		/* NULL: only the owner key */
+	char			*challenge;	/* WWW-Authenticate, no key */
+	char			*challenge_invalid; /* a key that is none */
 };
 
 /* origin when the settings list it for CORS, else NULL. */
@@ -85,12 +91,29 @@ http_server_cors(struct http_server *server, struct evhttp_request *req)
 	return 1;
 }
 
-/* Says whether a path needs the bearer token: all but /health and OAuth. */
+/* Says whether a path needs a key: all but /health and OAuth's own. */
 static bool
 http_server_path_needs_token(const char *path)
 {
-	return strcmp(path, "/health") != 0 &&
-	    strncmp(path, "/.well-known/", 13) != 0;
+	return strcmp(path, "/health") != 0 && !http_oauth_path(path);
+}
+
+/*
+ * Says who a request's Authorization header names: the owner key (the
+ * static token; anyone when auth is off) or an OAuth client's access
+ * token. -1 when it names nobody.
+ */
+static int
+http_server_credential(struct http_server *server, const char *authorization,
+    struct session_grant *grant)
+{
+	const char	*token = server->settings.token;
+
+	if (token == NULL || http_guard_bearer_valid(authorization, token)) {
+		session_grant_owner(grant);
+		return 0;
+	}
+	return http_oauth_authenticate(server->oauth, authorization, grant);
 }
 
 /* A request target's path, as the router reads it ("/" when it has none). */
@@ -114,7 +137,6 @@ http_server_judge(struct http_server *server, const struct evkeyvalq *headers,
     const char *path, bool options, struct http_door_refusal *refusal)
 {
 	struct log	*log = server->transport.log;
-	const char	*token = server->settings.token;
 	const char	*host = evhttp_find_header(headers, "Host");
 	const char	*origin = evhttp_find_header(headers, "Origin");
 	const char	*cors = http_server_cors_origin(server, origin);
@@ -125,7 +147,7 @@ http_server_judge(struct http_server *server, const struct evkeyvalq *headers,
 		    host != NULL ? host : "(none)");
 		*refusal = (struct http_door_refusal){ 403, "Forbidden",
 		    "Host not allowed: connect to 127.0.0.1 or localhost",
-		    false, NULL };
+		    NULL, NULL };
 		return -1;
 	}
 	if (!http_guard_origin_allowed(origin,
@@ -133,16 +155,26 @@ http_server_judge(struct http_server *server, const struct evkeyvalq *headers,
 		log_warn(log, "refused a request from Origin %s", origin);
 		*refusal = (struct http_door_refusal){ 403, "Forbidden",
 		    "Origin not allowed: web pages cannot drive the browser",
-		    false, NULL };
+		    NULL, NULL };
 		return -1;
 	}
+	struct session_grant	 grant;
+	const char		*authorization = evhttp_find_header(headers,
+				    "Authorization");
+
 	if ((options && cors != NULL) || !http_server_path_needs_token(path) ||
-	    token == NULL || http_guard_bearer_valid(evhttp_find_header(
-	    headers, "Authorization"), token))
+	    http_server_credential(server, authorization, &grant) == 0)
 		return 0;
 	*refusal = (struct http_door_refusal){ 401, "Unauthorized",
-	    "Missing or wrong bearer token. Send \"Authorization: Bearer "
-	    "<token>\"; run `browser-bridge token` to print it.", true, cors };
+	    server->oauth != NULL ? "Missing, expired or revoked key. An MCP "
+	    "client that speaks OAuth gets one by itself (the person approves "
+	    "it in the Browser Bridge popup); others send the owner key, "
+	    "\"Authorization: Bearer <token>\" (`browser-bridge token` prints "
+	    "it)." : "Missing or wrong bearer token. Send \"Authorization: "
+	    "Bearer <token>\"; run `browser-bridge token` to print it.",
+	    server->oauth == NULL ? "Bearer realm=\"browser-bridge\"" :
+	    authorization != NULL ? server->challenge_invalid :
+	    server->challenge, cors };
 	return -1;
 }
 
@@ -173,9 +205,9 @@ http_server_gate(struct http_server *server, struct evhttp_request *req,
 	    path, evhttp_request_get_command(req) == EVHTTP_REQ_OPTIONS,
 	    &refusal) == 0)
 		return 0;
-	if (refusal.authenticate)
+	if (refusal.authenticate != NULL)
 		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "WWW-Authenticate", "Bearer realm=\"browser-bridge\"");
+		    "WWW-Authenticate", refusal.authenticate);
 	http_reply_error(req, refusal.status, refusal.reason,
 	    JSONRPC_INVALID_REQUEST, refusal.message);
 	return -1;
@@ -235,6 +267,7 @@ http_server_route(struct evhttp_request *req, void *arg)
 	const char		*path;
 	struct evhttp_uri	*uri;
 	enum evhttp_cmd_type	 method = evhttp_request_get_command(req);
+	struct session_grant	 grant;
 
 	http_door_track(server->door, req);	/* a refusal waits for it */
 	evhttp_add_header(evhttp_request_get_output_headers(req),
@@ -244,18 +277,18 @@ http_server_route(struct evhttp_request *req, void *arg)
 		return;	/* a preflight, answered */
 	uri = evhttp_uri_parse(evhttp_request_get_uri(req));
 	path = http_server_path(uri);
+	/* Who asks: the transports read it while they are called. */
+	if (http_server_credential(server, http_header(req, "Authorization"),
+	    &grant) != 0)
+		memset(&grant, 0, sizeof grant);	/* no scope at all */
+	transport->grant = &grant;
 	if (http_server_gate(server, req, path) != 0)
 		;	/* already answered */
 	else if (strcmp(path, "/health") == 0)
 		http_server_health(server, req, uri);
-	else if (strncmp(path, "/.well-known/", 13) == 0) {
-		/* OAuth discovery, bare or path-suffixed: there is none. */
-		http_reply_error(req, 404, "Not Found",
-		    JSONRPC_INVALID_REQUEST, "No OAuth here: Browser "
-		    "Bridge takes a bearer token. Send \"Authorization: "
-		    "Bearer <token>\"; run `browser-bridge token` to "
-		    "print it.");
-	} else if (strcmp(path, "/mcp") == 0)
+	else if (http_oauth_path(path))
+		http_oauth_route(server->oauth, req, path, uri);
+	else if (strcmp(path, "/mcp") == 0)
 		http_streamable_handle(transport, req);
 	else if (strcmp(path, "/sse") == 0 && method == EVHTTP_REQ_GET)
 		http_legacy_open(transport, req);
@@ -277,6 +310,7 @@ http_server_route(struct evhttp_request *req, void *arg)
 		    "Not found: the MCP endpoint is /mcp (or /sse for the "
 		    "legacy transport)");
 	}
+	transport->grant = NULL;
 	if (uri != NULL)
 		evhttp_uri_free(uri);
 }
@@ -290,6 +324,7 @@ http_server_tick(evutil_socket_t fd, short events, void *arg)
 	size_t			 n;
 
 	sse_stream_list_keepalive(&transport->streams);
+	http_oauth_tick(server->oauth);
 	n = session_store_expire(transport->sessions,
 	    clock_now_ms(transport->clock));
 	if (n > 0)
@@ -373,6 +408,7 @@ http_server_new(struct event_base *base,
 		return NULL;
 	}
 	server->port = (uint16_t)port;
+	server->transport.port = server->port;
 
 	server->tick = event_new(base, -1, EV_PERSIST,
 	    http_server_tick, server);
@@ -401,6 +437,8 @@ http_server_free(struct http_server *server)
 	http_accept_guard_free(server->accept_guard);
 	evhttp_free(server->http);
 	http_door_free(server->door);
+	free(server->challenge);
+	free(server->challenge_invalid);
 	free(server->port_note);
 	free(server);
 }
@@ -430,4 +468,21 @@ http_server_set_port_note(struct http_server *server, const char *note,
 	free(server->port_note);
 	server->port_note = xstrdup(note);
 	server->port_unsafe = unsafe;
+}
+
+/*
+ * Lets OAuth clients in (oauth: the routes, owned by the caller, NULL to
+ * keep only the owner key): a request without a key is told where the
+ * authorization server is.
+ */
+void
+http_server_set_oauth(struct http_server *server, struct http_oauth *oauth)
+{
+	server->oauth = oauth;
+	free(server->challenge);
+	free(server->challenge_invalid);
+	server->challenge = oauth_metadata_challenge(server->port, NULL,
+	    OAUTH_SCOPE_DEFAULT);
+	server->challenge_invalid = oauth_metadata_challenge(server->port,
+	    "invalid_token", OAUTH_SCOPE_DEFAULT);
 }

@@ -12,6 +12,7 @@
 
 struct clock;
 struct event_base;
+struct http_oauth;
 struct http_server;
 struct log;
 struct mcp;
@@ -47,6 +48,8 @@ void			 http_server_end_streams(struct http_server *server);
 uint16_t		 http_server_port(const struct http_server *server);
 int			 http_server_taken_port(
 			    const struct http_server *server);
+void			 http_server_set_oauth(struct http_server *server,
+			    struct http_oauth *oauth);
 void			 http_server_set_port_note(struct http_server *server,
 			    const char *note, bool unsafe);
 

@@ -279,7 +279,12 @@ http_streamable_post_modern(struct http_transport *transport,
 		return;
 	}
 	messages = json_pack("[O]", body);
+	if (http_resume_scope_check(transport, req, messages) != 0) {
+		json_decref(messages);
+		return;
+	}
 	session = session_stateless_new(version);
+	session->grant = *transport->grant;
 	/* Who asks, if it says (optional in this revision). */
 	session_set_client(session, json_object_get(json_object_get(
 	    json_object_get(body, "params"), "_meta"), MCP_META_CLIENT_INFO));
@@ -337,6 +342,7 @@ http_streamable_post(struct http_transport *transport,
 			json_decref(body);
 			return;
 		}
+		session->grant = *transport->grant;
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 		    "Mcp-Session-Id", session->id);
 		log_info(transport->log, "MCP session %.8s started",
@@ -356,7 +362,9 @@ http_streamable_post(struct http_transport *transport,
 		return;
 	}
 	messages = batch ? json_incref(body) : json_pack("[O]", body);
-	http_streamable_dispatch(transport, req, session, messages, batch);
+	if (http_resume_scope_check(transport, req, messages) == 0)
+		http_streamable_dispatch(transport, req, session, messages,
+		    batch);
 	json_decref(messages);
 	json_decref(body);
 }

@@ -6,6 +6,8 @@
 #ifndef HTTP_H
 #define HTTP_H
 
+#include <stdint.h>
+
 #include <jansson.h>
 
 #include "session.h"
@@ -24,6 +26,12 @@ struct http_transport {
 	const struct clock	*clock;
 	struct log		*log;
 	struct sse_stream_list	 streams;	/* every open SSE stream */
+	uint16_t		 port;		/* where the server listens */
+	/*
+	 * The credential of the request the router is handing over: set
+	 * for the call into the transport only, never read later.
+	 */
+	const struct session_grant *grant;
 };
 
 void		 http_reply_json(struct evhttp_request *req, int status,

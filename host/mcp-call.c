@@ -207,7 +207,8 @@ mcp_call_response(struct mcp *mcp, struct session *session,
 		json_object_set_new(args, "answer", json_string(answer));
 		session_caller(mcp->sessions, session, caller);
 		if (mcp->dispatcher.call(mcp->dispatcher.arg, "answer_task",
-		    session->client, caller, args, MCP_ANSWER_TIMEOUT_MS,
+		    session->client, caller, session->grant.owner, args,
+		    MCP_ANSWER_TIMEOUT_MS,
 		    mcp_call_answer_done, NULL, NULL, &code, &error) == 0) {
 			log_warn(mcp->log, "the client's answer to task %s "
 			    "was lost: %s", json_string_value(json_object_get(
@@ -255,7 +256,8 @@ mcp_call_dispatch(struct mcp_call *call, const char *method, json_t *args,
 
 	session_caller(mcp->sessions, call->session, caller);
 	call->dispatch_id = mcp->dispatcher.call(mcp->dispatcher.arg, method,
-	    call->session->client, caller, args, timeout_ms, mcp_call_done,
+	    call->session->client, caller, call->session->grant.owner, args,
+	    timeout_ms, mcp_call_done,
 	    mcp_call_progress, call, code, message);
 	return call->dispatch_id != 0;
 }

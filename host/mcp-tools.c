@@ -15,6 +15,7 @@
 #include "mcp-reply.h"
 #include "mcp-tasks.h"
 #include "mcp-version.h"
+#include "session.h"
 #include "tools.h"
 #include "xmalloc.h"
 
@@ -48,7 +49,7 @@ mcp_tools_list(struct mcp *mcp, struct session *session, const json_t *request,
 		return NULL;
 	}
 	result = tool_registry_list(mcp->tools, jsonrpc_string(cursor),
-	    mcp->tools_page_size, &cause);
+	    mcp->tools_page_size, session->grant.scopes, &cause);
 	if (result == NULL) {
 		*error = mcp_reply_invalid_params(request, cause);
 		free(cause);

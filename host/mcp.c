@@ -22,6 +22,7 @@
 #include "mcp-tasks.h"
 #include "mcp-tools.h"
 #include "mcp-version.h"
+#include "oauth-scope.h"
 #include "session.h"
 #include "sse-stream.h"
 #include "tools.h"
@@ -206,28 +207,67 @@ mcp_ping(struct mcp *mcp, struct session *session, const json_t *request,
 #define MCP_LEGACY	0x1	/* sessions opened with initialize */
 #define MCP_MODERN	0x2	/* 2026-07-28 requests */
 
+/* tools/call needs the scope its tool names (the catalogue's "scope"). */
+#define MCP_SCOPE_OF_TOOL	(~0u)
+
 static const struct {
 	const char	*name;
 	mcp_method_fn	 fn;
 	int		 eras;
+	unsigned	 scope;		/* OAUTH_SCOPE_* a key needs, or 0 */
 } mcp_methods[] = {
-	{ "initialize", mcp_initialize, MCP_LEGACY },
-	{ "server/discover", mcp_discover, MCP_MODERN },
-	{ "ping", mcp_ping, MCP_LEGACY },
-	{ "tools/list", mcp_tools_list, MCP_LEGACY|MCP_MODERN },
-	{ "tools/call", mcp_tools_call, MCP_LEGACY|MCP_MODERN },
-	{ "resources/list", mcp_resources_list, MCP_LEGACY|MCP_MODERN },
+	{ "initialize", mcp_initialize, MCP_LEGACY, 0 },
+	{ "server/discover", mcp_discover, MCP_MODERN, 0 },
+	{ "ping", mcp_ping, MCP_LEGACY, 0 },
+	{ "tools/list", mcp_tools_list, MCP_LEGACY|MCP_MODERN, 0 },
+	{ "tools/call", mcp_tools_call, MCP_LEGACY|MCP_MODERN,
+	  MCP_SCOPE_OF_TOOL },
+	{ "resources/list", mcp_resources_list, MCP_LEGACY|MCP_MODERN,
+	  OAUTH_SCOPE_PAGES_READ },
 	{ "resources/templates/list", mcp_resources_templates,
-	  MCP_LEGACY|MCP_MODERN },
-	{ "resources/read", mcp_resources_read, MCP_LEGACY|MCP_MODERN },
-	{ "resources/subscribe", mcp_resources_subscribe, MCP_LEGACY },
-	{ "resources/unsubscribe", mcp_resources_unsubscribe, MCP_LEGACY },
-	{ "tasks/get", mcp_tasks_by_id, MCP_LEGACY|MCP_MODERN },
-	{ "tasks/result", mcp_tasks_by_id, MCP_LEGACY },
-	{ "tasks/cancel", mcp_tasks_by_id, MCP_LEGACY|MCP_MODERN },
-	{ "tasks/list", mcp_tasks_list, MCP_LEGACY },
-	{ "tasks/update", mcp_tasks_by_id, MCP_MODERN },
+	  MCP_LEGACY|MCP_MODERN, OAUTH_SCOPE_PAGES_READ },
+	{ "resources/read", mcp_resources_read, MCP_LEGACY|MCP_MODERN,
+	  OAUTH_SCOPE_PAGES_READ },
+	{ "resources/subscribe", mcp_resources_subscribe, MCP_LEGACY,
+	  OAUTH_SCOPE_PAGES_READ },
+	{ "resources/unsubscribe", mcp_resources_unsubscribe, MCP_LEGACY,
+	  OAUTH_SCOPE_PAGES_READ },
+	{ "tasks/get", mcp_tasks_by_id, MCP_LEGACY|MCP_MODERN,
+	  OAUTH_SCOPE_TASKS },
+	{ "tasks/result", mcp_tasks_by_id, MCP_LEGACY, OAUTH_SCOPE_TASKS },
+	{ "tasks/cancel", mcp_tasks_by_id, MCP_LEGACY|MCP_MODERN,
+	  OAUTH_SCOPE_TASKS },
+	{ "tasks/list", mcp_tasks_list, MCP_LEGACY, OAUTH_SCOPE_TASKS },
+	{ "tasks/update", mcp_tasks_by_id, MCP_MODERN, OAUTH_SCOPE_TASKS },
 };
+
+/*
+ * Returns the scope a request needs (OAUTH_SCOPE_*): its tool's for
+ * tools/call, its method's otherwise; 0 when it needs none, or names no
+ * method or tool (its handler says so).
+ */
+unsigned
+mcp_scope_needed(const struct mcp *mcp, const json_t *message)
+{
+	const char		*method = jsonrpc_string(json_object_get(message,
+				    "method"));
+	const struct tool	*tool;
+	size_t			 i;
+
+	if (method == NULL || json_object_get(message, "id") == NULL)
+		return 0;
+	for (i = 0; i < sizeof mcp_methods / sizeof *mcp_methods; i++) {
+		if (strcmp(method, mcp_methods[i].name) != 0)
+			continue;
+		if (mcp_methods[i].scope != MCP_SCOPE_OF_TOOL)
+			return mcp_methods[i].scope;
+		tool = tool_registry_find(mcp->tools, jsonrpc_string(
+		    json_object_get(json_object_get(message, "params"),
+		    "name")));
+		return tool != NULL ? tool->scope : 0;
+	}
+	return 0;
+}
 
 /* Handles a client notification. */
 static void
@@ -282,6 +322,14 @@ mcp_handle(struct mcp *mcp, struct session *session, const json_t *message,
 		emit(jsonrpc_error(id, JSONRPC_METHOD_NOT_FOUND, text, NULL),
 		    true, arg);
 		free(text);
+		return MCP_REPLIED;
+	}
+	if ((mcp_scope_needed(mcp, message) & ~session->grant.scopes) != 0) {
+		/* The transports refuse it first, with HTTP 403. */
+		emit(jsonrpc_error(id, JSONRPC_INVALID_REQUEST, "insufficient_"
+		    "scope: this client's key does not allow this request; "
+		    "approve the client again with more scopes", NULL), true,
+		    arg);
 		return MCP_REPLIED;
 	}
 	result = mcp_methods[i].fn(mcp, session, message, params, emit, arg,

@@ -51,13 +51,14 @@ typedef void (*mcp_progress_cb)(const json_t *progress, void *arg);
 struct mcp_dispatcher {
 	/*
 	 * Starts a call for a client ("name version", or "" when it gave
-	 * none) whose identity is caller (session_caller); steals params. Returns its id (for cancel), or 0 when it
+	 * none) whose identity is caller (session_caller), owner when it
+	 * came with the owner key; steals params. Returns its id (for cancel), or 0 when it
 	 * cannot start, with *error_code (static) and *error_message (heap)
 	 * set. done is never called from inside call.
 	 */
 	uint64_t	 (*call)(void *arg, const char *method,
 			     const char *client, const char *caller,
-			     json_t *params,
+			     bool owner, json_t *params,
 			     int timeout_ms, mcp_done_cb done,
 			     mcp_progress_cb progress, void *call_arg,
 			     const char **error_code, char **error_message);
@@ -91,5 +92,6 @@ json_t		*mcp_initialize_refusal(const json_t *request);
 bool		 mcp_wants_stream(const struct mcp *mcp,
 		    const struct session *session, const json_t *message);
 bool		 mcp_is_initialize(const json_t *message);
+unsigned	 mcp_scope_needed(const struct mcp *mcp, const json_t *message);
 
 #endif

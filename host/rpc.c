@@ -58,6 +58,7 @@ struct rpc_call {
 	char			*method;
 	char			 client[RPC_CLIENT_MAX];	/* who asked, or "" */
 	char			 caller[RPC_CALLER_MAX];	/* its identity, or "" */
+	bool			 owner;		/* made with the owner key */
 	json_t			*params;	/* until sent */
 	int			 timeout_ms;
 	uint64_t		 deadline_ms;	/* by the clock: timeout */
@@ -215,6 +216,8 @@ rpc_call_send(struct rpc_call *call, int timeout_ms)
 	if (call->caller[0] != '\0')
 		json_object_set_new(message, "caller",
 		    json_string(call->caller));
+	if (call->owner)
+		json_object_set_new(message, "owner", json_true());
 	if (rpc_send(call->rpc, message) != 0) {
 		log_warn(call->rpc->log, "rpc: cannot send %s (id %" PRIu64
 		    "): channel closed", call->method, call->id);
@@ -578,11 +581,12 @@ rpc_channel_closed(struct rpc *rpc)
  * Starts a call to the extension; returns its id. client names the MCP
  * client that asked ("name version"), for the person's view of who acts;
  * caller is who asked as the host knows it (session_caller), for what only
- * that caller may read; each NULL or "" when unknown.
+ * that caller may read; each NULL or "" when unknown. owner: the call
+ * came with the owner key, which may see every caller's work.
  */
 uint64_t
 rpc_call(struct rpc *rpc, const char *method, const char *client,
-    const char *caller, json_t *params, int timeout_ms, rpc_done_cb done, rpc_progress_cb progress,
+    const char *caller, bool owner, json_t *params, int timeout_ms, rpc_done_cb done, rpc_progress_cb progress,
     void *arg)
 {
 	struct rpc_call	*call;
@@ -602,6 +606,7 @@ rpc_call(struct rpc *rpc, const char *method, const char *client,
 		(void)snprintf(call->client, sizeof call->client, "%s", client);
 	if (caller != NULL)
 		(void)snprintf(call->caller, sizeof call->caller, "%s", caller);
+	call->owner = owner;
 	call->params = params != NULL ? params : json_object();
 	call->timeout_ms = timeout_ms;
 	call->deadline_ms = now + (uint64_t)timeout_ms;

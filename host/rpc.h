@@ -81,7 +81,7 @@ void		 rpc_free(struct rpc *rpc);
 void		 rpc_receive(struct rpc *rpc, const json_t *message);
 void		 rpc_channel_closed(struct rpc *rpc);
 uint64_t	 rpc_call(struct rpc *rpc, const char *method, const char *client,
-		    const char *caller, json_t *params, int timeout_ms, rpc_done_cb done,
+		    const char *caller, bool owner, json_t *params, int timeout_ms, rpc_done_cb done,
 		    rpc_progress_cb progress, void *arg);
 void		 rpc_cancel(struct rpc *rpc, uint64_t id, const char *reason);
 size_t		 rpc_expire(struct rpc *rpc);

@@ -7,6 +7,7 @@
 
 #include <sodium.h>
 
+#include "oauth-scope.h"
 #include "proof.h"
 #include "random.h"
 #include "xmalloc.h"
@@ -115,6 +116,7 @@ session_store_add(struct session_store *store, const char *id,
 	memcpy(s->id, id, SESSION_ID_LENGTH);
 	s->store = store;
 	s->transport = transport;
+	session_grant_owner(&s->grant);
 	s->last_active_ms = now_ms;
 	TAILQ_INIT(&s->calls);
 	TAILQ_INSERT_TAIL(&store->sessions, s, entry);
@@ -316,6 +318,7 @@ session_stateless_new(const char *version)
 	struct session	*s = xcalloc(1, sizeof *s);
 
 	s->transport = SESSION_STATELESS;
+	session_grant_owner(&s->grant);
 	snprintf(s->protocol_version, sizeof s->protocol_version, "%s",
 	    version);
 	TAILQ_INIT(&s->calls);
@@ -323,28 +326,76 @@ session_stateless_new(const char *version)
 }
 
 /*
- * Who a session is, for the extension (what only its caller may read):
+ * Who a session is, for the extension (what only its caller may read).
+ * An OAuth client's sessions are all that client: a digest of its id, the
+ * same across its sessions and host restarts. The owner key's session is
  * a digest of its id, so a session that comes back after a host restart
- * is the same caller. Stateless requests carry nothing that tells one
- * client from another, so all those of one token are one caller; #25
- * (a key per client) will name each. The token goes into the digest, so a
- * new token makes new callers.
+ * is the same caller; the owner's stateless requests carry nothing that
+ * tells one from another, so they are one caller. The token goes into the
+ * digest, so a new token makes new callers.
  */
 void
 session_caller(const struct session_store *store,
     const struct session *session, char out[SESSION_CALLER_LENGTH + 1])
 {
 	unsigned char	 digest[SESSION_CALLER_BYTES];
+	const char	*key = store != NULL && store->key != NULL ?
+			    store->key : "";
 	char		*text;
 
-	text = xasprintf("browser-bridge caller:%s:%s", store != NULL &&
-	    store->key != NULL ? store->key : "", session->transport ==
-	    SESSION_STATELESS ? "stateless" : session->id);
+	if (session->grant.client_id[0] != '\0')
+		text = xasprintf("browser-bridge client:%s:%s", key,
+		    session->grant.client_id);
+	else
+		text = xasprintf("browser-bridge caller:%s:%s", key,
+		    session->transport == SESSION_STATELESS ? "stateless" :
+		    session->id);
 	crypto_generichash(digest, sizeof digest, (unsigned char *)text,
 	    strlen(text), NULL, 0);
 	sodium_memzero(text, strlen(text));
 	free(text);
 	sodium_bin2hex(out, SESSION_CALLER_LENGTH + 1, digest, sizeof digest);
+}
+
+/*
+ * Makes grant the owner key's: every scope. A session holds it until its
+ * transport says who it is.
+ */
+void
+session_grant_owner(struct session_grant *grant)
+{
+	memset(grant, 0, sizeof *grant);
+	grant->owner = true;
+	grant->scopes = OAUTH_SCOPE_ALL;
+}
+
+/* Says whether a request with this credential may use the session. */
+bool
+session_grant_matches(const struct session *session,
+    const struct session_grant *grant)
+{
+	return session->grant.owner == grant->owner &&
+	    strcmp(session->grant.client_id, grant->client_id) == 0;
+}
+
+/*
+ * Ends every session of an OAuth client (its key was revoked): each is
+ * terminated as by DELETE, so its stream closes and its id is never taken
+ * back. Returns how many ended.
+ */
+size_t
+session_store_end_client(struct session_store *store, const char *client_id)
+{
+	struct session	*s, *tmp;
+	size_t		 n = 0;
+
+	SESSION_STORE_FOREACH(s, store, tmp) {
+		if (strcmp(s->grant.client_id, client_id) == 0) {
+			session_store_terminate(store, s);
+			n++;
+		}
+	}
+	return n;
 }
 
 /* Frees a stateless request's state; its calls must have ended. */

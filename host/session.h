@@ -36,6 +36,19 @@
 #define SESSION_CALLER_BYTES	16
 #define SESSION_CALLER_LENGTH	(2 * SESSION_CALLER_BYTES)
 
+/* The longest OAuth client id (oauth-store.c makes them). */
+#define SESSION_CLIENT_ID_MAX	40
+
+/*
+ * The credential a session's requests carry: the owner key (the static
+ * token, or no auth at all), or one OAuth client's key and its scopes.
+ */
+struct session_grant {
+	bool		 owner;
+	char		 client_id[SESSION_CLIENT_ID_MAX + 1];	/* "" for the owner */
+	unsigned	 scopes;		/* OAUTH_SCOPE_* bits */
+};
+
 enum session_transport {
 	SESSION_STREAMABLE,	/* POST/GET/DELETE on /mcp */
 	SESSION_LEGACY_SSE,	/* GET /sse + POST /messages */
@@ -51,6 +64,7 @@ struct session {
 	enum session_transport	 transport;
 	char			 protocol_version[16];
 	char			 client[SESSION_CLIENT_MAX];	/* "name version" */
+	struct session_grant	 grant;		/* who its requests come from */
 	bool			 initialized;	/* notifications/initialized seen */
 	bool			 elicitation;	/* the client can ask its user */
 	/* resources/subscribe: bit i is resources_index() i. */
@@ -88,6 +102,11 @@ void			 session_store_terminate(struct session_store *store,
 size_t			 session_store_expire(struct session_store *store,
 			    uint64_t now_ms);
 size_t			 session_store_count(const struct session_store *store);
+size_t			 session_store_end_client(struct session_store *store,
+			    const char *client_id);
+void			 session_grant_owner(struct session_grant *grant);
+bool			 session_grant_matches(const struct session *session,
+			    const struct session_grant *grant);
 void			 session_set_client(struct session *session,
 			    const json_t *client_info);
 json_t			*session_store_clients(struct session_store *store,

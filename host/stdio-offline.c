@@ -37,8 +37,9 @@ stdio_offline_advice(struct stdio_offline *offline)
 /* Fails a forwarded call at once: no host, no extension. */
 static uint64_t
 stdio_offline_call(void *arg, const char *method, const char *client,
-    const char *caller, json_t *params, int timeout_ms, mcp_done_cb done, mcp_progress_cb progress,
-    void *call_arg, const char **error_code, char **error_message)
+    const char *caller, bool owner, json_t *params, int timeout_ms,
+    mcp_done_cb done, mcp_progress_cb progress, void *call_arg,
+    const char **error_code, char **error_message)
 {
 	json_decref(params);
 	*error_code = ERR_HOST_NOT_RUNNING;
@@ -77,6 +78,7 @@ stdio_offline_new(const struct tool_registry *tools, size_t tools_page_size,
 
 	offline->sessions = session_store_new(0, 0, NULL, NULL);
 	TAILQ_INIT(&offline->session.calls);
+	session_grant_owner(&offline->session.grant);	/* the token's holder */
 	offline->host.status = stdio_offline_status;
 	offline->host.arg = offline;
 	offline->mcp = mcp_new(tools, tools_page_size, &dispatcher,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oauth-scope.h"
 #include "schema.h"
 #include "xmalloc.h"
 
@@ -231,6 +232,21 @@ tools_load_timeout(struct tool *tool, const json_t *data, char **cause)
 	return 0;
 }
 
+/* Reads the OAuth scope a client's key needs to see and call the tool. */
+static int
+tools_load_scope(struct tool *tool, const json_t *data, char **cause)
+{
+	const char	*name = json_string_value(json_object_get(data, "scope"));
+
+	if (name == NULL || (tool->scope = oauth_scope_bit(name)) == 0) {
+		*cause = xasprintf("tool \"%s\": \"scope\" must be one of "
+		    "pages:read, pages:act, tasks, network and scripts",
+		    tool->name);
+		return -1;
+	}
+	return 0;
+}
+
 /* Reads whether a tool may run as an MCP task ("optional", or "forbidden"). */
 static int
 tools_load_task_support(struct tool *tool, const json_t *data, char **cause)
@@ -347,7 +363,8 @@ tools_load(struct tool *tool, const json_t *data,
 	    cause)) == NULL ||
 	    (tool->description = tools_string(data, "description", true,
 	    tool->name, cause)) == NULL ||
-	    tools_load_answerer(tool, data, handlers, cause) != 0)
+	    tools_load_answerer(tool, data, handlers, cause) != 0 ||
+	    tools_load_scope(tool, data, cause) != 0)
 		return -1;
 
 	tool->input_schema = json_object_get(data, "input_schema");
@@ -517,28 +534,34 @@ tools_parse_cursor(const struct tool_registry *registry, const char *cursor,
 	return 0;
 }
 
-/* Returns a tools/list result: one page from cursor, or all if page_size 0. */
+/*
+ * Returns a tools/list result of the tools the scopes allow: one page from
+ * cursor, or all if page_size is 0.
+ */
 json_t *
 tool_registry_list(const struct tool_registry *registry, const char *cursor,
-    size_t page_size, char **cause)
+    size_t page_size, unsigned scopes, char **cause)
 {
 	json_t	*result, *tools;
-	size_t	 i, start, end;
+	size_t	 i, start, listed = 0;
 	char	*next;
 
 	if (tools_parse_cursor(registry, cursor, &start, cause) != 0)
 		return NULL;
-	end = registry->count;
-	if (page_size != 0 && page_size < end - start)
-		end = start + page_size;
-
 	tools = json_array();
-	for (i = start; i < end; i++)
+	for (i = start; i < registry->count &&
+	    (page_size == 0 || listed < page_size); i++) {
+		if ((registry->tools[i].scope & scopes) == 0)
+			continue;
 		json_array_append(tools, registry->tools[i].listing);
+		listed++;
+	}
+	while (i < registry->count && (registry->tools[i].scope & scopes) == 0)
+		i++;
 	result = json_object();
 	json_object_set_new(result, "tools", tools);
-	if (end < registry->count) {
-		next = xasprintf("%zu", end);
+	if (i < registry->count) {
+		next = xasprintf("%zu", i);
 		json_object_set_new(result, "nextCursor", json_string(next));
 		free(next);
 	}

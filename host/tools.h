@@ -59,6 +59,7 @@ struct tool {
 	const char		*timeout_argument;
 	bool			 read_only;
 	bool			 task_optional;	/* may run as an MCP task */
+	unsigned		 scope;		/* OAUTH_SCOPE_*: who may call it */
 	const json_t		*traits;	/* the extension's, or NULL */
 	const json_t		*input_schema;
 	const json_t		*output_schema;	/* NULL if none */
@@ -79,7 +80,8 @@ size_t			 tool_registry_count(const struct tool_registry *registry);
 const struct tool	*tool_registry_at(const struct tool_registry *registry,
 			    size_t index);
 json_t			*tool_registry_list(const struct tool_registry *registry,
-			    const char *cursor, size_t page_size, char **cause);
+			    const char *cursor, size_t page_size,
+			    unsigned scopes, char **cause);
 json_t			*tool_registry_catalogue(const struct tool_registry *registry);
 int			 tool_timeout_ms(const struct tool *tool,
 			    const json_t *args);

@@ -45,6 +45,10 @@ Browser Bridge serves these tools over MCP (\`tools/list\`, \`tools/call\`).
   answer \`TAB_BUSY\` at once, naming the task (wait for it with
   \`get_task\`, stop it with \`stop_task\`, or use another tab); tools marked
   read-only still run there.
+- Scope is the OAuth scope a client's key needs to see and call the tool
+  (\`pages:read\`, \`pages:act\`, \`tasks\`, \`network\`, \`scripts\`; see
+  [security.md](security.md), "Keys and scopes"). The owner key holds
+  them all.
 - Timeout is how long the host waits for the extension before it answers
   \`TIMEOUT\`.
 - **What the model reads is the text.** Every tool answers with compact
@@ -128,6 +132,7 @@ function facts(tool) {
 	    `Timeout: the \`${tool.timeout_argument}\` argument + ${margin} ms (${DEFAULT_TIMEOUT_MS + margin} ms without it).` :
 	    `Timeout: ${tool.timeout_ms ?? DEFAULT_TIMEOUT_MS} ms.`;
 	text += tool.answered_by === 'host' ? ' Answered by the host.' : ` Extension method \`${tool.method}\`.`;
+	text += ` Scope: \`${tool.scope}\`.`;
 	const hints = tool.annotations;
 	const words = hints.readOnlyHint ? ['read-only'] :
 	    [hints.destructiveHint ? 'destructive' : 'not destructive',

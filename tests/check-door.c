@@ -65,7 +65,7 @@ door_test_judge(const struct http_head *head,
 	if (evhttp_find_header(&head->headers, "X-Refuse") == NULL)
 		return 0;
 	*refusal = (struct http_door_refusal){ 401, "Unauthorized",
-	    "refused: no token", true, NULL };
+	    "refused: no token", "Bearer realm=\"test\"", NULL };
 	return -1;
 }
 

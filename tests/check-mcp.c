@@ -70,11 +70,11 @@ fixture_status(void *arg, char **cause)
 /* Starts a forwarded call at the rpc layer, as the host does. */
 static uint64_t
 fixture_call(void *arg, const char *method, const char *client,
-    const char *caller, json_t *params, int timeout_ms, mcp_done_cb done,
-    mcp_progress_cb progress, void *call_arg, const char **error_code,
-    char **error_message)
+    const char *caller, bool owner, json_t *params, int timeout_ms,
+    mcp_done_cb done, mcp_progress_cb progress, void *call_arg,
+    const char **error_code, char **error_message)
 {
-	return rpc_call(fx.rpc, method, client, caller, params, timeout_ms, done,
+	return rpc_call(fx.rpc, method, client, caller, owner, params, timeout_ms, done,
 	    progress, call_arg);
 }
 
@@ -784,9 +784,9 @@ END_TEST
 /* A dispatcher that can start nothing, as when no host runs. */
 static uint64_t
 refusing_call(void *arg, const char *method, const char *client,
-    const char *caller, json_t *params, int timeout_ms, mcp_done_cb done,
-    mcp_progress_cb progress, void *call_arg, const char **error_code,
-    char **error_message)
+    const char *caller, bool owner, json_t *params, int timeout_ms,
+    mcp_done_cb done, mcp_progress_cb progress, void *call_arg,
+    const char **error_code, char **error_message)
 {
 	json_decref(params);
 	*error_code = ERR_HOST_NOT_RUNNING;

@@ -141,7 +141,7 @@ test_done(const json_t *result, const char *code, const char *message,
 	if (o->call_again) {
 		o->new_outcome = calloc(1, sizeof *o->new_outcome);
 		o->new_outcome->ctx = ctx;
-		o->new_id = rpc_call(ctx->rpc, "again", NULL, NULL, NULL, 1000,
+		o->new_id = rpc_call(ctx->rpc, "again", NULL, NULL, false, NULL, 1000,
 		    test_done, NULL, o->new_outcome);
 	}
 }
@@ -248,7 +248,7 @@ ctx_call(struct ctx *ctx, const char *method, const char *params,
 
 	o->ctx = ctx;
 	ctx->in_call = true;
-	id = rpc_call(ctx->rpc, method, NULL, NULL, params != NULL ?
+	id = rpc_call(ctx->rpc, method, NULL, NULL, false, params != NULL ?
 	    check_json(params) : NULL, timeout_ms, test_done, test_progress, o);
 	ctx->in_call = false;
 	return id;
@@ -461,12 +461,13 @@ START_TEST(test_call_names_its_client)
 	o.ctx = &ctx;
 	unnamed.ctx = &ctx;
 	rpc_call(ctx.rpc, "click_element", "claude-code 2.1.3", "5e551011",
-	    NULL, 5000, test_done, NULL, &o);
-	rpc_call(ctx.rpc, "click_element", "", "", NULL, 5000, test_done, NULL,
-	    &unnamed);
+	    true, NULL, 5000, test_done, NULL, &o);
+	rpc_call(ctx.rpc, "click_element", "", "", false, NULL, 5000,
+	    test_done, NULL, &unnamed);
 	ck_assert_sent(&ctx, 0, "{\"type\":\"request\",\"id\":1,"
 	    "\"method\":\"click_element\",\"params\":{},\"timeout_ms\":5000,"
-	    "\"client\":\"claude-code 2.1.3\",\"caller\":\"5e551011\"}");
+	    "\"client\":\"claude-code 2.1.3\",\"caller\":\"5e551011\","
+	    "\"owner\":true}");
 	ck_assert_sent(&ctx, 1, "{\"type\":\"request\",\"id\":2,"
 	    "\"method\":\"click_element\",\"params\":{},\"timeout_ms\":5000}");
 	outcome_clear(&o);

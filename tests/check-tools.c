@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "check-helpers.h"
+#include "oauth-scope.h"
 #include "schema.h"
 #include "tools.h"
 
@@ -304,7 +305,7 @@ START_TEST(test_list_fits_budget)
 	char	*cause = NULL, *text;
 	size_t	 size;
 
-	result = tool_registry_list(registry, NULL, 0, &cause);
+	result = tool_registry_list(registry, NULL, 0, OAUTH_SCOPE_ALL, &cause);
 	ck_assert_msg(result != NULL, "list failed: %s", cause);
 	ck_assert_uint_eq(json_array_size(json_object_get(result, "tools")),
 	    tool_registry_count(registry));
@@ -331,7 +332,7 @@ START_TEST(test_list_pages_walk_every_tool_once)
 	hits = calloc(count, sizeof *hits);
 	ck_assert_ptr_nonnull(hits);
 	for (;;) {
-		result = tool_registry_list(registry, cursor, 5, &cause);
+		result = tool_registry_list(registry, cursor, 5, OAUTH_SCOPE_ALL, &cause);
 		ck_assert_msg(result != NULL, "cursor %s failed: %s",
 		    cursor != NULL ? cursor : "(none)", cause);
 		tools = json_object_get(result, "tools");
@@ -373,7 +374,7 @@ START_TEST(test_list_large_page_has_no_cursor)
 	json_t	*result;
 	char	*cause = NULL;
 
-	result = tool_registry_list(registry, NULL, 1000, &cause);
+	result = tool_registry_list(registry, NULL, 1000, OAUTH_SCOPE_ALL, &cause);
 	ck_assert_ptr_nonnull(result);
 	ck_assert_uint_eq(json_array_size(json_object_get(result, "tools")),
 	    tool_registry_count(registry));
@@ -394,7 +395,7 @@ START_TEST(test_list_bad_cursor_fails)
 
 	for (i = 0; bad[i] != NULL; i++) {
 		cause = NULL;
-		result = tool_registry_list(registry, bad[i], 5, &cause);
+		result = tool_registry_list(registry, bad[i], 5, OAUTH_SCOPE_ALL, &cause);
 		ck_assert_msg(result == NULL, "cursor \"%s\" accepted", bad[i]);
 		ck_assert_msg(cause != NULL &&
 		    strstr(cause, "invalid cursor") != NULL,
@@ -407,7 +408,7 @@ START_TEST(test_list_bad_cursor_fails)
 	if (asprintf(&count, "%zu", tool_registry_count(registry)) < 0)
 		ck_abort_msg("asprintf failed");
 	cause = NULL;
-	ck_assert_ptr_null(tool_registry_list(registry, count, 5, &cause));
+	ck_assert_ptr_null(tool_registry_list(registry, count, 5, OAUTH_SCOPE_ALL, &cause));
 	free(cause);
 	free(count);
 }
@@ -580,7 +581,7 @@ END_TEST
 
 /* A valid extension tool; extra is text a test adds to its fields. */
 #define DATA_TOOL(name, extra) \
-	"{\"name\":\"" name "\",\"title\":\"T\",\"description\":\"D\"," \
+	"{\"name\":\"" name "\",\"title\":\"T\",\"description\":\"D\",\"scope\":\"pages:read\"," \
 	"\"answered_by\":\"extension\",\"method\":\"" name "\"," \
 	"\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false," \
 	"\"idempotentHint\":true,\"openWorldHint\":false}," \
@@ -664,17 +665,68 @@ START_TEST(test_catalogue_rejects_broken_data)
 }
 END_TEST
 
+START_TEST(test_catalogue_scope_required_and_lists_filter)
+{
+	struct tool_registry	*loaded;
+	json_t			*list;
+	char			*cause = NULL;
+	const char		*text = "[" DATA_TOOL("a", "") "]";
+
+	expect_catalogue_cause("[{\"name\":\"a\",\"title\":\"T\","
+	    "\"description\":\"D\",\"answered_by\":\"extension\","
+	    "\"method\":\"a\"}]", no_handlers,
+	    "tool \"a\": \"scope\" must be one of");
+	loaded = tool_registry_parse(text, strlen(text), no_handlers, &cause);
+	ck_assert_msg(loaded != NULL, "rejected: %s", cause);
+	ck_assert_uint_eq(tool_registry_find(loaded, "a")->scope,
+	    OAUTH_SCOPE_PAGES_READ);
+	list = tool_registry_list(loaded, NULL, 0, OAUTH_SCOPE_TASKS, &cause);
+	ck_assert_uint_eq(json_array_size(json_object_get(list, "tools")), 0);
+	json_decref(list);
+	list = tool_registry_list(loaded, NULL, 0, OAUTH_SCOPE_PAGES_READ,
+	    &cause);
+	ck_assert_uint_eq(json_array_size(json_object_get(list, "tools")), 1);
+	json_decref(list);
+	tool_registry_free(loaded);
+}
+END_TEST
+
+/* Every tool of the real catalogue names a scope; pages pages by scope. */
+START_TEST(test_catalogue_scopes_page_through)
+{
+	json_t		*page, *all = json_array();
+	const json_t	*next;
+	char		*cursor = NULL, *cause = NULL;
+	size_t		 i;
+
+	do {
+		page = tool_registry_list(registry, cursor, 2,
+		    OAUTH_SCOPE_NETWORK|OAUTH_SCOPE_SCRIPTS, &cause);
+		ck_assert_msg(page != NULL, "%s", cause);
+		json_array_extend(all, json_object_get(page, "tools"));
+		free(cursor);
+		next = json_object_get(page, "nextCursor");
+		cursor = next != NULL ? strdup(json_string_value(next)) : NULL;
+		json_decref(page);
+	} while (cursor != NULL);
+	ck_assert_uint_eq(json_array_size(all), 3);
+	for (i = 0; i < tool_registry_count(registry); i++)
+		ck_assert_uint_ne(tool_registry_at(registry, i)->scope, 0);
+	json_decref(all);
+}
+END_TEST
+
 START_TEST(test_catalogue_rejects_bad_fields)
 {
 	expect_catalogue_cause("[{\"name\":\"a\",\"title\":\"T\","
-	    "\"description\":\"D\",\"answered_by\":\"extension\","
+	    "\"description\":\"D\",\"scope\":\"pages:read\",\"answered_by\":\"extension\","
 	    "\"method\":\"a\",\"annotations\":{\"readOnlyHint\":true},"
 	    "\"input_schema\":{\"type\":\"object\",\"properties\":{},"
 	    "\"additionalProperties\":false},\"example\":{\"call\":{},"
 	    "\"reply\":\"R\"}}]", no_handlers,
 	    "must set exactly readOnlyHint, destructiveHint");
 	expect_catalogue_cause("[{\"name\":\"a\",\"title\":\"T\","
-	    "\"description\":\"D\",\"answered_by\":\"extension\","
+	    "\"description\":\"D\",\"scope\":\"pages:read\",\"answered_by\":\"extension\","
 	    "\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false,"
 	    "\"idempotentHint\":true,\"openWorldHint\":false},"
 	    "\"input_schema\":{\"type\":\"object\",\"properties\":{},"
@@ -682,7 +734,7 @@ START_TEST(test_catalogue_rejects_bad_fields)
 	    "\"reply\":\"R\"}}]", no_handlers,
 	    "\"method\" must be a non-empty string");
 	expect_catalogue_cause("[{\"name\":\"a\",\"title\":\"T\","
-	    "\"description\":\"D\",\"answered_by\":\"extension\","
+	    "\"description\":\"D\",\"scope\":\"pages:read\",\"answered_by\":\"extension\","
 	    "\"method\":\"a\",\"annotations\":{\"readOnlyHint\":true,"
 	    "\"destructiveHint\":false,\"idempotentHint\":true,"
 	    "\"openWorldHint\":false},\"input_schema\":{\"type\":\"object\","
@@ -692,7 +744,7 @@ START_TEST(test_catalogue_rejects_bad_fields)
 	    "the example call fails the input schema: argument \"n\" must be "
 	    "an integer");
 	expect_catalogue_cause("[{\"name\":\"a\",\"title\":\"T\","
-	    "\"description\":\"D\",\"answered_by\":\"extension\","
+	    "\"description\":\"D\",\"scope\":\"pages:read\",\"answered_by\":\"extension\","
 	    "\"method\":\"a\",\"annotations\":{\"readOnlyHint\":true,"
 	    "\"destructiveHint\":false,\"idempotentHint\":true,"
 	    "\"openWorldHint\":false},\"input_schema\":{\"type\":\"object\","
@@ -709,7 +761,7 @@ START_TEST(test_catalogue_host_tools_need_handlers_both_ways)
 	char			*cause = NULL, *text;
 
 	host_tool = "{\"name\":\"status\",\"title\":\"T\",\"description\":"
-	    "\"D\",\"answered_by\":\"host\",\"annotations\":{\"readOnlyHint\":"
+	    "\"D\",\"scope\":\"pages:read\",\"answered_by\":\"host\",\"annotations\":{\"readOnlyHint\":"
 	    "true,\"destructiveHint\":false,\"idempotentHint\":true,"
 	    "\"openWorldHint\":false},\"input_schema\":{\"type\":\"object\","
 	    "\"properties\":{},\"additionalProperties\":false},\"example\":"
@@ -732,7 +784,7 @@ START_TEST(test_catalogue_host_tools_need_handlers_both_ways)
 	expect_catalogue_cause("[" DATA_TOOL("a", "") "]", one_handler,
 	    "host handler \"status\" has no tool in the catalogue");
 	expect_catalogue_cause("[{\"name\":\"a\",\"title\":\"T\","
-	    "\"description\":\"D\",\"answered_by\":\"browser\"}]",
+	    "\"description\":\"D\",\"scope\":\"pages:read\",\"answered_by\":\"browser\"}]",
 	    no_handlers, "\"answered_by\" must be \"host\" or \"extension\"");
 }
 END_TEST
@@ -802,7 +854,7 @@ START_TEST(test_catalogue_rejects_bad_traits)
 	    ",\"traits\":[\"leaves_page\"]") "]", no_handlers,
 	    "\"traits\" must be an object");
 	expect_catalogue_cause("[{\"name\":\"status\",\"title\":\"T\","
-	    "\"description\":\"D\",\"answered_by\":\"host\","
+	    "\"description\":\"D\",\"scope\":\"pages:read\",\"answered_by\":\"host\","
 	    "\"traits\":{\"leaves_page\":true},\"annotations\":"
 	    "{\"readOnlyHint\":true,\"destructiveHint\":false,"
 	    "\"idempotentHint\":true,\"openWorldHint\":false},"
@@ -818,7 +870,7 @@ START_TEST(test_examples_stay_out_of_tools_list)
 	char	*cause = NULL, *text;
 	json_t	*list;
 
-	list = tool_registry_list(registry, NULL, 0, &cause);
+	list = tool_registry_list(registry, NULL, 0, OAUTH_SCOPE_ALL, &cause);
 	ck_assert_msg(list != NULL, "list: %s", cause);
 	text = json_dumps(list, JSON_COMPACT);
 	ck_assert_ptr_nonnull(text);
@@ -878,12 +930,14 @@ tools_suite(void)
 	tcase_add_test(tc, test_catalogue_for_the_extension);
 	tcase_add_test(tc, test_catalogue_traits_reach_the_extension_only);
 	tcase_add_test(tc, test_catalogue_rejects_bad_traits);
+	tcase_add_test(tc, test_catalogue_scopes_page_through);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("catalogue data");
 	tcase_add_test(tc, test_catalogue_minimal_tool_loads);
 	tcase_add_test(tc, test_catalogue_rejects_broken_data);
 	tcase_add_test(tc, test_catalogue_rejects_bad_fields);
+	tcase_add_test(tc, test_catalogue_scope_required_and_lists_filter);
 	tcase_add_test(tc, test_catalogue_host_tools_need_handlers_both_ways);
 	suite_add_tcase(s, tc);
 

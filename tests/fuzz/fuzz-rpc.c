@@ -181,7 +181,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (f.ncalls == FUZZ_CALLS)
 				break;
 			call = &f.calls[f.ncalls++];
-			call->id = rpc_call(f.rpc, "click", "fuzz 1.0", "c0ffee", NULL,
+			call->id = rpc_call(f.rpc, "click", "fuzz 1.0", "c0ffee", false, NULL,
 			    fuzz_byte(&f) * 10, fuzz_done, fuzz_progress, call);
 			break;
 		case 1:

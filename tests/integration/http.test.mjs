@@ -195,12 +195,19 @@ describe('HTTP gate', () => {
 		assert.equal(legacy.json.id, 9);
 	});
 
-	it('OAuth discovery, bare or path-suffixed, is 404 without a token and says where the token comes from', async () => {
-		for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp',
-			'/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/mcp', '/.well-known/openid-configuration']) {
+	it('OAuth discovery answers without a token where the metadata are, 404 elsewhere (no OpenID)', async () => {
+		for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+			const response = await raw(host, { path });
+			assert.equal(response.status, 200, path);
+			assert.equal(response.json.resource, `http://127.0.0.1:${host.port}/mcp`, path);
+		}
+		const server = await raw(host, { path: '/.well-known/oauth-authorization-server' });
+		assert.equal(server.json.issuer, `http://127.0.0.1:${host.port}`);
+		for (const path of ['/.well-known/oauth-authorization-server/mcp', '/.well-known/openid-configuration',
+			'/.well-known/openid-configuration/mcp']) {
 			const response = await raw(host, { path });
 			assert.equal(response.status, 404, path);
-			assert.match(response.json.error.message, /browser-bridge token/, path);
+			assert.equal(response.json.error, 'not_found', path);
 		}
 	});
 

@@ -1,0 +1,84 @@
+/* Loopback http URIs: parsing, and comparing them without the port. */
+#include "oauth-uri.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+
+/* The loopback names a URI may use, as written in it. */
+static const char *const oauth_uri_hosts[] = {
+	"127.0.0.1",
+	"[::1]",
+	"localhost",
+};
+
+/*
+ * Parses "http://HOST[:PORT][/PATH][?QUERY]" with a loopback HOST; -1 for
+ * anything else (another scheme or host, user info, a fragment, a bad
+ * port).
+ */
+int
+oauth_uri_loopback(const char *uri, struct oauth_uri *parsed)
+{
+	const char	*p;
+	size_t		 i, len, digits;
+	long		 port = 0;
+
+	if (uri == NULL || strncasecmp(uri, "http://", 7) != 0 ||
+	    strchr(uri, '#') != NULL)
+		return -1;
+	p = uri + 7;
+	for (i = 0; i < sizeof oauth_uri_hosts / sizeof *oauth_uri_hosts;
+	    i++) {
+		len = strlen(oauth_uri_hosts[i]);
+		if (strncasecmp(p, oauth_uri_hosts[i], len) == 0 &&
+		    strchr(":/?", p[len]) != NULL)
+			break;
+	}
+	if (i == sizeof oauth_uri_hosts / sizeof *oauth_uri_hosts)
+		return -1;
+	(void)snprintf(parsed->host, sizeof parsed->host, "%s",
+	    oauth_uri_hosts[i]);
+	p += len;
+	parsed->port = -1;
+	if (*p == ':') {
+		for (digits = 0, p++; p[digits] >= '0' && p[digits] <= '9';
+		    digits++)
+			port = port * 10 + (p[digits] - '0');
+		if (digits == 0 || digits > 5 || port == 0 || port > 65535)
+			return -1;
+		parsed->port = (int)port;
+		p += digits;
+	}
+	if (*p != '\0' && *p != '/' && *p != '?')
+		return -1;
+	parsed->rest = p;
+	return 0;
+}
+
+/*
+ * Says whether two loopback URIs are the same but for their ports: a
+ * native app registers one and listens on any port (RFC 8252 7.3).
+ */
+bool
+oauth_uri_same_but_port(const char *a, const char *b)
+{
+	struct oauth_uri	pa, pb;
+
+	return oauth_uri_loopback(a, &pa) == 0 &&
+	    oauth_uri_loopback(b, &pb) == 0 &&
+	    strcmp(pa.host, pb.host) == 0 && strcmp(pa.rest, pb.rest) == 0;
+}
+
+/* Writes "HOST:PORT" (or "HOST" without one) of a parsed URI. */
+void
+oauth_uri_authority(const struct oauth_uri *parsed, char *out, size_t size)
+{
+	if (parsed->port == -1)
+		(void)snprintf(out, size, "%s", parsed->host);
+	else
+		(void)snprintf(out, size, "%s:%d", parsed->host,
+		    parsed->port);
+}

@@ -1,0 +1,443 @@
+/*
+ * Tests for the OAuth pieces that need no socket: scopes, loopback URIs,
+ * PKCE, registration, the store and its file, the token endpoint and the
+ * check of access tokens, with times given by hand.
+ */
+#include <sys/stat.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <jansson.h>
+
+#include "check-helpers.h"
+#include "oauth-metadata.h"
+#include "oauth-register.h"
+#include "oauth-scope.h"
+#include "oauth-store.h"
+#include "oauth-token.h"
+#include "oauth-uri.h"
+#include "session.h"
+
+#define PORT		9333
+#define OTHER_PORT	9334
+#define T0		1764100000000ull	/* a wall-clock time */
+
+/* A verifier and its S256 challenge, computed apart (Python hashlib). */
+#define VERIFIER	"dBjftJeZ4CVP-mJ92K9nAnyiA2k6ygzNGbHfhRmRsPU"
+#define CHALLENGE	"PUPUhpgbxqvtabprKZ8zLpxWj2YL6h4vfA4E10Ytx4Y"
+#define REDIRECT	"http://127.0.0.1:41000/callback"
+
+START_TEST(test_scope_parse_and_format)
+{
+	unsigned	 scopes;
+	char		*cause = NULL, *text;
+	json_t		*array;
+
+	ck_assert_int_eq(oauth_scope_parse("tasks  pages:read", &scopes, &cause),
+	    0);
+	ck_assert_uint_eq(scopes, OAUTH_SCOPE_TASKS|OAUTH_SCOPE_PAGES_READ);
+	text = oauth_scope_format(scopes);
+	ck_assert_str_eq(text, "pages:read tasks");
+	free(text);
+	ck_assert_int_eq(oauth_scope_parse("pages:read admin", &scopes,
+	    &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "unknown scope \"admin\""));
+	free(cause);
+	ck_assert_int_eq(oauth_scope_parse("", &scopes, &cause), 0);
+	ck_assert_uint_eq(scopes, 0);
+	array = oauth_scope_array(OAUTH_SCOPE_DEFAULT);
+	ck_assert_int_eq(oauth_scope_from_array(array, &scopes), 0);
+	ck_assert_uint_eq(scopes, OAUTH_SCOPE_DEFAULT);
+	json_decref(array);
+	array = check_json("[\"pages:read\",\"root\"]");
+	ck_assert_int_eq(oauth_scope_from_array(array, &scopes), -1);
+	json_decref(array);
+}
+END_TEST
+
+START_TEST(test_uri_loopback_only)
+{
+	static const char *const good[] = { "http://127.0.0.1:1/cb",
+	    "http://[::1]/", "http://localhost:65535/a?b=c", "HTTP://LOCALHOST" };
+	static const char *const bad[] = { "https://127.0.0.1/cb",
+	    "http://127.0.0.1.evil.test/cb", "http://user@127.0.0.1/cb",
+	    "http://127.0.0.1:0/cb", "http://127.0.0.1:65536/cb",
+	    "http://127.0.0.1:/cb", "http://127.0.0.1/cb#frag",
+	    "http://127.0.0.2/cb", "http://localhostx/", "app:/cb" };
+	struct oauth_uri	 parsed;
+	size_t			 i;
+
+	for (i = 0; i < sizeof good / sizeof *good; i++)
+		ck_assert_msg(oauth_uri_loopback(good[i], &parsed) == 0, "%s",
+		    good[i]);
+	for (i = 0; i < sizeof bad / sizeof *bad; i++)
+		ck_assert_msg(oauth_uri_loopback(bad[i], &parsed) == -1, "%s",
+		    bad[i]);
+	ck_assert(oauth_uri_same_but_port("http://127.0.0.1:1/cb",
+	    "http://127.0.0.1:52000/cb"));
+	ck_assert(oauth_uri_same_but_port("http://127.0.0.1/cb",
+	    "http://127.0.0.1:52000/cb"));
+	ck_assert(!oauth_uri_same_but_port("http://127.0.0.1:1/cb",
+	    "http://localhost:1/cb"));
+	ck_assert(!oauth_uri_same_but_port("http://127.0.0.1:1/cb",
+	    "http://127.0.0.1:1/cb2"));
+	ck_assert(oauth_metadata_resource_ours("http://localhost:9333/mcp",
+	    PORT));
+	ck_assert(!oauth_metadata_resource_ours("http://127.0.0.1:9334/mcp",
+	    PORT));
+	ck_assert(!oauth_metadata_resource_ours("http://127.0.0.1:9333/sse",
+	    PORT));
+}
+END_TEST
+
+START_TEST(test_pkce_s256)
+{
+	ck_assert(oauth_token_pkce_valid(VERIFIER, CHALLENGE));
+	ck_assert(!oauth_token_pkce_valid(VERIFIER "x", CHALLENGE));
+	ck_assert(!oauth_token_pkce_valid(CHALLENGE, CHALLENGE));	/* plain */
+	ck_assert(!oauth_token_pkce_valid("short", CHALLENGE));
+	ck_assert(!oauth_token_pkce_valid(NULL, CHALLENGE));
+}
+END_TEST
+
+/* Registers a client with the one redirect URI; approves it if asked. */
+static struct oauth_client *
+registered(struct oauth_store *store, bool approve)
+{
+	json_t			*request, *reply;
+	struct oauth_client	*client;
+	int			 status;
+
+	request = check_json("{\"client_name\":\"Test\",\"redirect_uris\":"
+	    "[\"" REDIRECT "\"]}");
+	reply = oauth_register(store, request, T0, &status);
+	ck_assert_int_eq(status, 201);
+	client = oauth_store_client(store, json_string_value(json_object_get(
+	    reply, "client_id")));
+	ck_assert_ptr_nonnull(client);
+	if (approve)
+		oauth_store_approve(store, client, OAUTH_SCOPE_DEFAULT,
+		    "127.0.0.1:41000", T0);
+	json_decref(request);
+	json_decref(reply);
+	return client;
+}
+
+/* Issues a code for a client, as /authorize does once approved. */
+static char *
+issue_code(struct oauth_store *store, const struct oauth_client *client,
+    uint64_t at)
+{
+	struct oauth_token	fields;
+	char			resource[] = "http://127.0.0.1:9333/mcp";
+	char			redirect[] = REDIRECT, challenge[] = CHALLENGE;
+
+	memset(&fields, 0, sizeof fields);
+	fields.kind = OAUTH_CODE;
+	memcpy(fields.client_id, client->client_id, sizeof fields.client_id);
+	oauth_store_new_family(fields.family);
+	fields.scopes = OAUTH_SCOPE_DEFAULT;
+	fields.resource = resource;
+	fields.issued_ms = at;
+	fields.redirect_uri = redirect;
+	fields.challenge = challenge;
+	return oauth_store_issue(store, &fields, OAUTH_CODE_TTL_MS);
+}
+
+/* POSTs /token's fields ("k=v" pairs, NULL-ended) at a time. */
+static json_t *
+token_call(struct oauth_store *store, uint64_t at, int *status, ...)
+{
+	json_t		*form = json_object(), *reply;
+	const char	*key, *value;
+	va_list		 ap;
+
+	va_start(ap, status);
+	while ((key = va_arg(ap, const char *)) != NULL) {
+		value = va_arg(ap, const char *);
+		json_object_set_new(form, key, json_string(value));
+	}
+	va_end(ap);
+	reply = oauth_token_exchange(store, form, PORT, at, status);
+	json_decref(form);
+	return reply;
+}
+
+/* Asserts an OAuth error body and frees it. */
+static void
+expect_error(json_t *reply, const char *error)
+{
+	ck_assert_msg(json_is_string(json_object_get(reply, "error")),
+	    "no error in %s", json_dumps(reply, 0));
+	ck_assert_str_eq(json_string_value(json_object_get(reply, "error")),
+	    error);
+	json_decref(reply);
+}
+
+START_TEST(test_code_expires_and_serves_once)
+{
+	struct oauth_store	*store = oauth_store_open(NULL, NULL);
+	struct oauth_client	*client = registered(store, true);
+	char			*code = issue_code(store, client, T0);
+	json_t			*reply;
+	int			 status;
+
+	/* 61 seconds later the code is gone. */
+	reply = token_call(store, T0 + OAUTH_CODE_TTL_MS + 1000, &status,
+	    "grant_type", "authorization_code", "client_id", client->client_id,
+	    "code", code, "code_verifier", VERIFIER, "redirect_uri", REDIRECT,
+	    NULL);
+	ck_assert_int_eq(status, 400);
+	expect_error(reply, "invalid_grant");
+	free(code);
+
+	code = issue_code(store, client, T0);
+	reply = token_call(store, T0 + 1000, &status, "grant_type",
+	    "authorization_code", "client_id", client->client_id, "code", code,
+	    "code_verifier", VERIFIER, "redirect_uri", REDIRECT, "resource",
+	    "http://127.0.0.1:9333/mcp", NULL);
+	ck_assert_int_eq(status, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(reply, "scope")),
+	    "pages:read pages:act tasks");
+	ck_assert_int_eq(json_integer_value(json_object_get(reply,
+	    "expires_in")), 3600);
+	json_decref(reply);
+	reply = token_call(store, T0 + 2000, &status, "grant_type",
+	    "authorization_code", "client_id", client->client_id, "code", code,
+	    "code_verifier", VERIFIER, "redirect_uri", REDIRECT, NULL);
+	expect_error(reply, "invalid_grant");
+	free(code);
+	oauth_store_free(store);
+}
+END_TEST
+
+START_TEST(test_access_token_expires_and_is_bound)
+{
+	struct oauth_store	*store = oauth_store_open(NULL, NULL);
+	struct oauth_client	*client = registered(store, true);
+	struct session_grant	 grant;
+	char			*code = issue_code(store, client, T0);
+	const char		*access;
+	json_t			*reply;
+	int			 status;
+	bool			 touched;
+
+	reply = token_call(store, T0, &status, "grant_type",
+	    "authorization_code", "client_id", client->client_id, "code", code,
+	    "code_verifier", VERIFIER, "redirect_uri", REDIRECT, NULL);
+	ck_assert_int_eq(status, 200);
+	access = json_string_value(json_object_get(reply, "access_token"));
+	ck_assert_int_eq(oauth_token_verify(store, access, PORT, T0 + 1000,
+	    &grant, &touched), 0);
+	ck_assert_str_eq(grant.client_id, client->client_id);
+	ck_assert(!grant.owner);
+	ck_assert_uint_eq(grant.scopes, OAUTH_SCOPE_DEFAULT);
+	ck_assert(touched);
+	ck_assert_uint_eq(client->last_used_ms, T0 + 1000 - (T0 + 1000) %
+	    60000);
+	/* Within the same minute, the file need not change. */
+	ck_assert_int_eq(oauth_token_verify(store, access, PORT, T0 + 2000,
+	    &grant, &touched), 0);
+	ck_assert(!touched);
+	/* Another host (port) is another resource. */
+	ck_assert_int_eq(oauth_token_verify(store, access, OTHER_PORT,
+	    T0 + 1000, &grant, &touched), -1);
+	/* An hour later it opens nothing. */
+	ck_assert_int_eq(oauth_token_verify(store, access, PORT,
+	    T0 + OAUTH_ACCESS_TTL_MS, &grant, &touched), -1);
+	ck_assert_int_eq(oauth_token_verify(store, "bba_nothing", PORT, T0,
+	    &grant, &touched), -1);
+	/* Revoked, it opens nothing either. */
+	ck_assert(oauth_store_revoke(store, client->client_id));
+	ck_assert_int_eq(oauth_token_verify(store, access, PORT, T0 + 1000,
+	    &grant, &touched), -1);
+	json_decref(reply);
+	free(code);
+	oauth_store_free(store);
+}
+END_TEST
+
+START_TEST(test_refresh_rotates_and_reuse_ends_the_family)
+{
+	struct oauth_store	*store = oauth_store_open(NULL, NULL);
+	struct oauth_client	*client = registered(store, true);
+	struct session_grant	 grant;
+	char			*code = issue_code(store, client, T0);
+	char			*first, *second;
+	json_t			*reply;
+	int			 status;
+	bool			 touched;
+
+	reply = token_call(store, T0, &status, "grant_type",
+	    "authorization_code", "client_id", client->client_id, "code", code,
+	    "code_verifier", VERIFIER, "redirect_uri", REDIRECT, NULL);
+	first = strdup(json_string_value(json_object_get(reply,
+	    "refresh_token")));
+	json_decref(reply);
+	reply = token_call(store, T0 + 1000, &status, "grant_type",
+	    "refresh_token", "client_id", client->client_id, "refresh_token",
+	    first, "scope", "pages:read", NULL);
+	ck_assert_int_eq(status, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(reply, "scope")),
+	    "pages:read");
+	second = strdup(json_string_value(json_object_get(reply,
+	    "access_token")));
+	json_decref(reply);
+	ck_assert_int_eq(oauth_token_verify(store, second, PORT, T0 + 2000,
+	    &grant, &touched), 0);
+	ck_assert_uint_eq(grant.scopes, OAUTH_SCOPE_PAGES_READ);
+	reply = token_call(store, T0 + 3000, &status, "grant_type",
+	    "refresh_token", "client_id", client->client_id, "refresh_token",
+	    first, NULL);
+	expect_error(reply, "invalid_grant");
+	ck_assert_int_eq(oauth_token_verify(store, second, PORT, T0 + 4000,
+	    &grant, &touched), -1);
+	free(first);
+	free(second);
+	free(code);
+	oauth_store_free(store);
+}
+END_TEST
+
+START_TEST(test_unapproved_client_gets_no_tokens)
+{
+	struct oauth_store	*store = oauth_store_open(NULL, NULL);
+	struct oauth_client	*client = registered(store, false);
+	char			*code = issue_code(store, client, T0);
+	json_t			*reply;
+	int			 status;
+
+	reply = token_call(store, T0, &status, "grant_type",
+	    "authorization_code", "client_id", client->client_id, "code", code,
+	    "code_verifier", VERIFIER, "redirect_uri", REDIRECT, NULL);
+	expect_error(reply, "invalid_grant");
+	free(code);
+	oauth_store_free(store);
+}
+END_TEST
+
+START_TEST(test_register_caps_approved_clients)
+{
+	struct oauth_store	*store = oauth_store_open(NULL, NULL);
+	json_t			*request, *reply;
+	int			 i, status;
+
+	for (i = 0; i < OAUTH_CLIENTS_MAX; i++)
+		(void)registered(store, true);
+	request = check_json("{\"redirect_uris\":[\"" REDIRECT "\"]}");
+	reply = oauth_register(store, request, T0, &status);
+	ck_assert_int_eq(status, 400);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(reply,
+	    "error_description")), "revoke one"));
+	json_decref(reply);
+	json_decref(request);
+	oauth_store_free(store);
+}
+END_TEST
+
+START_TEST(test_store_file_private_and_round_trips)
+{
+	char			 dir[] = "/tmp/check-oauth-XXXXXX", *path;
+	struct oauth_store	*store;
+	struct oauth_client	*client;
+	struct session_grant	 grant;
+	struct stat		 sb;
+	char			*cause = NULL, *code, id[OAUTH_CLIENT_ID_LENGTH + 1];
+	json_t			*reply;
+	const char		*access;
+	int			 status;
+	bool			 touched;
+	FILE			*f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_ne(asprintf(&path, "%s/clients.json", dir), -1);
+	store = oauth_store_open(path, &cause);
+	ck_assert_msg(store != NULL, "%s", cause);
+	client = registered(store, true);
+	memcpy(id, client->client_id, sizeof id);
+	code = issue_code(store, client, T0);
+	reply = token_call(store, T0, &status, "grant_type",
+	    "authorization_code", "client_id", id, "code", code,
+	    "code_verifier", VERIFIER, "redirect_uri", REDIRECT, NULL);
+	ck_assert_int_eq(oauth_store_save(store, &cause), 0);
+	oauth_store_free(store);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
+
+	store = oauth_store_open(path, &cause);
+	ck_assert_msg(store != NULL, "%s", cause);
+	access = json_string_value(json_object_get(reply, "access_token"));
+	ck_assert_int_eq(oauth_token_verify(store, access, PORT, T0 + 1000,
+	    &grant, &touched), 0);
+	ck_assert_str_eq(grant.client_id, id);
+	oauth_store_free(store);
+
+	/* Open to others, or not JSON: refused, saying what to do. */
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_ptr_null(oauth_store_open(path, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "chmod 600"));
+	free(cause);
+	cause = NULL;
+	f = fopen(path, "w");
+	fputs("{\"version\":1,\"clients\":[{\"client_id\":3}]}", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	ck_assert_ptr_null(oauth_store_open(path, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "delete it"));
+	free(cause);
+
+	json_decref(reply);
+	free(code);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_challenge_names_metadata_and_scopes)
+{
+	char	*value = oauth_metadata_challenge(PORT, "insufficient_scope",
+		    OAUTH_SCOPE_PAGES_READ|OAUTH_SCOPE_SCRIPTS);
+
+	ck_assert_str_eq(value, "Bearer error=\"insufficient_scope\", "
+	    "resource_metadata=\"http://127.0.0.1:9333/.well-known/"
+	    "oauth-protected-resource/mcp\", scope=\"pages:read scripts\"");
+	free(value);
+}
+END_TEST
+
+/* The OAuth suite. */
+static Suite *
+oauth_suite(void)
+{
+	Suite	*s = suite_create("oauth");
+	TCase	*tc;
+
+	tc = tcase_create("pure");
+	tcase_add_test(tc, test_scope_parse_and_format);
+	tcase_add_test(tc, test_uri_loopback_only);
+	tcase_add_test(tc, test_pkce_s256);
+	tcase_add_test(tc, test_challenge_names_metadata_and_scopes);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("tokens");
+	tcase_add_test(tc, test_code_expires_and_serves_once);
+	tcase_add_test(tc, test_access_token_expires_and_is_bound);
+	tcase_add_test(tc, test_refresh_rotates_and_reuse_ends_the_family);
+	tcase_add_test(tc, test_unapproved_client_gets_no_tokens);
+	tcase_add_test(tc, test_register_caps_approved_clients);
+	tcase_add_test(tc, test_store_file_private_and_round_trips);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return check_run_suite(oauth_suite());
+}
