@@ -25,33 +25,17 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { UnauthorizedError, auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 
 import { EXTENSION_ID, startBridge, until } from './harness.mjs';
 import { SHOP_ORDER_STEPS, configureAgents, inExtension, startModelServer } from './agents-harness.mjs';
+import { authorizeClient, browse, browserProvider, consent, startCallback } from './oauth-harness.mjs';
 import { scaled } from '../timing.mjs';
 
-const APPROVE = `chrome-extension://${EXTENSION_ID}/approve/approve.html`;
 const POPUP = `chrome-extension://${EXTENSION_ID}/popup/popup.html`;
 const MCP_REMOTE = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize',
 	params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-e2e', version: '1.0.0' } } };
-
-// A client's loopback callback (what a native app listens on for its code):
-// next() resolves to the URL of the next redirect that lands on it.
-async function startCallback() {
-	const waiting = [];
-	const server = createServer((request, response) => {
-		response.end('Browser Bridge test callback: you can close this tab.');
-		waiting.shift()?.(new URL(request.url, `http://${request.headers.host}`));
-	});
-	await new Promise(resolve => server.listen(0, '127.0.0.1', resolve));
-	return {
-		url: `http://127.0.0.1:${server.address().port}/callback`,
-		next: () => new Promise(resolve => waiting.push(resolve)),
-		close: () => new Promise(resolve => server.close(resolve)),
-	};
-}
 
 // A free loopback port (for mcp-remote's own callback listener).
 async function freePort() {
@@ -77,82 +61,8 @@ describe('per-client keys with consent in the extension', () => {
 		await b?.close();
 	});
 
-	// The person's browser: opens a URL in a background tab of the test's
-	// Chromium, closed at the end.
-	async function browse(url) {
-		const { targetId } = await b.cdp.send('Target.createTarget', { url: String(url), background: true });
-		cleanups.push(() => b.cdp.send('Target.closeTarget', { targetId }));
-	}
-
-	// The SDK's OAuthClientProvider for a client named name: it keeps what
-	// the SDK hands it, and its "browser" is the test's Chromium.
-	function provider(name, redirectUrl) {
-		const kept = {};
-		return {
-			kept,
-			get redirectUrl() {
-				return redirectUrl;
-			},
-			get clientMetadata() {
-				return { client_name: name, redirect_uris: [redirectUrl], grant_types: ['authorization_code', 'refresh_token'],
-					response_types: ['code'], token_endpoint_auth_method: 'none' };
-			},
-			state: () => (kept.state = `state-${name}-${Date.now()}`),
-			clientInformation: () => kept.client,
-			saveClientInformation: client => { kept.client = client; },
-			tokens: () => kept.tokens,
-			saveTokens: tokens => { kept.tokens = tokens; },
-			redirectToAuthorization: url => browse(url),
-			saveCodeVerifier: verifier => { kept.verifier = verifier; },
-			codeVerifier: () => kept.verifier,
-		};
-	}
-
-	// The person at the browser: the badge counts the waiting client, and on
-	// the approval page they tick and untick boxes by scope name, then press
-	// Allow (or Deny); resolves to what the page showed.
-	async function consent({ allow = true, tick = [], untick = [] } = {}) {
-		await until(async () => await inExtension(b, 'chrome.action.getBadgeText({})') === '1',
-		    { what: 'the badge to count the waiting client' });
-		const page = await b.openDirectly(APPROVE);
-		try {
-			await until(() => b.evaluate(APPROVE, '!document.getElementById("request").hidden'), { what: 'the approval page to show the request' });
-			const shown = await b.evaluate(APPROVE, `({
-				name: document.getElementById('name').textContent,
-				text: document.body.innerText,
-				redirect: document.getElementById('redirect').textContent,
-				boxes: [...document.querySelectorAll('input[name=scope]')].map(box => [box.value, box.checked, box.parentElement.textContent.trim()]),
-			})`);
-			for (const [name, checked] of [...tick.map(n => [n, true]), ...untick.map(n => [n, false])])
-				await b.evaluate(APPROVE, `(box => { if (box.checked !== ${checked}) box.click(); })(document.querySelector('input[value="${name}"]'))`);
-			await b.evaluate(APPROVE, `document.getElementById('${allow ? 'allow' : 'deny'}').click()`);
-			shown.outcome = await until(() => b.evaluate(APPROVE, 'document.getElementById("outcome").textContent'), { what: 'the page to say what it did' });
-			return shown;
-		} finally {
-			await page.close();
-		}
-	}
-
-	// Runs the SDK's authorization for a client (auth(), with the scopes it
-	// asks for) with the person's decision; resolves to its provider, its
-	// connected Client when approved, and what the approval page showed.
-	async function authorize(name, { scope, decision = {} } = {}) {
-		const callback = await startCallback();
-		cleanups.push(callback.close);
-		const client = provider(name, callback.url);
-		assert.equal(await auth(client, { serverUrl: b.url, scope }), 'REDIRECT');
-		const back = callback.next();
-		const shown = await consent(decision);
-		const redirect = await back;
-		if (redirect.searchParams.has('error'))
-			return { client, shown, redirect };
-		assert.equal(await auth(client, { serverUrl: b.url, authorizationCode: redirect.searchParams.get('code') }), 'AUTHORIZED');
-		const mcp = new Client({ name, version: '1.0.0' });
-		await mcp.connect(new StreamableHTTPClientTransport(new URL(b.url), { authProvider: client }), { timeout: scaled(10000) });
-		cleanups.push(() => mcp.close());
-		/* The harness's call helpers, as this client. */
-		return { client, shown, redirect, mcp, as: Object.create(b, { client: { value: mcp } }) };
-	}
+	// The SDK's authorization for a client, with the person's decision (oauth-harness.mjs).
+	const authorize = (name, options) => authorizeClient(b, name, options);
 
 	// A raw POST to /mcp with a key.
 	function post(key, body, headers = {}) {
@@ -174,7 +84,7 @@ describe('per-client keys with consent in the extension', () => {
 	test('the SDK\'s own OAuth client: 401, registration, Allow in the extension\'s page, the code at its callback, then tools/call', async () => {
 		const callback = await startCallback();
 		cleanups.push(callback.close);
-		const client = provider('SDK e2e client', callback.url);
+		const client = browserProvider(b, 'SDK e2e client', callback.url);
 		const first = new Client({ name: 'SDK e2e client', version: '1.0.0' });
 		const transport = new StreamableHTTPClientTransport(new URL(b.url), { authProvider: client });
 		const back = callback.next();
@@ -188,7 +98,7 @@ describe('per-client keys with consent in the extension', () => {
 		    { what: 'the popup to list the waiting client' }).finally(() => popup.close());
 		assert.match(waiting[0], /^SDK e2e client \(self-declared name\) Review$/);
 
-		const shown = await consent();
+		const shown = await consent(b);
 		assert.equal(shown.name, 'SDK e2e client');
 		assert.match(shown.text, /self-declared/);
 		assert.equal(shown.redirect, new URL(callback.url).host);
@@ -199,6 +109,8 @@ describe('per-client keys with consent in the extension', () => {
 		]);
 		assert.match(shown.outcome, /^Allowed: SDK e2e client may now do this: Read pages, Act on pages, Run tasks with the agents\./);
 		const redirect = await back;
+		for (const close of client.opened)
+			await close();
 		assert.equal(redirect.searchParams.get('state'), client.kept.state);
 		assert.ok(redirect.searchParams.get('code'));
 		assert.equal(await inExtension(b, 'chrome.action.getBadgeText({})') === '1', false, 'the badge no longer counts it');
@@ -206,7 +118,7 @@ describe('per-client keys with consent in the extension', () => {
 		await transport.finishAuth(redirect.searchParams.get('code'));
 		const mcp = new Client({ name: 'SDK e2e client', version: '1.0.0' });
 		await mcp.connect(new StreamableHTTPClientTransport(new URL(b.url), { authProvider: client }), { timeout: scaled(10000) });
-		cleanups.push(() => mcp.close());
+		b.clients.push(mcp);
 		const as = Object.create(b, { client: { value: mcp } });
 		const { tabId } = await as.open('form.html');
 		const state = await as.state({ tab_id: tabId });
@@ -240,8 +152,8 @@ describe('per-client keys with consent in the extension', () => {
 			throw error;
 		});
 		assert.match(url, /\/authorize\?/);
-		await browse(url);
-		const shown = await consent();
+		cleanups.push(await browse(b, url));
+		const shown = await consent(b);
 		assert.match(shown.redirect, /^127\.0\.0\.1:\d+$/);
 		await connected;
 		const tools = (await mcp.listTools()).tools.map(tool => tool.name);
