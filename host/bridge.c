@@ -214,6 +214,8 @@ bridge_welcome(const json_t *hello, void *arg)
 	    json_boolean(bridge->config.evaluate_script));
 	json_object_set_new(welcome, "allow_file_urls",
 	    json_boolean(bridge->config.allow_file_urls));
+	json_object_set_new(welcome, "oauth", json_boolean(bridge->oauth !=
+	    NULL));
 	json_object_set_new(welcome, "reveal_network_secrets",
 	    json_boolean(bridge->config.reveal_network_secrets));
 	json_object_set_new(welcome, "protected_dirs",
@@ -276,6 +278,8 @@ bridge_revoke_client(struct bridge *bridge, const json_t *params,
 		free(cause);
 	}
 	http_oauth_forget_client(bridge->oauth, id);
+	/* Streams first: a POST's stream may still belong to a session. */
+	http_server_end_client(bridge->http, id);
 	ended = session_store_end_client(bridge->sessions, id);
 	log_info(bridge->log, "the person revoked client %.8s; %zu session%s "
 	    "ended", id, ended, ended == 1 ? "" : "s");

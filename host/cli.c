@@ -39,7 +39,8 @@ static const struct cli_command cli_commands[] = {
 	  "[--instance NAME]", "check the setup, and say how to fix what is "
 	  "wrong", CONFIG_OPTIONS_INSTALL|CONFIG_OPTIONS_INSTANCE, doctor_run },
 	{ "status", "[--instance NAME]", "describe the running hosts (one per "
-	  "browser profile), or one", CONFIG_OPTIONS_INSTANCE,
+	  "browser profile), or one, and the approved OAuth clients",
+	  CONFIG_OPTIONS_INSTANCE,
 	  doctor_status_run },
 	{ "stdio", "[--instance NAME]", "serve MCP on stdin/stdout, relayed to "
 	  "a running host, for clients that only start stdio servers",

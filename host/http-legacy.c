@@ -60,7 +60,7 @@ http_legacy_open(struct http_transport *transport,
 	    "2024-11-05");
 	session->grant = *transport->grant;
 	session->stream = sse_stream_start(&transport->streams, req,
-	    http_legacy_closed, session);
+	    transport->grant->client_id, http_legacy_closed, session);
 	endpoint = xasprintf("/messages?sessionId=%s", session->id);
 	sse_stream_event(session->stream, "endpoint", endpoint);
 	free(endpoint);

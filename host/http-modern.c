@@ -168,7 +168,7 @@ http_modern_listen(struct http_transport *transport,
 		return;
 	}
 	listen->stream = sse_stream_start(&transport->streams, req,
-	    http_modern_listen_closed, listen);
+	    transport->grant->client_id, http_modern_listen_closed, listen);
 	sse_stream_message(listen->stream, "message", reply);
 	json_decref(reply);
 }

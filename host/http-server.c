@@ -425,6 +425,13 @@ http_server_end_streams(struct http_server *server)
 	sse_stream_list_end_all(&server->transport.streams);
 }
 
+/* Ends the streams opened with a revoked client's key, at once. */
+void
+http_server_end_client(struct http_server *server, const char *client_id)
+{
+	sse_stream_list_end_owner(&server->transport.streams, client_id);
+}
+
 /* Ends every stream, then frees the server. */
 void
 http_server_free(struct http_server *server)

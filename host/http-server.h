@@ -48,6 +48,8 @@ void			 http_server_end_streams(struct http_server *server);
 uint16_t		 http_server_port(const struct http_server *server);
 int			 http_server_taken_port(
 			    const struct http_server *server);
+void			 http_server_end_client(struct http_server *server,
+			    const char *client_id);
 void			 http_server_set_oauth(struct http_server *server,
 			    struct http_oauth *oauth);
 void			 http_server_set_port_note(struct http_server *server,

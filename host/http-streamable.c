@@ -198,6 +198,7 @@ http_streamable_dispatch(struct http_transport *transport,
 		exchange->stateless = session;
 	if (http_streamable_wants_stream(transport, req, session, messages)) {
 		exchange->stream = sse_stream_start(&transport->streams, req,
+		    transport->grant->client_id,
 		    http_streamable_exchange_stream_closed, exchange);
 	}
 	for (i = 0; i < n; i++) {
@@ -419,7 +420,8 @@ http_streamable_get(struct http_transport *transport,
 	if (session->stream != NULL)
 		sse_stream_end(session->stream);	/* a reconnect wins */
 	session->stream = sse_stream_start(&transport->streams, req,
-	    http_streamable_stream_closed, session);
+	    transport->grant->client_id, http_streamable_stream_closed,
+	    session);
 	sse_stream_comment(session->stream, "stream open");
 }
 

@@ -583,9 +583,12 @@ void
 oauth_store_end_family(struct oauth_store *store, const char *family)
 {
 	struct oauth_token	*token, *next;
+	char			 name[OAUTH_CLIENT_ID_LENGTH + 1];
 
+	/* family may be a token's own, freed on the way. */
+	(void)snprintf(name, sizeof name, "%s", family);
 	TAILQ_FOREACH_SAFE(token, &store->tokens, entry, next) {
-		if (strcmp(token->family, family) == 0)
+		if (strcmp(token->family, name) == 0)
 			oauth_store_drop_token(store, token);
 	}
 }

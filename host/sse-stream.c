@@ -1,6 +1,7 @@
 /* SSE streams over evhttp chunked replies. */
 #include "sse-stream.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ struct sse_stream {
 	sse_close_cb		 on_close;
 	void			*arg;
 	struct event		*drop;	/* set: the client stopped reading */
+	char			 owner[SSE_OWNER_MAX + 1];	/* whose key */
 	TAILQ_ENTRY(sse_stream)	 entry;
 };
 
@@ -31,14 +33,18 @@ sse_stream_closed(struct evhttp_connection *evcon, void *arg)
 	sse_stream_end(stream);
 }
 
-/* Sends the stream's headers and keeps the reply open. */
+/*
+ * Sends the stream's headers and keeps the reply open; owner names the
+ * key it was opened with (an OAuth client id, "" for the owner key).
+ */
 struct sse_stream *
 sse_stream_start(struct sse_stream_list *list, struct evhttp_request *req,
-    sse_close_cb on_close, void *arg)
+    const char *owner, sse_close_cb on_close, void *arg)
 {
 	struct evkeyvalq	*headers = evhttp_request_get_output_headers(req);
 	struct sse_stream	*stream = xcalloc(1, sizeof *stream);
 
+	(void)snprintf(stream->owner, sizeof stream->owner, "%s", owner);
 	stream->list = list;
 	stream->req = req;
 	stream->on_close = on_close;
@@ -156,9 +162,26 @@ sse_stream_list_keepalive(struct sse_stream_list *list)
 void
 sse_stream_list_end_all(struct sse_stream_list *list)
 {
+	sse_stream_list_end_owner(list, NULL);
+}
+
+/*
+ * Ends every stream opened with owner's key (NULL: every stream), telling
+ * each owner; a revoked client's streams close at once.
+ */
+void
+sse_stream_list_end_owner(struct sse_stream_list *list, const char *owner)
+{
 	struct sse_stream	*stream;
 
-	while ((stream = TAILQ_FIRST(list)) != NULL) {
+	for (;;) {
+		/* An owner's callback may end other streams: start over. */
+		TAILQ_FOREACH(stream, list, entry) {
+			if (owner == NULL || strcmp(stream->owner, owner) == 0)
+				break;
+		}
+		if (stream == NULL)
+			break;
 		if (stream->on_close != NULL)
 			stream->on_close(stream, stream->arg);
 		sse_stream_end(stream);

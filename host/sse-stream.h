@@ -13,6 +13,8 @@
 
 /* Bytes a client may leave unread before its stream is dropped. */
 #define SSE_BACKLOG_MAX	(4 * 1024 * 1024)
+/* The longest key owner a stream records (an OAuth client id). */
+#define SSE_OWNER_MAX	40
 
 struct evhttp_request;
 struct sse_stream;
@@ -23,8 +25,8 @@ typedef void (*sse_close_cb)(struct sse_stream *stream, void *arg);
 TAILQ_HEAD(sse_stream_list, sse_stream);
 
 struct sse_stream	*sse_stream_start(struct sse_stream_list *list,
-			    struct evhttp_request *req, sse_close_cb on_close,
-			    void *arg);
+			    struct evhttp_request *req, const char *owner,
+			    sse_close_cb on_close, void *arg);
 void			 sse_stream_event(struct sse_stream *stream,
 			    const char *event, const char *data);
 void			 sse_stream_message(struct sse_stream *stream,
@@ -34,5 +36,7 @@ void			 sse_stream_comment(struct sse_stream *stream,
 void			 sse_stream_end(struct sse_stream *stream);
 void			 sse_stream_list_keepalive(struct sse_stream_list *list);
 void			 sse_stream_list_end_all(struct sse_stream_list *list);
+void			 sse_stream_list_end_owner(struct sse_stream_list *list,
+			    const char *owner);
 
 #endif

@@ -168,6 +168,16 @@ token_call(struct oauth_store *store, uint64_t at, int *status, ...)
 	return reply;
 }
 
+/* Redeems a code as the client that holds the verifier, at a time. */
+static json_t *
+redeem(struct oauth_store *store, const struct oauth_client *client,
+    const char *code, uint64_t at, int *status)
+{
+	return token_call(store, at, status, "grant_type", "authorization_code",
+	    "client_id", client->client_id, "code", code, "code_verifier",
+	    VERIFIER, "redirect_uri", REDIRECT, NULL);
+}
+
 /* Asserts an OAuth error body and frees it. */
 static void
 expect_error(json_t *reply, const char *error)
@@ -188,10 +198,8 @@ START_TEST(test_code_expires_and_serves_once)
 	int			 status;
 
 	/* 61 seconds later the code is gone. */
-	reply = token_call(store, T0 + OAUTH_CODE_TTL_MS + 1000, &status,
-	    "grant_type", "authorization_code", "client_id", client->client_id,
-	    "code", code, "code_verifier", VERIFIER, "redirect_uri", REDIRECT,
-	    NULL);
+	reply = redeem(store, client, code, T0 + OAUTH_CODE_TTL_MS + 1000,
+	    &status);
 	ck_assert_int_eq(status, 400);
 	expect_error(reply, "invalid_grant");
 	free(code);
@@ -207,9 +215,7 @@ START_TEST(test_code_expires_and_serves_once)
 	ck_assert_int_eq(json_integer_value(json_object_get(reply,
 	    "expires_in")), 3600);
 	json_decref(reply);
-	reply = token_call(store, T0 + 2000, &status, "grant_type",
-	    "authorization_code", "client_id", client->client_id, "code", code,
-	    "code_verifier", VERIFIER, "redirect_uri", REDIRECT, NULL);
+	reply = redeem(store, client, code, T0 + 2000, &status);
 	expect_error(reply, "invalid_grant");
 	free(code);
 	oauth_store_free(store);
@@ -227,9 +233,7 @@ START_TEST(test_access_token_expires_and_is_bound)
 	int			 status;
 	bool			 touched;
 
-	reply = token_call(store, T0, &status, "grant_type",
-	    "authorization_code", "client_id", client->client_id, "code", code,
-	    "code_verifier", VERIFIER, "redirect_uri", REDIRECT, NULL);
+	reply = redeem(store, client, code, T0, &status);
 	ck_assert_int_eq(status, 200);
 	access = json_string_value(json_object_get(reply, "access_token"));
 	ck_assert_int_eq(oauth_token_verify(store, access, PORT, T0 + 1000,
@@ -273,9 +277,7 @@ START_TEST(test_refresh_rotates_and_reuse_ends_the_family)
 	int			 status;
 	bool			 touched;
 
-	reply = token_call(store, T0, &status, "grant_type",
-	    "authorization_code", "client_id", client->client_id, "code", code,
-	    "code_verifier", VERIFIER, "redirect_uri", REDIRECT, NULL);
+	reply = redeem(store, client, code, T0, &status);
 	first = strdup(json_string_value(json_object_get(reply,
 	    "refresh_token")));
 	json_decref(reply);
@@ -312,9 +314,7 @@ START_TEST(test_unapproved_client_gets_no_tokens)
 	json_t			*reply;
 	int			 status;
 
-	reply = token_call(store, T0, &status, "grant_type",
-	    "authorization_code", "client_id", client->client_id, "code", code,
-	    "code_verifier", VERIFIER, "redirect_uri", REDIRECT, NULL);
+	reply = redeem(store, client, code, T0, &status);
 	expect_error(reply, "invalid_grant");
 	free(code);
 	oauth_store_free(store);
@@ -361,9 +361,7 @@ START_TEST(test_store_file_private_and_round_trips)
 	client = registered(store, true);
 	memcpy(id, client->client_id, sizeof id);
 	code = issue_code(store, client, T0);
-	reply = token_call(store, T0, &status, "grant_type",
-	    "authorization_code", "client_id", id, "code", code,
-	    "code_verifier", VERIFIER, "redirect_uri", REDIRECT, NULL);
+	reply = redeem(store, client, code, T0, &status);
 	ck_assert_int_eq(oauth_store_save(store, &cause), 0);
 	oauth_store_free(store);
 	ck_assert_int_eq(stat(path, &sb), 0);

@@ -103,7 +103,11 @@ describe('the first five minutes of docs/clients.md, followed literally', () => 
 
 	test('Claude Code: both claude mcp add commands and both .mcp.json blocks', async () => {
 		const text = section('Claude Code');
-		const [http, stdio] = commands(text).filter(c => c.startsWith('claude mcp add'));
+		const all = commands(text).filter(c => c.startsWith('claude mcp add'));
+		// The header-free (OAuth) command comes first; its flow, approval
+		// included, is tests/e2e's OAuth test: here its shape.
+		assert.equal(all[0], 'claude mcp add --transport http browser-bridge http://127.0.0.1:9333/mcp');
+		const [, http, stdio] = all;
 		const added = /^claude mcp add --transport http browser-bridge (\S+) --header "([^:]+): ([^"]+)"$/.exec(filled(http));
 		assert.ok(added, http);
 		await play('claude-code-http', { url: added[1], headers: { [added[2]]: added[3] } });
@@ -123,14 +127,18 @@ describe('the first five minutes of docs/clients.md, followed literally', () => 
 	});
 
 	test('Cursor: ~/.cursor/mcp.json, HTTP and stdio', async () => {
-		const blocks = jsonBlocks(section('Cursor'));
+		const [oauth, ...blocks] = jsonBlocks(section('Cursor'));
+		assert.deepEqual(JSON.parse(oauth), { mcpServers: { 'browser-bridge': { url: 'http://127.0.0.1:9333/mcp' } } },
+		    'the OAuth block is the URL alone');
 		assert.equal(blocks.length, 2);
 		for (const [i, block] of blocks.entries())
 			await play(`cursor-${i}`, writeConfig('.cursor/mcp.json', block).mcpServers['browser-bridge']);
 	});
 
 	test('VS Code: .vscode/mcp.json with the token asked once, and stdio; status names the client', async () => {
-		const blocks = jsonBlocks(section('VS Code'));
+		const [oauth, ...blocks] = jsonBlocks(section('VS Code'));
+		assert.deepEqual(JSON.parse(oauth), { servers: { 'browser-bridge': { type: 'http', url: 'http://127.0.0.1:9333/mcp' } } },
+		    'the OAuth block is the URL alone');
 		assert.equal(blocks.length, 2);
 		const http = writeConfig('project/.vscode/mcp.json', blocks[0]);
 		assert.equal(http.inputs[0].password, true, 'the token is asked for, not stored');

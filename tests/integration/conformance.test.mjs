@@ -6,9 +6,10 @@
 // others and why. Every check of every scenario run must pass.
 
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -113,4 +114,102 @@ describe('the official MCP conformance suite', () => {
 			assert.deepEqual(failed.map(c => `${c.id} [${c.status}]: ${c.errorMessage ?? c.description ?? ''}`), []);
 		});
 	}
+});
+
+// A free loopback port (for the suite's OAuth callback listener).
+function freePort() {
+	return new Promise(resolve => {
+		const server = createNetServer().listen(0, '127.0.0.1', () => {
+			const { port } = server.address();
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+// Runs the authorization server scenarios (the grant reads the metadata
+// scenario's result, so both run in one go). The suite prints the URL a
+// person would open; the test opens it as the person's browser (reloading
+// the waiting page as it says until the fake extension's approval turns
+// it into the redirect) and follows the redirect to the suite's callback.
+function runAuthorization(host, dir, extra) {
+	const output = join(dir, 'authorization');
+	return new Promise((resolve, reject) => {
+		const child = spawn(NODE22, [CLI, 'authorization', '--url', host.base,
+			'--resource', host.url, '-o', output, ...extra], { cwd: dir });
+		let stdout = '';
+		let stderr = '';
+		let opened = false;
+		child.stderr.on('data', data => { stderr += data; });
+		child.stdout.on('data', async data => {
+			stdout += data;
+			const url = new RegExp(`^${host.base}/authorize\\?\\S+$`, 'm').exec(stdout);
+			if (url === null || opened)
+				return;
+			opened = true;
+			try {
+				let next = new URL(url[0]);
+				for (let i = 0; i < 100; i++) {
+					const page = await fetch(next, { redirect: 'manual' });
+					if (page.status === 302) {
+						await fetch(page.headers.get('location'));
+						return;
+					}
+					const refresh = /url=([^"]+)"/.exec(await page.text());
+					next = new URL(refresh[1], next);
+					await new Promise(done => setTimeout(done, 100));
+				}
+			} catch (error) {
+				child.kill();
+				reject(error);
+			}
+		});
+		const timer = setTimeout(() => child.kill(), 120000);
+		child.on('exit', () => {
+			clearTimeout(timer);
+			let files = [];
+			try {
+				files = checkFiles(output);
+			} catch {
+				// no output directory: reported below
+			}
+			if (files.length === 0)
+				return reject(new Error(`the authorization scenarios left no results\n${stdout}\n${stderr}`));
+			resolve(files.flatMap(file => JSON.parse(readFileSync(file, 'utf8'))));
+		});
+	});
+}
+
+// Authorization server checks that do not apply, and why (docs/security.md).
+export const AUTHORIZATION_NOT_APPLICABLE = {
+	'authorization-server-metadata-cimd': 'the host does not fetch client ID metadata documents (SSRF from whoever reaches the port; docs/security.md, "Keys and scopes"): clients register dynamically',
+};
+
+describe('the official MCP conformance suite: authorization server scenarios', () => {
+	let host;
+	let dir;
+	before(async () => {
+		host = await startHost({ handlers: { approve_client: () => ({ approved: true, scopes: ['pages:read'] }) } });
+		dir = mkdtempSync(join(tmpdir(), 'bb-conformance-auth-'));
+	});
+	after(async () => {
+		await host?.stop();
+		rmSync(dir, { recursive: true, force: true });
+	});
+
+	it('authorization-server-metadata-endpoint and authorization-code-grant, the person approving in the (fake) extension', async () => {
+		const port = await freePort();
+		const registered = await fetch(`${host.base}/register`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ client_name: 'conformance', redirect_uris: [`http://127.0.0.1:${port}/callback`] }),
+		});
+		const client = await registered.json();
+		const checks = await runAuthorization(host, dir, ['--client-id', client.client_id, '-p', String(port)]);
+		const ids = checks.map(c => c.id);
+		assert.ok(ids.includes('authorization-code-grant'), ids.join(', '));
+		assert.ok(ids.includes('authorization-server-metadata-endpoint') || ids.some(id => id.startsWith('authorization-server-metadata')), ids.join(', '));
+		const failed = checks.filter(c => !['SUCCESS', 'INFO'].includes(c.status) && !(c.id in AUTHORIZATION_NOT_APPLICABLE));
+		assert.deepEqual(failed.map(c => `${c.id} [${c.status}]: ${c.errorMessage ?? ''}`), []);
+		assert.ok(host.requests.some(r => r.method === 'approve_client' && r.params.client_name === 'conformance'));
+	});
 });

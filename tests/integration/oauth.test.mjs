@@ -15,9 +15,16 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+	Client as ModernClient,
+	StreamableHTTPClientTransport as ModernTransport,
+	UnauthorizedError as ModernUnauthorizedError,
+} from '@modelcontextprotocol/client';
 
 import { EXTENSION_ORIGIN, never, scaled, startHost } from './fake-extension.mjs';
 import { INITIALIZE, authHeaders, raw } from './mcp-client.mjs';
+import { modernBody } from './modern-scenarios.mjs';
+import { MODERN } from './stdio-client.mjs';
 
 const DEFAULT_SCOPES = ['pages:read', 'pages:act', 'tasks'];
 
@@ -194,14 +201,17 @@ function callTool(host, key, session, name, args = {}, id = 5) {
 	    { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-06-18' });
 }
 
-// Opens GET /mcp's stream; resolves once open, with ended (a promise).
-function openGetStream(host, key, session) {
+// Opens an event stream (GET /mcp's, or a POST answered as one); resolves
+// once open, with ended (a promise).
+function openStream(host, key, { method = 'GET', headers = {}, body } = {}) {
 	return new Promise((resolve, reject) => {
+		const data = body !== undefined ? Buffer.from(JSON.stringify(body)) : undefined;
 		const req = httpRequest({
-			host: '127.0.0.1', port: host.port, method: 'GET', path: '/mcp', agent: false,
+			host: '127.0.0.1', port: host.port, method, path: '/mcp', agent: false,
 			headers: {
 				Host: `127.0.0.1:${host.port}`, Accept: 'text/event-stream', Authorization: `Bearer ${key}`,
-				'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-06-18',
+				...(data !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': data.length } : {}),
+				...headers,
 			},
 		}, res => {
 			const ended = new Promise(done => {
@@ -210,10 +220,10 @@ function openGetStream(host, key, session) {
 				res.on('error', done);
 			});
 			res.resume();
-			resolve({ status: res.statusCode, ended, close: () => req.destroy() });
+			resolve({ status: res.statusCode, type: res.headers['content-type'], ended, close: () => req.destroy() });
 		});
 		req.on('error', error => { if (error.code !== 'ECONNRESET') reject(error); });
-		req.end();
+		req.end(data);
 	});
 }
 
@@ -227,6 +237,7 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 	after(async () => host?.stop());
 
 	it('401 names the resource metadata; the SDK registers, the person approves, tools/call works', async () => {
+		assert.equal(host.welcome.oauth, true, 'the welcome says OAuth is on');
 		const bare = await mcpPost(host, undefined, INITIALIZE);
 		assert.equal(bare.status, 401);
 		assert.equal(bare.headers['www-authenticate'],
@@ -276,6 +287,28 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 		assert.ok(Number.isInteger(mine.approved_at_ms));
 		assert.ok(Number.isInteger(mine.last_used_ms), 'the call recorded its use');
 		assert.equal(mine.last_used_ms % 60000, 0, 'to the minute');
+	});
+
+	it('the 2.x SDK client runs the same flow, and its key works for stateless 2026-07-28 requests', async () => {
+		const provider = new MemoryProvider('SDK 2 client', 'http://localhost:43211/cb');
+		const first = new ModernTransport(new URL(host.url), { authProvider: provider });
+		await assert.rejects(new ModernClient({ name: 'oauth-2x', version: '2.0.0' }).connect(first),
+		    error => error instanceof ModernUnauthorizedError || /nauthorized/.test(error.message));
+		const back = await browse(provider.authorizationUrl);
+		assert.equal(back.host, 'localhost:43211');
+		assert.equal(back.searchParams.get('iss'), host.base);
+		await first.finishAuth(back.searchParams);	/* iss checked (RFC 9207) */
+		const client = new ModernClient({ name: 'oauth-2x', version: '2.0.0' });
+		await client.connect(new ModernTransport(new URL(host.url), { authProvider: provider }));
+		const tools = await client.listTools();
+		assert.ok(tools.tools.some(t => t.name === 'run_task'));
+		assert.ok(!tools.tools.some(t => t.name === 'evaluate_script'), 'scripts was not granted');
+		const result = await client.callTool({ name: 'get_browser_state', arguments: {} });
+		assert.notEqual(result.isError, true, JSON.stringify(result));
+		const call = host.requests.findLast(r => r.method === 'get_browser_state');
+		assert.match(call.caller, /^[0-9a-f]{32}$/);
+		assert.equal(call.owner, undefined);
+		await client.close();
 	});
 
 	it('status and doctor list the approved clients', () => {
@@ -541,13 +574,30 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 		const { client, tokens } = await authorizeRaw(host);
 		const key = tokens.access_token;
 		const session = await openSession(host, key);
-		const stream = await openGetStream(host, key, session);
+		const stream = await openStream(host, key, { headers: { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-06-18' } });
 		assert.equal(stream.status, 200);
+		// A stateless 2026-07-28 listen stream is the client's too.
+		const listen = await openStream(host, key, {
+			method: 'POST',
+			headers: { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'subscriptions/listen' },
+			body: modernBody('subscriptions/listen', { notifications: { toolsListChanged: true } }),
+		});
+		assert.equal(listen.status, 200);
+		assert.match(listen.type, /text\/event-stream/);
+		const owners = await openStream(host, host.token, {
+			method: 'POST',
+			headers: { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'subscriptions/listen', Authorization: `Bearer ${host.token}` },
+			body: modernBody('subscriptions/listen', { notifications: { toolsListChanged: true } }),
+		});
+		let ownersEnded = false;
+		owners.ended.then(() => { ownersEnded = true; });
 		const started = performance.now();
 		const revoked = await host.request('revoke_client', { client_id: client.client_id });
 		assert.deepEqual(revoked.result, { revoked: true });
-		await stream.ended;
-		assert.ok(performance.now() - started < scaled(1000), 'the stream closed within a second');
+		await Promise.all([stream.ended, listen.ended]);
+		assert.ok(performance.now() - started < scaled(1000), 'the streams closed within a second');
+		assert.equal(ownersEnded, false, 'the owner\'s stream stays open');
+		owners.close();
 		assert.equal((await callTool(host, key, session, 'list_tasks')).status, 401);
 		const listed = await host.request('list_clients');
 		assert.ok(!listed.result.clients.some(c => c.client_id === client.client_id));
@@ -610,6 +660,7 @@ describe('OAuth: across restarts, without the extension, and turned off', () => 
 		writeFileSync(join(dir, 'config.json'), '{"oauth": false}\n');
 		const host = await startHost({ env: { XDG_CONFIG_HOME: home } });
 		try {
+			assert.equal(host.welcome.oauth, false);
 			const bare = await mcpPost(host, undefined, INITIALIZE);
 			assert.equal(bare.status, 401);
 			assert.equal(bare.headers['www-authenticate'], 'Bearer realm="browser-bridge"');
