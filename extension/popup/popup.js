@@ -29,6 +29,8 @@ function render(status) {
 		$('port-note').textContent = status.portNote ?? '';
 		$('port-note').className = status.portUnsafe ? 'error' : 'note';
 		$('token-hint').hidden = !status.auth || typeof status.token === 'string';
+		$('copy-owner').hidden = !(status.auth && status.oauth);
+		$('oauth-hint').hidden = !(status.auth && status.oauth);
 	}
 	const problem = status.state !== 'connected' && status.lastError;
 	$('problem').hidden = !problem;
@@ -140,6 +142,11 @@ $('copy-url').addEventListener('click', () => {
 });
 
 $('copy').addEventListener('click', () => {
+	if (current?.state === 'connected')
+		copy(clientConfig({ mcpUrl: current.mcpUrl, auth: current.auth, token: current.token, oauth: current.oauth }));
+});
+
+$('copy-owner').addEventListener('click', () => {
 	if (current?.state === 'connected')
 		copy(clientConfig({ mcpUrl: current.mcpUrl, auth: current.auth, token: current.token }));
 });
