@@ -22,7 +22,7 @@ import { buildPrompt } from './src/agents/prompts.js';
 import { ResourceNotifier } from './src/resource-events.js';
 import { watchResources } from './src/browser/resource-watch.js';
 import { PersonControl } from './src/control.js';
-import { ClientApprovals } from './src/client-approvals.js';
+import { ClientApprovals, fromExtensionPage } from './src/client-approvals.js';
 
 const version = chrome.runtime.getManifest().version;
 const log = text => console.log(`[browser-bridge] ${text}`);
@@ -193,19 +193,11 @@ function hostCall(method, params = {}) {
 	return runner.call(method, params);
 }
 
-/**
- * Whether a message comes from one of the extension's own pages.
- * @param {chrome.runtime.MessageSender} sender
- */
-function fromExtensionPage(sender) {
-	return sender.id === chrome.runtime.id && typeof sender.url === 'string' && sender.url.startsWith(chrome.runtime.getURL(''));
-}
-
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
 	if (sender.id !== chrome.runtime.id)
 		return false;
 	if (Object.hasOwn(pageRequests, message?.type)) {
-		if (!fromExtensionPage(sender)) {
+		if (!fromExtensionPage(sender, chrome.runtime.getURL(''))) {
 			log(`${message.type} from ${String(sender.url).slice(0, 100)} refused: only the extension's pages may ask`);
 			return false;
 		}

@@ -71,6 +71,19 @@ export function pendingClient(params) {
 	};
 }
 
+/**
+ * Whether a runtime message comes from one of the extension's own pages
+ * (the popup, the approval page), the only senders a decision or a
+ * revocation is taken from: a content script's messages carry the web
+ * page's URL, and another extension's page its own origin.
+ * @param {{url?: string}} sender chrome.runtime.MessageSender
+ * @param {string} base this extension's origin and a slash (chrome.runtime.getURL(''))
+ * @returns {boolean}
+ */
+export function fromExtensionPage(sender, base) {
+	return typeof sender.url === 'string' && sender.url.startsWith(base);
+}
+
 /** The approve_client requests waiting for the person. */
 export class ClientApprovals {
 	/**

@@ -7,7 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { ClientApprovals, PENDING_KEY, SCOPES, pendingClient } from '../src/client-approvals.js';
+import { readFileSync } from 'node:fs';
+
+import { ClientApprovals, PENDING_KEY, SCOPES, fromExtensionPage, pendingClient } from '../src/client-approvals.js';
 import { RequestRunner } from '../src/rpc.js';
 import { ErrorCode } from '../src/errors.js';
 
@@ -141,4 +143,21 @@ test('requests a previous service worker left in storage are cleared: they can n
 	const approvals = new ClientApprovals({ session: { set: async items => Object.entries(items).forEach(([k, v]) => stored.set(k, v)) } });
 	await approvals.saved;
 	assert.deepEqual(stored.get(PENDING_KEY), []);
+});
+
+test('decisions are taken only from the extension\'s own pages: not a content script, another extension or a look-alike origin', () => {
+	const id = 'lbgfejnjcgkdeceohflfkdiejmokjlpk';
+	const base = `chrome-extension://${id}/`;
+	assert.equal(fromExtensionPage({ id, url: `${base}approve/approve.html?request=${ID}` }, base), true);
+	assert.equal(fromExtensionPage({ id, url: `${base}popup/popup.html` }, base), true);
+	assert.equal(fromExtensionPage({ id, url: 'https://shop.test/checkout', tab: { id: 4 }, frameId: 0 }, base), false, 'a content script');
+	assert.equal(fromExtensionPage({ id, url: `chrome-extension://${id}.evil.test/x` }, base), false);
+	assert.equal(fromExtensionPage({ id: 'another', url: 'chrome-extension://another/page.html' }, base), false);
+	assert.equal(fromExtensionPage({ id }, base), false, 'no URL');
+});
+
+test('no web page can reach the extension: no externally_connectable, no web-accessible resources', () => {
+	const manifest = JSON.parse(readFileSync(new URL('../manifest.json', import.meta.url), 'utf8'));
+	assert.equal(manifest.externally_connectable, undefined);
+	assert.equal(manifest.web_accessible_resources, undefined);
 });
