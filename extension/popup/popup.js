@@ -92,18 +92,20 @@ function when(ms) {
 	return ms === null || ms === undefined ? 'never' : new Date(ms).toLocaleString();
 }
 
-/** The approved clients from the host, each with Revoke; none shown while the host cannot say. */
+/**
+ * The approved clients from the host, each with Revoke; none shown while
+ * the host cannot say, nor while OAuth is off and none is left.
+ */
 async function showClients() {
 	const { result } = await chrome.runtime.sendMessage({ type: 'listClients' });
-	$('clients-section').hidden = result === undefined;
+	$('clients-section').hidden = result === undefined || (result.clients.length === 0 && current?.oauth !== true);
 	if (result === undefined)
 		return;
 	$('no-clients').hidden = result.clients.length > 0;
 	$('approved').replaceChildren(...result.clients.map(client => {
 		const li = document.createElement('li');
-		li.dataset.clientId = client.client_id;
 		const name = document.createElement('strong');
-		name.textContent = client.client_name;
+		name.textContent = client.client_name || '(no name given)';
 		const revoke = document.createElement('button');
 		revoke.type = 'button';
 		revoke.textContent = 'Revoke';
