@@ -15,13 +15,14 @@ import { registerActions } from './src/actions/index.js';
 import { ConsoleStore } from './src/actions/console.js';
 import { evaluateEnabled } from './src/actions/content.js';
 import { agentsNetworkEnabled } from './src/actions/network.js';
-import { TaskManager, credentialOf } from './src/agents/task-manager.js';
+import { TaskManager } from './src/agents/task-manager.js';
 import { Fence } from './src/agents/fence.js';
 import { createProvider } from './src/agents/providers/index.js';
 import { buildPrompt } from './src/agents/prompts.js';
 import { ResourceNotifier } from './src/resource-events.js';
 import { watchResources } from './src/browser/resource-watch.js';
 import { PersonControl } from './src/control.js';
+import { ClientApprovals, fromExtensionPage } from './src/client-approvals.js';
 
 const version = chrome.runtime.getManifest().version;
 const log = text => console.log(`[browser-bridge] ${text}`);
@@ -49,6 +50,20 @@ const control = new PersonControl({
 	browser: { tabs: chrome.tabs, tabGroups: chrome.tabGroups },
 	onChange: state => chrome.runtime.sendMessage({ type: 'control', control: state }).catch(() => {}),
 });
+
+/* MCP clients waiting for the person's approval (#25): the badge counts them; an open popup or approval page hears. */
+const approvals = new ClientApprovals({
+	session: chrome.storage.session,
+	onChange: pending => {
+		control.setAwaiting(pending.length);
+		chrome.runtime.sendMessage({ type: 'approvals', pending }).catch(() => {});
+	},
+});
+
+/** Host requests that are no tool: the person's consent to a client. */
+const hostMethods = {
+	approve_client: (params, context) => approvals.ask(params, context.signal),
+};
 
 const debuggers = new DebuggerPool(log);
 const dispatcher = new Dispatcher({
@@ -83,8 +98,10 @@ const tasks = new TaskManager({
 	optionsUrl: chrome.runtime.getURL('options/options.html'),
 	evaluateEnabled: () => evaluateEnabled(dispatcher.services),
 	networkEnabled: () => agentsNetworkEnabled(chrome.storage.local),
-	credential: () => credentialOf(dispatcher.services.welcome?.token),
 	log,
+	/* A debugging hook, off unless a debugger sets globalThis.agentsTrace to an array (docs/benchmarks.md). */
+	trace: task => Array.isArray(globalThis.agentsTrace) ?
+	    (phase, start, end) => globalThis.agentsTrace.push({ task, phase, start, end }) : undefined,
 	onChange: () => {
 		tasks.panelTasks().then(list => chrome.runtime.sendMessage({ type: 'tasks', tasks: list })).catch(() => {});
 	},
@@ -120,6 +137,8 @@ const connection = new HostConnection({
 		runner = new RequestRunner({
 			send: message => connection.send(message),
 			dispatch: async (method, params, context) => {
+				if (Object.hasOwn(hostMethods, method))
+					return hostMethods[method](params, context);
 				await savedCounter;
 				return dispatcher.dispatch(method, params, context);
 			},
@@ -152,9 +171,42 @@ const panelRequests = {
 	forgetTask: message => tasks.forget(message.id),
 };
 
+/**
+ * What only the extension's own pages (popup, approval page) may ask: the
+ * clients waiting for approval, the decision, the approved clients and
+ * their revocation. A content script's messages come from the page's URL,
+ * so nothing a web page does reaches these. Each answers {result} or {error}.
+ */
+const pageRequests = {
+	getApprovals: async () => approvals.pending(),
+	decideClient: async message => approvals.decide(String(message.request_id ?? ''),
+	    { approved: message.approved === true, scopes: message.scopes }),
+	listClients: () => hostCall('list_clients'),
+	revokeClient: message => hostCall('revoke_client', { client_id: String(message.client_id ?? '') }),
+};
+
+/**
+ * Asks the host, or says it is not connected.
+ * @param {string} method
+ * @param {object} [params]
+ */
+function hostCall(method, params = {}) {
+	if (runner === null)
+		return Promise.reject(new Error('Not connected to the host: click Reconnect, then try again.'));
+	return runner.call(method, params);
+}
+
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
 	if (sender.id !== chrome.runtime.id)
 		return false;
+	if (Object.hasOwn(pageRequests, message?.type)) {
+		if (!fromExtensionPage(sender, chrome.runtime.getURL(''))) {
+			log(`${message.type} from ${String(sender.url).slice(0, 100)} refused: only the extension's pages may ask`);
+			return false;
+		}
+		pageRequests[message.type](message).then(result => reply({ result }), error => reply({ error: error?.message ?? String(error) }));
+		return true;
+	}
 	if (Object.hasOwn(panelRequests, message?.type)) {
 		panelRequests[message.type](message)
 		    .then(async () => reply({ tasks: await tasks.panelTasks() }), error => reply({ error: error?.message ?? String(error) }));
@@ -183,11 +235,7 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 		return false;
 	}
 	if (message?.type === 'hostStatus') {
-		if (runner === null) {
-			reply({ error: 'not connected' });
-			return false;
-		}
-		runner.call('status').then(result => reply({ result }), error => reply({ error: error.message }));
+		hostCall('status').then(result => reply({ result }), error => reply({ error: error.message }));
 		return true;
 	}
 	return false;

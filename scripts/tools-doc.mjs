@@ -35,6 +35,14 @@ Browser Bridge serves these tools over MCP (\`tools/list\`, \`tools/call\`).
   with their result, saving a \`get_browser_state\` call.
 - The host checks arguments against each input schema before the call
   reaches the browser; unknown arguments are rejected.
+- Tasks and network records belong to the client that made them:
+  \`list_tasks\`, \`get_task\`, \`answer_task\` and \`stop_task\` (and the
+  protocol's \`tasks/*\`) see only the caller's own tasks, another's id
+  answering \`TASK_NOT_FOUND\` like an unknown one; \`list_network_requests\`
+  and \`get_network_request\` read only the tabs the caller acted in. A
+  client with an OAuth key is one caller across its sessions; the owner key
+  sees and acts on every client's; the person's side-panel tasks are no
+  client's (see [agents.md](agents.md), "Who sees a task").
 - A tool that fails returns a normal result with \`isError: true\` and one
   text item \`CODE: message\`. The code is stable (see [protocol.md](protocol.md)),
   for example \`ELEMENT_NOT_FOUND\`, \`STALE_REF\`, \`TAB_NOT_FOUND\`,

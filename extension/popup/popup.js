@@ -1,8 +1,9 @@
 /*
  * The popup: whether the host is connected, the MCP URL, a button that
  * copies a client configuration, the last error in words a user can act
- * on, the switch that pauses all agent control, and the last actions the
- * tools took.
+ * on, the switch that pauses all agent control, the last actions the
+ * tools took, the MCP clients waiting for approval (each opens the approval
+ * page) and the approved ones, each with Revoke.
  */
 
 import { clientConfig } from '../src/status.js';
@@ -28,6 +29,8 @@ function render(status) {
 		$('port-note').textContent = status.portNote ?? '';
 		$('port-note').className = status.portUnsafe ? 'error' : 'note';
 		$('token-hint').hidden = !status.auth || typeof status.token === 'string';
+		$('copy-owner').hidden = !(status.auth && status.oauth);
+		$('oauth-hint').hidden = !(status.auth && status.oauth);
 	}
 	const problem = status.state !== 'connected' && status.lastError;
 	$('problem').hidden = !problem;
@@ -64,6 +67,61 @@ function renderControl(control) {
 	$('no-activity').hidden = control.activity.length > 0;
 }
 
+/** The clients waiting for approval, each with a button that opens its approval page. */
+function renderApprovals(pending) {
+	$('approvals-section').hidden = pending.length === 0;
+	$('approvals').replaceChildren(...pending.map(request => {
+		const li = document.createElement('li');
+		const declared = document.createElement('span');
+		declared.className = 'self-declared';
+		declared.textContent = ' (self-declared name)';
+		const review = document.createElement('button');
+		review.type = 'button';
+		review.textContent = 'Review';
+		review.addEventListener('click', async () => {
+			await chrome.tabs.create({ url: chrome.runtime.getURL(`approve/approve.html?request=${request.request_id}`) });
+			window.close();
+		});
+		li.append(request.client_name, declared, ' ', review);
+		return li;
+	}));
+}
+
+/** When a time was, in words. */
+function when(ms) {
+	return ms === null || ms === undefined ? 'never' : new Date(ms).toLocaleString();
+}
+
+/**
+ * The approved clients from the host, each with Revoke; none shown while
+ * the host cannot say, nor while OAuth is off and none is left.
+ */
+async function showClients() {
+	const { result } = await chrome.runtime.sendMessage({ type: 'listClients' });
+	$('clients-section').hidden = result === undefined || (result.clients.length === 0 && current?.oauth !== true);
+	if (result === undefined)
+		return;
+	$('no-clients').hidden = result.clients.length > 0;
+	$('approved').replaceChildren(...result.clients.map(client => {
+		const li = document.createElement('li');
+		const name = document.createElement('strong');
+		name.textContent = client.client_name || '(no name given)';
+		const revoke = document.createElement('button');
+		revoke.type = 'button';
+		revoke.textContent = 'Revoke';
+		revoke.addEventListener('click', async () => {
+			revoke.disabled = true;
+			const reply = await chrome.runtime.sendMessage({ type: 'revokeClient', client_id: client.client_id });
+			$('clients-error').hidden = reply.error === undefined;
+			$('clients-error').textContent = reply.error ?? '';
+			await showClients();
+		});
+		li.append(name, ` at ${client.redirect_host}: ${client.scopes.join(', ')}; approved ${when(client.approved_at_ms)}, ` +
+		    `last used ${when(client.last_used_ms)} `, revoke);
+		return li;
+	}));
+}
+
 $('pause').addEventListener('change', async () => {
 	renderControl(await chrome.runtime.sendMessage({ type: 'setPaused', paused: $('pause').checked }));
 });
@@ -87,6 +145,11 @@ $('copy-url').addEventListener('click', () => {
 
 $('copy').addEventListener('click', () => {
 	if (current?.state === 'connected')
+		copy(clientConfig({ mcpUrl: current.mcpUrl, auth: current.auth, token: current.token, oauth: current.oauth }));
+});
+
+$('copy-owner').addEventListener('click', () => {
+	if (current?.state === 'connected')
 		copy(clientConfig({ mcpUrl: current.mcpUrl, auth: current.auth, token: current.token }));
 });
 
@@ -99,10 +162,16 @@ chrome.runtime.onMessage.addListener(message => {
 		render(message.status);
 	else if (message?.type === 'control')
 		renderControl(message.control);
+	else if (message?.type === 'approvals') {
+		renderApprovals(message.pending);
+		showClients();
+	}
 });
 
 render(await chrome.runtime.sendMessage({ type: 'getStatus' }));
 renderControl(await chrome.runtime.sendMessage({ type: 'getControl' }));
+renderApprovals((await chrome.runtime.sendMessage({ type: 'getApprovals' })).result ?? []);
+showClients();
 const host = await chrome.runtime.sendMessage({ type: 'hostStatus' });
 if (host?.result) {
 	$('sessions').textContent = `${host.result.sessions} MCP session(s) open, ${host.result.pending_calls} call(s) in progress.`;

@@ -23,6 +23,7 @@ const RECONNECT_ALARM = 'browser-bridge-reconnect';
  * @property {string} [mcpUrl]
  * @property {number} [port]
  * @property {boolean} [auth]
+ * @property {boolean} [oauth] clients may get keys of their own (the welcome's oauth)
  * @property {string} [token]
  * @property {string} [hostVersion]
  * @property {string} [portNote]
@@ -179,6 +180,7 @@ export class HostConnection {
 			mcpUrl: welcome.mcp_url,
 			port: welcome.port,
 			auth: welcome.auth !== false,
+			oauth: welcome.oauth === true,
 			token: typeof welcome.token === 'string' ? welcome.token : undefined,
 			hostVersion: welcome.version,
 			portNote: welcome.port_note,

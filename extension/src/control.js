@@ -33,10 +33,12 @@ export const BUSY_LINGER_MS = 1000;
 const MARK_COLOR = 'purple';
 
 /**
- * The badge for each state: text (at most 4 characters) and colour.
+ * The badge for each state: text (at most 4 characters) and colour; the
+ * approval badge shows how many clients wait instead of its text.
  * @type {Record<string, {text: string, color: string, title: string}>}
  */
 export const BADGES = Object.freeze({
+	approval: { text: '1', color: '#dc2626', title: 'Browser Bridge: a client asks for access: open this popup to review it' },
 	paused: { text: 'II', color: '#b45309', title: 'Browser Bridge: agent control paused' },
 	busy: { text: 'run', color: '#1d4ed8', title: 'Browser Bridge: an agent is acting' },
 	connected: { text: 'on', color: '#15803d', title: 'Browser Bridge: connected' },
@@ -86,6 +88,8 @@ export class PersonControl {
 		/** Cancels the busy badge's linger after the last action, or null when none lingers. */
 		this.lingering = null;
 		this.connection = 'disconnected';
+		/** How many MCP clients wait for the person's approval (client-approvals.js). */
+		this.awaiting = 0;
 		/** The badge state shown last: each action would otherwise set it twice over. */
 		this.shownBadge = null;
 		this.saveTimer = null;
@@ -218,13 +222,24 @@ export class PersonControl {
 		this.showBadge();
 	}
 
+	/**
+	 * Follows the clients waiting for approval, for the badge.
+	 * @param {number} count
+	 */
+	setAwaiting(count) {
+		this.awaiting = count;
+		this.showBadge();
+	}
+
 	/** @returns {{paused: boolean, activity: ActivityEntry[]}} what the popup shows */
 	snapshot() {
 		return { paused: this.paused, activity: this.activity.map(entry => ({ ...entry })) };
 	}
 
-	/** The badge's state: paused first, then busy, then the connection. */
+	/** The badge's state: a client waiting for approval first, then paused, then busy, then the connection. */
 	badgeState() {
+		if (this.awaiting > 0)
+			return 'approval';
 		if (this.paused)
 			return 'paused';
 		if ((this.running > 0 || this.lingering !== null) && this.connection === 'connected')
@@ -244,11 +259,12 @@ export class PersonControl {
 	/** Shows the badge when its state changed; a browser without chrome.action is left alone. */
 	showBadge() {
 		const state = this.badgeState();
-		if (this.action === undefined || state === this.shownBadge)
+		const text = state === 'approval' ? String(Math.min(this.awaiting, 999)) : BADGES[state].text;
+		if (this.action === undefined || `${state} ${text}` === this.shownBadge)
 			return;
-		this.shownBadge = state;
+		this.shownBadge = `${state} ${text}`;
 		const badge = BADGES[state];
-		this.action.setBadgeText({ text: badge.text }).catch(() => {});
+		this.action.setBadgeText({ text }).catch(() => {});
 		this.action.setBadgeBackgroundColor({ color: badge.color }).catch(() => {});
 		this.action.setTitle({ title: badge.title }).catch(() => {});
 	}

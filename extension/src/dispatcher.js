@@ -25,6 +25,8 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {string} [client] that MCP client's name, when it gave one (what it claims: shown, never trusted)
  * @property {import('./browser/network-log.js').Actor} [actor] who asks, for what only they may read:
  *   the owner, or the MCP client as the host identifies it (CallContext.caller); absent when neither is known
+ * @property {string} [caller] the MCP caller as the host identifies it (CallContext.caller)
+ * @property {boolean} [ownerKey] the call came with the owner key (CallContext.ownerKey): it may read what every caller may
  * @property {chrome.tabs.Tab} [tab] the tab, for actions that act on one
  * @property {import('./page-state/refs.js').RefEntry} [element] the element named by params.ref
  * @property {(ref: string) => import('./page-state/refs.js').RefEntry} [resolveRef] finds another element of the tab
@@ -306,6 +308,8 @@ export class Dispatcher {
 			owner: call.owner,
 			client: call.client,
 			actor: call.owner ?? call.caller,
+			caller: call.caller,
+			ownerKey: call.ownerKey === true,
 			services: this.services,
 		};
 		let key = 'browser';

@@ -24,7 +24,9 @@ export const MAX_OUTBOUND_BYTES = 64 * 1024 * 1024;
  *   input: a question for the caller's user ({task_id, question_id, question}), which a host may pass on
  * @property {string} [client] the MCP client that asked, "name version", when it gave its name
  * @property {string} [caller] who asked as the host identifies it (the MCP session, or the credential
- *   for stateless requests): what only that caller may read is keyed by it
+ *   for stateless requests; one OAuth client across its sessions): what only that caller may read is keyed by it
+ * @property {boolean} [ownerKey] the request came with the owner key (the host's `owner: true`): it may read
+ *   and act on what every caller made
  */
 
 /**
@@ -121,6 +123,8 @@ export class RequestRunner {
 			context.client = message.client.slice(0, 80);
 		if (typeof message.caller === 'string' && message.caller !== '')
 			context.caller = message.caller.slice(0, 80);
+		if (message.owner === true)
+			context.ownerKey = true;
 		let promise;
 		try {
 			promise = Promise.resolve(this.dispatch(method, params, context));

@@ -48,13 +48,15 @@ export function describeDisconnect(chromeError, { extensionId, wasConnected }) {
 
 /**
  * The JSON an MCP client needs to reach the host (Claude Code, Cursor and
- * others read this shape).
- * @param {{mcpUrl: string, auth: boolean, token?: string}} options
+ * others read this shape). With OAuth on it holds no key: the client asks
+ * for one of its own and the person approves it in the popup; otherwise
+ * (or for a client without OAuth) the owner key's header.
+ * @param {{mcpUrl: string, auth: boolean, token?: string, oauth?: boolean}} options
  * @returns {string}
  */
-export function clientConfig({ mcpUrl, auth, token }) {
+export function clientConfig({ mcpUrl, auth, token, oauth = false }) {
 	const server = { type: 'http', url: mcpUrl };
-	if (auth)
+	if (auth && !oauth)
 		server.headers = { Authorization: `Bearer ${token ?? '<run: browser-bridge token>'}` };
 	return JSON.stringify({ mcpServers: { 'browser-bridge': server } }, null, 2);
 }

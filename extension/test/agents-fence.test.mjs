@@ -68,11 +68,14 @@ test('the rules block a fenced task\'s tabs outside its domains, and tabs nobody
 
 // A fence over stand-ins for chrome.declarativeNetRequest, chrome.tabs and chrome.windows.
 async function fakeFence({ stale = [], tabs = [{ id: 1 }], popups = [] } = {}) {
-	const browser = { rules: stale, updated: [] };
+	const browser = { rules: stale, updated: [], writes: 0, refuse: false };
 	const fence = new Fence({
 		rules: {
 			getSessionRules: async () => browser.rules,
 			updateSessionRules: async ({ removeRuleIds, addRules }) => {
+				browser.writes++;
+				if (browser.refuse)
+					throw new Error('the browser refused the rules');
 				browser.rules = [...browser.rules.filter(rule => !removeRuleIds.includes(rule.id)), ...addRules];
 			},
 		},
@@ -92,6 +95,27 @@ const knownTabs = rules => rules.find(rule => rule.condition.excludedTabIds)?.co
 
 test('start-up clears rules a previous service worker left behind', async () => {
 	const { browser } = await fakeFence({ stale: [{ id: 1, priority: 1, action: { type: 'block' }, condition: { tabIds: [4] } }] });
+	assert.deepEqual(browser.rules, []);
+});
+
+test('the rules are written only when they change: an unfenced task\'s start and end write none', async () => {
+	const { fence, browser } = await fakeFence();
+	assert.equal(browser.writes, 1, 'start-up writes once');
+	await fence.enclose('open', 1, []);
+	await fence.end('open');
+	assert.equal(browser.writes, 1, 'an unfenced task changes no rule');
+	await fence.enclose('t1', 2, ['example.com']);
+	assert.equal(browser.writes, 2);
+	assert.deepEqual(fencedTabs(browser.rules), [2]);
+	await fence.sync();
+	assert.equal(browser.writes, 2, 'the same rules are not written again');
+	browser.refuse = true;
+	await assert.rejects(fence.enclose('t2', 3, ['example.org']), /refused/);
+	browser.refuse = false;
+	await fence.sync();
+	assert.equal(browser.writes, 5, 'after a refused update the rules are written again, though they are the same as before it');
+	assert.deepEqual(fencedTabs(browser.rules), [2]);
+	await fence.end('t1');
 	assert.deepEqual(browser.rules, []);
 });
 

@@ -540,3 +540,45 @@ test('arguments that break the tool\'s schema are an error the model sees, and t
 	assert.equal(result.stop_reason, StopReason.DONE);
 	assert.deepEqual(browser.acted, []);
 });
+
+test('the trace hook hears each phase of a task, in order, with its start and end; without it nothing is timed', async () => {
+	const pages = {
+		'http://a/form': { state: 'e1 button "Buy"', labels: { e1: 'Buy' } },
+		'http://a/done': { state: '', text: 'Order #42' },
+	};
+	const scripts = () => ({
+		planner: [plan()],
+		navigator: [act(['click_element', { ref: 'e1' }]), input => done(input.page_text)],
+		validator: [accept],
+	});
+	const clicks = { click_element: (args, b) => { b.url = 'http://a/done'; } };
+	const heard = [];
+	/* A browser whose text is read apart from the state, as the extension's. */
+	const textApart = () => {
+		const fake = fakeBrowser({ pages, actions: clicks });
+		const read = fake.read;
+		fake.read = async () => ({ ...await read(), page_text: undefined });
+		fake.pageText = async () => pages[fake.url].text ?? '';
+		return fake;
+	};
+	const browser = textApart();
+	const { task } = makeTask({ browser, scripts: scripts(), trace: (phase, start, end) => heard.push({ phase, start, end }) });
+	const before = performance.timeOrigin + performance.now();
+	assert.equal((await task.run(new AbortController().signal)).stop_reason, StopReason.DONE);
+	assert.deepEqual(heard.map(span => span.phase),
+	    ['read', 'page text', 'model planner', 'model navigator', 'act click_element', 'read', 'page text', 'model navigator', 'model validator']);
+	for (const [i, span] of heard.entries()) {
+		assert.ok(span.start >= before && span.end >= span.start, `${span.phase}: a start and end on the wall clock`);
+		assert.ok(i === 0 || span.start >= heard[i - 1].end, `${span.phase} begins after the phase before it ends`);
+	}
+
+	/* Off: the task runs the same and calls no clock. */
+	const { task: untimed } = makeTask({ browser: textApart(), scripts: scripts() });
+	const now = performance.now;
+	performance.now = () => assert.fail('no phase is timed without the hook');
+	try {
+		assert.equal((await untimed.run(new AbortController().signal)).stop_reason, StopReason.DONE);
+	} finally {
+		performance.now = now;
+	}
+});

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 
 import { fitScale, truncateText, truncationNote, LogBuffer, formatLogEntry } from '../src/content-math.js';
 import { imageSize, evaluateEnabled, EVALUATE_OFF_MESSAGE, EVALUATE_OPTION_KEY } from '../src/actions/content.js';
+import { contentNeeds } from '../src/actions/page-content.js';
+import { IN_PAGE_SCRIPT, READABILITY, TURNDOWN } from '../src/browser/page-channel.js';
 
 test('fitScale scales down only images wider than max_width', () => {
 	assert.equal(fitScale(1280, undefined), 1);
@@ -118,4 +120,12 @@ test('ConsoleStore takes only known levels, cuts long strings and says what a fl
 	    { level: 'warn', text: `${2 * CONSOLE_RATE_PER_SECOND} console messages were dropped: the page logged more than ${CONSOLE_RATE_PER_SECOND} a second.` });
 	store.add(2, 0, { level: 'log', text: 'a new second' });
 	assert.equal(store.buffer(2).read().entries.at(-1).text, 'a new second');
+});
+
+test('get_page_content injects a library into the page only for the read that uses it', () => {
+	assert.deepEqual(contentNeeds({ format: 'text', mainContent: false }), [IN_PAGE_SCRIPT], 'a plain text read (the agents\') needs neither library');
+	assert.deepEqual(contentNeeds({ format: 'html', mainContent: false }), [IN_PAGE_SCRIPT]);
+	assert.deepEqual(contentNeeds({ format: 'text', mainContent: true }), [IN_PAGE_SCRIPT, READABILITY]);
+	assert.deepEqual(contentNeeds({ format: 'markdown', mainContent: false }), [IN_PAGE_SCRIPT, TURNDOWN]);
+	assert.deepEqual(contentNeeds({ format: 'markdown', mainContent: true }), [IN_PAGE_SCRIPT, READABILITY, TURNDOWN]);
 });

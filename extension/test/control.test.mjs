@@ -118,6 +118,27 @@ test('the badge: off, on, run while something acts (and a moment after), II whil
 	assert.equal(action.shown.text, BADGES.disconnected.text);
 });
 
+test('a client waiting for approval shows its count in its own colour over every other state, and the busy badge comes back after', async () => {
+	const action = actionButton();
+	const timers = manualTimers();
+	const control = new PersonControl({ local: storageArea(), session: storageArea(), action, timer: timers.start });
+	await control.ready;
+	control.setConnection('connected');
+	const end = control.begin({ who: 'claude', tool: 'click_element', tab: 3 });
+	control.setAwaiting(1);
+	assert.deepEqual(action.shown, { text: '1', color: BADGES.approval.color, title: BADGES.approval.title });
+	assert.ok(!Object.values(BADGES).some(badge => badge !== BADGES.approval && badge.color === BADGES.approval.color), 'a colour of its own');
+	await control.setPaused(true);
+	control.setAwaiting(2);
+	assert.equal(action.shown.text, '2', 'shown over paused and busy');
+	await control.setPaused(false);
+	control.setAwaiting(0);
+	assert.equal(action.shown.text, BADGES.busy.text, 'the busy badge is back while the call runs');
+	end('ok');
+	timers.fire();
+	assert.deepEqual(action.shown, BADGES.connected);
+});
+
 test('a run of short calls sets the badge once to busy and once back, not twice per call', async () => {
 	const action = actionButton();
 	let sets = 0;

@@ -186,12 +186,14 @@ function dispatcherWithLog() {
 			{ name: 'peek', method: 'peek', annotations: { readOnlyHint: true } },
 			{ name: 'poke', method: 'poke', annotations: { readOnlyHint: false } },
 			{ name: 'list_network_requests', method: 'list_network_requests', annotations: { readOnlyHint: true } },
+			{ name: 'get_network_request', method: 'get_network_request', annotations: { readOnlyHint: true } },
 			{ name: 'navigate_to', method: 'navigate_to', annotations: { readOnlyHint: false } },
 		] },
 	});
 	const done = async () => ({ content: [] });
 	dispatcher.register({
 		peek: { run: done }, poke: { run: done }, list_network_requests: networkActions.list_network_requests,
+		get_network_request: networkActions.get_network_request,
 		navigate_to: { ...navigationActions.navigate_to, run: done },
 	});
 	return { dispatcher, log };
@@ -210,6 +212,24 @@ test('reading a tab, or asking for its requests, never starts recording it; acti
 	assert.equal(listed.structuredContent.total, 1);
 	await assert.rejects(dispatcher.dispatch('list_network_requests', { tab_id: 1 }, as('mallory')), /acted in the tab/);
 	await assert.rejects(dispatcher.dispatch('list_network_requests', { tab_id: 1 }, as(undefined)), /acted in the tab/);
+});
+
+// Issue #25: the owner key (the host's `owner: true`) reads every tab some
+// caller acted in; an OAuth client reads only the tabs it acted in itself.
+test('the owner key reads the requests of every tab a caller acted in, list and get; other callers do not', async () => {
+	const { dispatcher } = dispatcherWithLog();
+	await dispatcher.dispatch('poke', { tab_id: 1 }, as('alice'));
+	request(1, 'https://bank.test/api/balance', { requestHeaders: [bearer] });
+	const [record] = (await dispatcher.dispatch('list_network_requests', { tab_id: 1 }, as('alice'))).structuredContent.requests;
+	const owner = { ...as('owner-session'), ownerKey: true };
+	const listed = await dispatcher.dispatch('list_network_requests', { tab_id: 1 }, owner);
+	assert.deepEqual(listed.structuredContent.requests.map(r => r.id), [record.id]);
+	const got = await dispatcher.dispatch('get_network_request', { id: record.id }, owner);
+	assert.match(got.content[0].text, /bank\.test\/api\/balance/);
+	await assert.rejects(dispatcher.dispatch('get_network_request', { id: record.id }, as('bob')), /There is no request/);
+	await assert.rejects(dispatcher.dispatch('list_network_requests', { tab_id: 1 }, { ...as('bob'), ownerKey: false }), /acted in the tab/);
+	await assert.rejects(dispatcher.dispatch('list_network_requests', { tab_id: 2 }, owner), /acted in the tab/,
+	    'a tab nobody acted in is not recorded, for the owner key either');
 });
 
 test('navigate_to new_tab acts in the tab it opens, not in the tab in front', async () => {

@@ -161,6 +161,8 @@ test('the client configuration names the URL and the bearer token', () => {
 	const noToken = JSON.parse(clientConfig({ mcpUrl: 'u', auth: true }));
 	assert.match(noToken.mcpServers['browser-bridge'].headers.Authorization, /browser-bridge token/);
 	assert.equal(JSON.parse(clientConfig({ mcpUrl: 'u', auth: false })).mcpServers['browser-bridge'].headers, undefined);
+	assert.deepEqual(JSON.parse(clientConfig({ mcpUrl: 'u', auth: true, token: 'abc', oauth: true })),
+	    { mcpServers: { 'browser-bridge': { type: 'http', url: 'u' } } }, 'with OAuth on the client gets no key: it asks for its own');
 });
 
 test('navigate_to URLs must be absolute and not javascript:', () => {

@@ -8,9 +8,10 @@ import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Dispatcher } from '../src/dispatcher.js';
-import { HISTORY_MAX, TASK_KEEP_MS, TaskManager, credentialOf, taskActions, urlInTask } from '../src/agents/task-manager.js';
+import { HISTORY_MAX, TASK_KEEP_MS, TaskManager, taskActions, urlInTask } from '../src/agents/task-manager.js';
 import { ErrorCode } from '../src/errors.js';
 import { Fence } from '../src/agents/fence.js';
+import { RequestRunner } from '../src/rpc.js';
 
 beforeEach(() => {
 	globalThis.chrome = {
@@ -59,7 +60,7 @@ function scriptedModel(scripts = {}) {
 
 // The dispatcher with the task tools, a fake page and a mutating action,
 // recording who issued each read and action.
-function setup(scripts, caller = { credential: 'alice' }, settings = {}) {
+function setup(scripts, settings = {}) {
 	const issued = [];
 	const model = scriptedModel(scripts);
 	const dispatcher = new Dispatcher({
@@ -88,7 +89,6 @@ function setup(scripts, caller = { credential: 'alice' }, settings = {}) {
 		fence: new Fence({ rules: { getSessionRules: async () => [], updateSessionRules: async () => {} }, tabs: chrome.tabs }),
 		optionsUrl: 'chrome-extension://x/options/options.html',
 		evaluateEnabled: async () => false,
-		credential: async () => caller.credential,
 	});
 	dispatcher.register(taskActions(tasks));
 	running = tasks;
@@ -102,7 +102,8 @@ afterEach(() => {
 		record.controller.abort(new Error('the test ended'));
 });
 
-const call = (signal = new AbortController().signal) => ({ signal, deadline: Date.now() + 60000, progress: () => {} });
+// A call from the host, by the caller it names (alice unless said).
+const call = (signal = new AbortController().signal, caller = 'alice') => ({ signal, deadline: Date.now() + 60000, progress: () => {}, caller });
 const impossible = { plan: 'p', next_goal: 'g', status: 'impossible', reason: 'no such mug' };
 const busy = label => error => {
 	assert.equal(error.code, ErrorCode.TAB_BUSY);
@@ -134,7 +135,7 @@ test('a running task acts on its tab while others are refused; the hold ends whe
 	model.pending[1]({ verdict: 'reject', reason: 'no order number' });
 	await model.waiting(3);
 	model.pending[2](impossible);
-	const result = await (await tasks.get(id)).done;
+	const result = await (await tasks.get(id, { caller: 'alice' })).done;
 	assert.equal(result.stop_reason, 'impossible');
 	assert.equal(dispatcher.holds.size, 0);
 	await dispatcher.dispatch('poke', { tab_id: 1 }, call());
@@ -144,7 +145,7 @@ test('a running task acts on its tab while others are refused; the hold ends whe
 test('the tabs a task opened are listed in its result and closed at its end, unless the person keeps them', async () => {
 	for (const keep of [false, true]) {
 		const { dispatcher, tasks, model, closed } = setup({ planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }] },
-		    undefined, { keep_tabs: keep });
+		    { keep_tabs: keep });
 		const started = await dispatcher.dispatch('run_task', { task: 'Compare mugs', tab_id: 1, wait: false }, call());
 		await model.waiting(1);
 		/* The page opened a tab (target=_blank), and that tab another. */
@@ -152,7 +153,7 @@ test('the tabs a task opened are listed in its result and closed at its end, unl
 		await tasks.deps.fence.tabCreated({ id: 6, openerTabId: 5, windowId: 1, pendingUrl: 'http://shop.test/6' });
 		await tasks.deps.fence.tabCreated({ id: 7, windowId: 1, pendingUrl: 'http://news.test/' });
 		model.pending[0](impossible);
-		const result = await (await tasks.get(started.structuredContent.task_id)).done;
+		const result = await (await tasks.get(started.structuredContent.task_id, { caller: 'alice' })).done;
 		assert.deepEqual(result.opened_tabs, [
 			{ tab_id: 5, url: 'http://shop.test/5', kept: keep },
 			{ tab_id: 6, url: 'http://shop.test/6', kept: keep },
@@ -197,9 +198,8 @@ test('tasks on two tabs hold them independently', async () => {
 	assert.equal(dispatcher.holds.size, 0);
 });
 
-test('task ids are 128 random bits, and a task is visible only to the credential that started it', async () => {
-	const caller = { credential: 'alice' };
-	const { dispatcher, model } = setup({}, caller);
+test('task ids are 128 random bits, and a task is visible only to the caller that started it', async () => {
+	const { dispatcher, model } = setup({});
 	const first = (await dispatcher.dispatch('run_task', { task: 'One', tab_id: 1, wait: false }, call())).structuredContent;
 	const second = (await dispatcher.dispatch('run_task', { task: 'Two', tab_id: 2, wait: false }, call())).structuredContent;
 	await model.waiting(2);
@@ -208,13 +208,11 @@ test('task ids are 128 random bits, and a task is visible only to the credential
 	assert.ok(Date.parse(first.created_at) <= Date.parse(first.updated_at));
 	assert.equal(first.keep_ms, TASK_KEEP_MS);
 
-	caller.credential = 'mallory';
 	const notFound = error => error.code === ErrorCode.TASK_NOT_FOUND && /list_tasks/.test(error.message);
-	await assert.rejects(dispatcher.dispatch('get_task', { task_id: first.task_id }, call()), notFound);
-	await assert.rejects(dispatcher.dispatch('stop_task', { task_id: first.task_id }, call()), notFound);
-	assert.deepEqual((await dispatcher.dispatch('list_tasks', {}, call())).structuredContent.tasks, []);
+	await assert.rejects(dispatcher.dispatch('get_task', { task_id: first.task_id }, call(undefined, 'mallory')), notFound);
+	await assert.rejects(dispatcher.dispatch('stop_task', { task_id: first.task_id }, call(undefined, 'mallory')), notFound);
+	assert.deepEqual((await dispatcher.dispatch('list_tasks', {}, call(undefined, 'mallory'))).structuredContent.tasks, []);
 
-	caller.credential = 'alice';
 	const listed = (await dispatcher.dispatch('list_tasks', {}, call())).structuredContent.tasks;
 	assert.deepEqual(listed.map(task => task.task_id), [second.task_id, first.task_id]);
 	const stopped = await dispatcher.dispatch('stop_task', { task_id: first.task_id }, call());
@@ -239,13 +237,6 @@ test('a finished task is kept for TASK_KEEP_MS, then forgotten', async () => {
 	} finally {
 		Date.now = realNow;
 	}
-});
-
-test('the credential is a digest of the token, never the token', async () => {
-	const digest = await credentialOf('s3cret-token');
-	assert.match(digest, /^[0-9a-f]{32}$/);
-	assert.notEqual(digest, await credentialOf('another-token'));
-	assert.equal(await credentialOf(undefined), 'open');
 });
 
 test('a task while a browser page is in front starts in a new tab at the URL it names, or is refused saying why', async () => {
@@ -318,11 +309,10 @@ test('the person\'s hand: a panel task is invisible to MCP clients; stop gives s
 });
 
 test('a task that asks the person is input_required to MCP clients, with the question; its own client\'s answer_task lets it go on', async () => {
-	const caller = { credential: 'alice' };
 	const { dispatcher, tasks, model } = setup({
 		planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }],
 		navigator: [{ thought: 't', actions: [{ tool: 'ask_user', args: { question: 'Which size?' } }] }],
-	}, caller);
+	});
 	const started = (await dispatcher.dispatch('run_task', { task: 'Buy a shirt', tab_id: 1, wait: false }, call())).structuredContent;
 	let seen;
 	for (let i = 0; i < 100; i++) {
@@ -335,10 +325,8 @@ test('a task that asks the person is input_required to MCP clients, with the que
 	assert.match(seen.content[0].text, /waits for the person at the browser, who was asked: "Which size\?"/);
 	assert.equal((await tasks.panelTasks())[0].status, 'waiting');
 	assert.equal(seen.structuredContent.question_id, 'q1');
-	caller.credential = 'mallory';
-	await assert.rejects(dispatcher.dispatch('answer_task', { task_id: started.task_id, answer: 'S' }, call()),
-	    { code: ErrorCode.TASK_NOT_FOUND }, 'another credential cannot answer');
-	caller.credential = 'alice';
+	await assert.rejects(dispatcher.dispatch('answer_task', { task_id: started.task_id, answer: 'S' }, call(undefined, 'mallory')),
+	    { code: ErrorCode.TASK_NOT_FOUND }, 'another caller cannot answer');
 	const stale = await dispatcher.dispatch('answer_task', { task_id: started.task_id, answer: 'S', question_id: 'q0' }, call());
 	assert.equal(stale.structuredContent.answered, false, 'an answer to another question is not taken');
 	assert.match(stale.content[0].text, /^Nothing was waiting for that answer/);
@@ -349,4 +337,115 @@ test('a task that asks the person is input_required to MCP clients, with the que
 	await assert.rejects(tasks.control(started.task_id, 'answer', 'L'), { code: ErrorCode.INVALID_ARGUMENT },
 	    'a second answer finds nothing waiting');
 	await tasks.control(started.task_id, 'stop');
+});
+
+test('the tab group forms while the task reads its page and asks its model; the result waits for it; the trace hears the start', { timeout: 10000 }, async () => {
+	const { dispatcher, tasks, model, issued } = setup({ planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }] });
+	let formGroup;
+	tasks.deps.browser.tabs.group = () => new Promise(resolve => {
+		formGroup = resolve;
+	});
+	const heard = [];
+	tasks.deps.trace = () => phase => heard.push(phase);
+	const started = await dispatcher.dispatch('run_task', { task: 'Buy a mug', tab_id: 1, wait: false }, call());
+	await model.waiting(1);
+	const record = await tasks.get(started.structuredContent.task_id, { caller: 'alice' });
+	assert.equal(record.groupId, undefined, 'the navigator is asked before the group has formed');
+	assert.equal(issued.length, 2, 'the page was read meanwhile');
+	model.pending[0]({ actions: [], done: { answer: 'Mug ordered' } });
+	await model.waiting(2);
+	model.pending[1]({ verdict: 'accept', reason: 'ok' });
+	let finished = false;
+	record.done.then(() => {
+		finished = true;
+	});
+	await new Promise(resolve => setTimeout(resolve, 50));
+	assert.equal(finished, false, 'the result waits for the group');
+	formGroup(7);
+	assert.equal((await record.done).stop_reason, 'done');
+	assert.equal(record.groupId, 7);
+	assert.deepEqual(heard, ['start: page', 'start: settings', 'start: tools', 'start: fence', 'read', 'page text', 'model planner',
+		'model navigator', 'model validator', 'alongside: tab group', 'end: fence and tabs']);
+});
+
+test('an action that reports the page gives the task its tab\'s URL; one that does not, the tab is asked', async () => {
+	const asked = [];
+	chrome.tabs.get = async id => {
+		asked.push(id);
+		return { id, url: 'http://shop.test/asked' };
+	};
+	const replies = {
+		click_element: { content: [{ type: 'text', text: 'Clicked.' }, { type: 'text', text: 'e2 button "Pay"' }],
+			structuredContent: { state: { tab: { id: 1, url: 'http://shop.test/cart', title: 'Cart' }, elements: [{ ref: 'e2', name: 'Pay' }] } } },
+		scroll_page: { content: [{ type: 'text', text: 'Scrolled.' }], structuredContent: {} },
+	};
+	const tasks = new TaskManager({
+		dispatcher: {
+			catalogueActions: () => [{ name: 'click_element', input_schema: { properties: { include_state: {} } } }, { name: 'scroll_page', input_schema: {} }],
+			dispatch: async method => replies[method],
+		},
+		fence: new Fence({ rules: { getSessionRules: async () => [], updateSessionRules: async () => {} }, tabs: chrome.tabs }),
+	});
+	const browser = tasks.tabBrowser(1, { kind: 'task', id: 't' }, 't');
+	const clicked = await browser.act('click_element', { ref: 'e1' }, new AbortController().signal);
+	assert.equal(clicked.url, 'http://shop.test/cart');
+	assert.equal(clicked.view.url, 'http://shop.test/cart');
+	assert.equal(clicked.text, 'Clicked.');
+	assert.deepEqual(asked, [], 'the reported page says where the tab is');
+	const scrolled = await browser.act('scroll_page', {}, new AbortController().signal);
+	assert.deepEqual({ url: scrolled.url, view: scrolled.view, asked }, { url: 'http://shop.test/asked', view: undefined, asked: [1] });
+});
+
+// Issue #25: every client holds a key of its own, and the host names it in
+// each request (`caller`, the same across its sessions); the owner key's
+// requests say `owner: true`. Here the requests come as the host sends them,
+// through the RequestRunner, so what the extension reads off each message is
+// what decides who sees a task.
+test('each caller sees only its own tasks; the owner key sees and acts on all; the person\'s tasks stay the person\'s', async () => {
+	const { dispatcher, tasks, model } = setup();
+	const sent = [];
+	const runner = new RequestRunner({ send: message => sent.push(message), dispatch: (method, params, context) => dispatcher.dispatch(method, params, context) });
+	let next = 1;
+	const ask = (who, method, params) => new Promise(resolve => {
+		const id = next++;
+		const before = sent.length;
+		runner.handle({ type: 'request', id, method, params, timeout_ms: 60000, ...who });
+		const poll = () => {
+			const reply = sent.slice(before).find(message => message.type === 'response' && message.id === id);
+			if (reply !== undefined)
+				resolve(reply);
+			else
+				setTimeout(poll, 2);
+		};
+		poll();
+	});
+	const alice = { caller: 'a'.repeat(32), client: 'alice 1.0' };
+	const bob = { caller: 'b'.repeat(32), client: 'bob 1.0' };
+	const owner = { caller: 'c'.repeat(32), owner: true };
+	const hers = (await ask(alice, 'run_task', { task: 'Alice\'s errand', tab_id: 1, wait: false })).result.structuredContent.task_id;
+	const his = (await ask(bob, 'run_task', { task: 'Bob\'s errand', tab_id: 2, wait: false })).result.structuredContent.task_id;
+	const person = await tasks.start({ task: 'Mine', tab_id: 3 }, () => {}, { byPerson: true });
+	await model.waiting(3);
+
+	const ids = reply => reply.result.structuredContent.tasks.map(task => task.task_id);
+	assert.deepEqual(ids(await ask(alice, 'list_tasks', {})), [hers]);
+	assert.deepEqual(ids(await ask(bob, 'list_tasks', {})), [his]);
+	for (const [method, params] of [['get_task', {}], ['answer_task', { answer: 'yes' }], ['stop_task', {}]]) {
+		const refused = await ask(bob, method, { task_id: hers, ...params });
+		assert.equal(refused.error?.code, ErrorCode.TASK_NOT_FOUND, `${method} of another caller's task`);
+		assert.doesNotMatch(refused.error.message, /Alice/, 'nothing of the task leaks');
+	}
+	assert.equal((await ask({}, 'get_task', { task_id: hers })).error?.code, ErrorCode.TASK_NOT_FOUND,
+	    'a request naming no caller sees nothing');
+	assert.equal((await tasks.get(hers, { caller: alice.caller })).result, null, 'Bob\'s stop_task did not stop it');
+
+	assert.deepEqual(new Set(ids(await ask(owner, 'list_tasks', {}))), new Set([hers, his]), 'the owner key lists every client\'s tasks');
+	assert.equal((await ask(owner, 'get_task', { task_id: his })).result.structuredContent.task_id, his);
+	for (const who of [alice, bob, owner])
+		assert.equal((await ask(who, 'get_task', { task_id: person.id })).error?.code, ErrorCode.TASK_NOT_FOUND,
+		    'the person\'s side-panel task is no client\'s');
+	assert.equal((await ask(owner, 'stop_task', { task_id: hers })).result.structuredContent.stopped, true, 'the owner key may stop it');
+	assert.equal((await ask(alice, 'get_task', { task_id: hers })).result.structuredContent.stop_reason, 'cancelled');
+	await ask(bob, 'stop_task', { task_id: his });
+	await tasks.control(person.id, 'stop');
 });

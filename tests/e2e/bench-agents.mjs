@@ -9,12 +9,17 @@
 // how much of each request repeats the beginning of that role's previous
 // one. Tokens are the model server's estimate, characters over 4.
 // BENCH_RUNS=N sets the runs per task (default 5), after one warm-up run of
-// each kind that is not counted; times are medians, the ratio is the
-// median of each run's ratio to the floor run beside it, and the best ratio
-// that of the fastest runs (the least disturbed by other work).
+// each kind that is not counted; each agents run is followed by a floor
+// run, so load that comes and goes weighs on both alike. Times are medians,
+// the ratio is the median of each run's ratio to the floor run after it
+// (with the lowest and highest), and the best ratio that of the fastest
+// runs (the least disturbed by other work). Where the time goes comes from
+// the extension's trace hook (globalThis.agentsTrace, set in the service
+// worker for each agents run) and the model server's log, beside the
+// floor's own calls.
 
 import { startBridge } from './harness.mjs';
-import { SHOP_ORDER_STEPS, configureAgents, startModelServer } from './agents-harness.mjs';
+import { SHOP_ORDER_STEPS, configureAgents, inExtension, startModelServer } from './agents-harness.mjs';
 import { actionFor, parseState } from '../agents/model-server.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 5);
@@ -54,11 +59,45 @@ function median(values) {
 	return sorted[Math.floor(sorted.length / 2)];
 }
 
-// Runs a task with the agents; resolves to its times and the model's log.
+// Where a run's time goes, in ms: each phase's total (a Map, in the order
+// the phases first came).
+function addPhase(phases, phase, ms) {
+	phases.set(phase, (phases.get(phase) ?? 0) + ms);
+}
+
+// The phases of an agents run, from the extension's trace hook (its spans)
+// and the model server's log (each request's arrival and answer, in the
+// order of the model calls): the server's own time, the rest of each model
+// call (the request built, sent and read back), the task's start, its
+// actions, reads and end, and what no span covers (the run_task call
+// itself, prompts, events).
+function agentPhases(spans, log, wall) {
+	const phases = new Map();
+	let covered = 0;
+	let call = 0;
+	for (const span of spans) {
+		const ms = span.end - span.start;
+		/* A phase that runs alongside the others (the tab group) is shown, not counted as waited for. */
+		if (!span.phase.startsWith('alongside: '))
+			covered += ms;
+		if (span.phase.startsWith('model ')) {
+			const entry = log[call++];
+			addPhase(phases, 'model server', entry.done - entry.time);
+			addPhase(phases, 'model call, less the server', ms - (entry.done - entry.time));
+		} else
+			addPhase(phases, span.phase.replace(/^act [a-z_]+$/, 'actions'), ms);
+	}
+	addPhase(phases, 'not in a span', wall - covered);
+	return phases;
+}
+
+// Runs a task with the agents; resolves to its times, the model's log and
+// the phases of its time.
 async function agentsRun(b, spec) {
 	const model = await startModelServer({ steps: spec.steps, usage: 'estimate' });
 	try {
 		await configureAgents(b, { baseUrl: `${model.url}/v1` });
+		await inExtension(b, 'globalThis.agentsTrace = []');
 		const started = Date.now();
 		const result = await b.client.callTool({ name: 'run_task', arguments: { task: spec.task, start_url: b.page(spec.start) } },
 		    undefined, { timeout: 120000 });
@@ -66,10 +105,12 @@ async function agentsRun(b, spec) {
 		const data = result.structuredContent;
 		if (data?.stop_reason !== 'done')
 			throw new Error(`${spec.name}: the task did not finish: ${result.content?.[0]?.text}`);
+		const spans = await inExtension(b, 'globalThis.agentsTrace.splice(0)');
+		await inExtension(b, 'delete globalThis.agentsTrace');
 		await b.ok('manage_tabs', { action: 'close', tab_id: data.tab_id });
 		const log = await model.log();
 		return { wall, start: log[0].time - started, modelMs: log.reduce((sum, entry) => sum + (entry.done - entry.time), 0),
-		    steps: data.steps_taken, usage: data.usage, log };
+		    steps: data.steps_taken, usage: data.usage, log, phases: agentPhases(spans, log, wall) };
 	} finally {
 		await model.close();
 	}
@@ -78,25 +119,33 @@ async function agentsRun(b, spec) {
 // The floor: the same actions called over MCP by a script that reads the
 // state before each (to find its ref by label) and the page at the end.
 async function floorRun(b, spec) {
+	const phases = new Map();
+	const timed = async (phase, tool, args) => {
+		const from = Date.now();
+		const result = await b.ok(tool, args);
+		addPhase(phases, phase, Date.now() - from);
+		return result;
+	};
 	const started = Date.now();
-	const opened = await b.ok('navigate_to', { url: b.page(spec.start), new_tab: true });
+	const opened = await timed('start: start_url', 'navigate_to', { url: b.page(spec.start), new_tab: true });
 	const start = Date.now() - started;
 	const tabId = opened.data.tab_id;
 	for (const step of spec.steps.filter(s => s.do !== 'answer')) {
-		const state = await b.ok('get_browser_state', { tab_id: tabId });
+		const state = await timed('read', 'get_browser_state', { tab_id: tabId });
 		const action = actionFor(step, parseState(state.text));
 		if (action === null)
 			throw new Error(`${spec.name}: the floor found no "${step.label}" in:\n${state.text}`);
-		await b.ok(action.tool, { ...action.args, ...(action.args.ref === undefined ? { tab_id: tabId } : {}) });
+		await timed('actions', action.tool, { ...action.args, ...(action.args.ref === undefined ? { tab_id: tabId } : {}) });
 	}
-	const state = await b.ok('get_browser_state', { tab_id: tabId });
-	const text = await b.ok('get_page_content', { tab_id: tabId, format: 'text' });
+	const state = await timed('read', 'get_browser_state', { tab_id: tabId });
+	const text = await timed('page text', 'get_page_content', { tab_id: tabId, format: 'text' });
 	const wall = Date.now() - started;
 	const pattern = new RegExp(spec.steps.at(-1).pattern);
 	if (!pattern.test(`${state.text}\n${text.text}`))
 		throw new Error(`${spec.name}: the floor's script did not reach the answer`);
 	await b.ok('manage_tabs', { action: 'close', tab_id: tabId });
-	return { wall, start };
+	addPhase(phases, 'not in a span', wall - [...phases.values()].reduce((sum, ms) => sum + ms, 0));
+	return { wall, start, phases };
 }
 
 // One role's line of the model table, from the requests of one run.
@@ -127,17 +176,33 @@ try {
 	await b.close();
 }
 
-console.log(`The agents' benchmark (${RUNS} runs per task after a warm-up, scripted model answering at once; medians).\n`);
-console.log('| task | wall ms | model ms | model calls | navigator steps | start ms / floor | browser ms per step | floor ms per step | ratio | best ratio |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log(`The agents' benchmark (${RUNS} runs per task after a warm-up, each agents run followed by a floor run; ` +
+    'scripted model answering at once; medians).\n');
+console.log('| task | wall ms | model ms | model calls | navigator steps | start ms / floor | browser ms per step | floor ms per step | ratio | ratio spread | best ratio | ratio less the model calls\' transport |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const { spec, agents, floor } of results) {
 	/* Per step of the scenario (its actions and the answer), the same count for both. */
 	const steps = spec.steps.length;
 	const browser = agents.map(run => (run.wall - run.modelMs) / steps);
 	const direct = floor.map(run => run.wall / steps);
+	const ratios = browser.map((ms, i) => ms / direct[i]);
+	/* The same, with each model call's time outside the server (the request's way there and back) counted as the model's. */
+	const inBrowser = agents.map((run, i) => (run.wall - run.modelMs - run.phases.get('model call, less the server')) / steps / direct[i]);
 	console.log(`| ${spec.name} | ${median(agents.map(r => r.wall))} | ${median(agents.map(r => r.modelMs))} | ${median(agents.map(r => r.log.length))} | ` +
 	    `${median(agents.map(r => r.steps))} | ${median(agents.map(r => r.start))} / ${median(floor.map(r => r.start))} | ${Math.round(median(browser))} | ${Math.round(median(direct))} | ` +
-	    `${median(browser.map((ms, i) => ms / direct[i])).toFixed(2)} | ${(Math.min(...browser) / Math.min(...direct)).toFixed(2)} |`);
+	    `${median(ratios).toFixed(2)} | ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} | ` +
+	    `${(Math.min(...browser) / Math.min(...direct)).toFixed(2)} | ${median(inBrowser).toFixed(2)} |`);
+}
+console.log('\nWhere the time goes (ms per task, the median of the runs per phase; the agents from the extension\'s trace hook ' +
+    'and the model server\'s log, the floor from its script\'s calls):\n');
+console.log('| task | phase | agents ms | floor ms |');
+console.log('| --- | --- | ---: | ---: |');
+for (const { spec, agents, floor } of results) {
+	const names = [...new Set([...agents.flatMap(run => [...run.phases.keys()]), ...floor.flatMap(run => [...run.phases.keys()])])];
+	for (const name of names) {
+		const of = runs => runs.some(run => run.phases.has(name)) ? Math.round(median(runs.map(run => run.phases.get(name) ?? 0))) : '-';
+		console.log(`| ${spec.name} | ${name} | ${of(agents)} | ${of(floor)} |`);
+	}
 }
 console.log('\nModel requests of the last run (tokens: characters / 4, as the scripted model estimates them; cached: the tokens of ' +
     'the repeat of that role\'s previous request; repeat: median / lowest share of each request after the first that repeats ' +

@@ -2,8 +2,9 @@
 // page that sets an HttpOnly session cookie and calls its API with a
 // bearer token, the client that used the tab reads its requests with every
 // credential and the account's body withheld (their length shown), unless
-// config.json says reveal_network_secrets; a second MCP client that never
-// acted in the tab is refused and does not start its recording; guessed ids
+// config.json says reveal_network_secrets; a second MCP client (a key of
+// its own, #25) that never acted in the tab is refused and does not start
+// its recording, while the owner key reads every recorded tab; guessed ids
 // are refused; a tab manage_tabs opens has its first load; a regex filter
 // is refused at once while another client's reads go on.
 
@@ -12,6 +13,7 @@ import assert from 'node:assert/strict';
 
 import { startBridge, until } from './harness.mjs';
 import { BANK_ACCOUNT, BANK_BEARER, BANK_SESSION } from './fixture-server.mjs';
+import { authorizeClient } from './oauth-harness.mjs';
 
 const bytes = text => Buffer.byteLength(text);
 
@@ -78,7 +80,9 @@ describe('network tools, by default', () => {
 
 	test('a client that did not act in the tab is refused, and asking does not start the recording', async () => {
 		const { tabId, api } = await bankVisit(b);
-		const stranger = await b.connect();
+		const stranger = (await authorizeClient(b, 'Stranger', { scope: 'pages:read pages:act network', decision: { tick: ['network'] } })).mcp;
+		const owner = await callAs(await b.connect(), 'list_network_requests', { tab_id: tabId });
+		assert.ok(owner.data.requests.some(r => r.id === api.id), `another session of the owner key reads it: ${owner.text}`);
 		const listed = await callAs(stranger, 'list_network_requests', { tab_id: tabId });
 		assert.ok(listed.isError, listed.text);
 		assert.match(listed.text, /^INVALID_ARGUMENT: .*acted in the tab.*Act in the tab first/);

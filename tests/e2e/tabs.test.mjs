@@ -37,6 +37,37 @@ describe('tabs and connection', () => {
 		assert.equal(await b.cdp.findTarget(url), undefined, 'the closed tab is gone from the browser');
 	});
 
+	test('a read right after the active tab or window changed behind the tools\' back is of the new one', async () => {
+		/* The person switching tabs or opening a window, seen by no tool: the next read must follow at once. */
+		const first = await b.open('form.html');
+		const second = b.page('checkout.html');
+		const { targetId } = await b.cdp.send('Target.createTarget', { url: second });
+		await until(() => b.evaluate(second, 'document.readyState === "complete"'), { what: 'the second tab to load' });
+		const firstTarget = (await b.cdp.findTarget(first.url)).targetId;
+		const windowTab = b.page('todos.html');
+		let windowTarget;
+		try {
+			for (let i = 0; i < 6; i++) {
+				await b.cdp.send('Target.activateTarget', { targetId });
+				assert.equal((await b.state()).data.tab.url, second, `round ${i}: the read after activating the second tab`);
+				await b.cdp.send('Target.activateTarget', { targetId: firstTarget });
+				assert.equal((await b.state()).data.tab.url, first.url, `round ${i}: the read after activating the first tab`);
+			}
+			({ targetId: windowTarget } = await b.cdp.send('Target.createTarget', { url: windowTab, newWindow: true }));
+			await until(() => b.evaluate(windowTab, 'document.readyState === "complete"'), { what: 'the new window to load' });
+			await b.cdp.send('Target.activateTarget', { targetId: windowTarget });
+			assert.equal((await b.state()).data.tab.url, windowTab, 'the read after a new window took the focus');
+			await b.cdp.send('Target.closeTarget', { targetId: windowTarget });
+			windowTarget = undefined;
+			await b.cdp.send('Target.activateTarget', { targetId });
+			assert.equal((await b.state()).data.tab.url, second, 'the read after that window closed and a tab was activated');
+		} finally {
+			if (windowTarget !== undefined)
+				await b.cdp.send('Target.closeTarget', { targetId: windowTarget });
+			await b.cdp.send('Target.closeTarget', { targetId });
+		}
+	});
+
 	test('the state after manage_tabs open holds a view the app renders after the load event', async () => {
 		for (const via of ['fetch', 'chunk']) {
 			const opened = await b.ok('manage_tabs', { action: 'open', url: b.page(`late-view.html?via=${via}`) });

@@ -100,8 +100,8 @@ async function bodyOf(debuggers, record, reveal) {
 /** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const networkActions = {
 	list_network_requests: {
-		async run(params, { tab, actor, services }) {
-			let records = services.networkLog.list(tab.id, actor, { filter: params.filter, since: params.since, type: params.type });
+		async run(params, { tab, actor, ownerKey, services }) {
+			let records = services.networkLog.list(tab.id, actor, { filter: params.filter, since: params.since, type: params.type, ownerKey });
 			const total = records.length;
 			records = records.slice(-LIST_MAX);
 			const head = `${total} request${total === 1 ? '' : 's'} of tab ${tab.id}` +
@@ -115,8 +115,8 @@ export const networkActions = {
 	},
 	get_network_request: {
 		scope: 'browser',
-		async run(params, { actor, services }) {
-			const record = services.networkLog.get(params.id, actor, params.tab_id);
+		async run(params, { actor, ownerKey, services }) {
+			const record = services.networkLog.get(params.id, actor, params.tab_id, ownerKey);
 			if (record === undefined)
 				throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
 				    `There is no request ${params.id}${params.tab_id !== undefined ? ` in tab ${params.tab_id}` : ''} among ` +

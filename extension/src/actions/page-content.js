@@ -10,8 +10,16 @@ import { BridgeError, ErrorCode } from '../errors.js';
 import { IN_PAGE_SCRIPT, READABILITY, TURNDOWN, runInPage, runOnElement } from '../browser/page-channel.js';
 import { truncateText, truncationNote } from '../content-math.js';
 
-/** What readContent needs in the page. */
-const NEEDS = [IN_PAGE_SCRIPT, READABILITY, TURNDOWN];
+/**
+ * What readContent needs in the page for these options: the libraries
+ * only when it uses them (Readability for the main content, Turndown for
+ * markdown), so a plain text read injects neither into a new document.
+ * @param {{format: string, mainContent: boolean}} options
+ * @returns {import('../browser/page-channel.js').PageScript[]}
+ */
+export function contentNeeds(options) {
+	return [IN_PAGE_SCRIPT, ...(options.mainContent ? [READABILITY] : []), ...(options.format !== 'text' && options.format !== 'html' ? [TURNDOWN] : [])];
+}
 
 /**
  * Reads the content; runs in the page, so it must be self-contained. What
@@ -55,12 +63,14 @@ function readContent(localId, options) {
 		return copy;
 	};
 	const body = root ?? document.body;
-	const shown = visibleCopy(body);
+	/* The visible copy, made only for a read that uses it: a plain text read takes the live text. */
+	let shown = null;
+	const visible = () => (shown ??= visibleCopy(body));
 	const inert = document.implementation.createHTMLDocument('');
 	let html = null;
 	if (mainContent) {
 		const clone = document.implementation.createHTMLDocument(document.title);
-		clone.body.replaceWith(clone.importNode(shown, true));
+		clone.body.replaceWith(clone.importNode(visible(), true));
 		/* Readability turns every h1 into an h2: mark them to turn back. */
 		const pageHeadings = [...clone.querySelectorAll('h1')].map(heading => {
 			heading.setAttribute('data-bb-h1', '');
@@ -110,14 +120,14 @@ function readContent(localId, options) {
 			note = 'No main article was found, so this is the whole page.';
 		}
 	}
-	if (html === null)
-		html = root === null && format === 'html' ? `<html>${document.head.outerHTML}${shown.outerHTML}</html>` : shown.outerHTML;
+	if (html === null && format !== 'text')
+		html = root === null && format === 'html' ? `<html>${document.head.outerHTML}${visible().outerHTML}</html>` : visible().outerHTML;
 	let text;
 	if (format === 'html') {
 		text = html;
 	} else if (format === 'text') {
 		if (!mainContent || note !== '') {
-			text = body.innerText ?? shown.textContent;
+			text = body.innerText ?? visible().textContent;
 		} else {
 			const div = inert.createElement('div');
 			div.innerHTML = html;
@@ -143,9 +153,10 @@ export const pageContentActions = {
 			if (element !== undefined && typeof params.selector === 'string')
 				throw new BridgeError(ErrorCode.INVALID_ARGUMENT, 'Pass ref or selector, not both.');
 			const options = { format, selector: params.selector, mainContent: params.main_content === true };
+			const needs = contentNeeds(options);
 			const out = element !== undefined ?
-			    await runOnElement(context, readContent, [options], { needs: NEEDS }) :
-			    (await runInPage(tab, { frameIds: [0] }, readContent, [null, options], { needs: NEEDS }))[0]?.result;
+			    await runOnElement(context, readContent, [options], { needs }) :
+			    (await runInPage(tab, { frameIds: [0] }, readContent, [null, options], { needs }))[0]?.result;
 			if (out === undefined || out === null)
 				throw new BridgeError(ErrorCode.INTERNAL,
 				    `The page in tab ${tab.id} changed while it was being read (it navigated). Call get_page_content again once it has loaded.`);

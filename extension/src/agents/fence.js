@@ -107,6 +107,8 @@ export class Fence {
 		/** Task actions that open a tab (manage_tabs open, navigate_to new_tab) in flight. */
 		this.opening = 0;
 		this.syncing = Promise.resolve();
+		/** The rules the last update wrote (JSON), or null when unknown: the first update always writes. */
+		this.written = null;
 		this.ready = this.deps.tabs.query({})
 		    .then(tabs => tabs.forEach(tab => this.known.add(tab.id)))
 		    .then(() => this.sync());
@@ -119,16 +121,21 @@ export class Fence {
 
 	/**
 	 * Writes the rules for the fence as it stands, replacing the previous
-	 * ones in one update; updates run one after another.
+	 * ones in one update, unless they are those it last wrote (an unfenced
+	 * task's start and end change nothing); updates run one after another.
 	 * @returns {Promise<void>} rejects when the browser refused the rules
 	 */
 	sync() {
 		const write = async () => {
+			const rules = fenceRules([...this.fences.values()], this.known);
+			const text = JSON.stringify(rules);
+			if (text === this.written)
+				return;
+			/* Until the update is through, what the browser holds is not known. */
+			this.written = null;
 			const old = await this.deps.rules.getSessionRules();
-			await this.deps.rules.updateSessionRules({
-				removeRuleIds: old.map(rule => rule.id),
-				addRules: fenceRules([...this.fences.values()], this.known),
-			});
+			await this.deps.rules.updateSessionRules({ removeRuleIds: old.map(rule => rule.id), addRules: rules });
+			this.written = text;
 		};
 		this.syncing = this.syncing.then(write, write);
 		return this.syncing;

@@ -72,6 +72,23 @@ function pageKey(view) {
 	return `${view.url}\n${view.state.replace(FIELD_VALUE, '')}`;
 }
 
+/**
+ * Runs one phase of a task; with a trace hook, tells it the phase's start
+ * and end (performance.timeOrigin + performance.now(), ms); without one,
+ * the phase just runs.
+ * @template T
+ * @param {((phase: string, start: number, end: number) => void)|undefined} trace
+ * @param {string} phase
+ * @param {() => Promise<T>} work
+ * @returns {Promise<T>}
+ */
+export function timePhase(trace, phase, work) {
+	if (trace === undefined)
+		return work();
+	const start = performance.timeOrigin + performance.now();
+	return work().finally(() => trace(phase, start, performance.timeOrigin + performance.now()));
+}
+
 /** Longest detail kept per step in the history and the result. */
 const DETAIL_CHARS = 300;
 
@@ -153,6 +170,9 @@ export class AgentTask {
 	 * @param {(event: object) => void} [options.onEvent] each plan, action and verdict as it happens
 	 * @param {() => number} [options.now]
 	 * @param {(ms: number, onTime: () => void) => () => void} [options.timer] starts a timer; returns its cancel
+	 * @param {(phase: string, start: number, end: number) => void} [options.trace] a debugging hook (off when
+	 *   absent): hears each phase of the task (a model call, an action, a read) with its start and end
+	 *   (performance.timeOrigin + performance.now(), ms)
 	 */
 	constructor(options) {
 		this.task = options.task;
@@ -171,6 +191,7 @@ export class AgentTask {
 			const id = setTimeout(onTime, ms);
 			return () => clearTimeout(id);
 		});
+		this.trace = options.trace;
 		/** @type {Step[]} */
 		this.history = [];
 		this.usage = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, model_calls: 0 };
@@ -274,6 +295,18 @@ export class AgentTask {
 	}
 
 	/**
+	 * Runs one phase of the task; with the trace hook on, tells it how long
+	 * the phase took (off, the phase just runs).
+	 * @template T
+	 * @param {string} phase
+	 * @param {() => Promise<T>} work
+	 * @returns {Promise<T>}
+	 */
+	timed(phase, work) {
+		return timePhase(this.trace, phase, work);
+	}
+
+	/**
 	 * Waits while the task is paused.
 	 * @param {AbortSignal} signal a stop ends the wait
 	 * @returns {Promise<boolean>} whether it waited (the page may have changed by hand)
@@ -328,14 +361,14 @@ export class AgentTask {
 	 * @returns {Promise<string>} the accepted answer
 	 */
 	async loop(signal) {
-		let view = await this.browser.read(signal);
+		let view = await this.readPage(signal);
 		let mustPlan = true;
 		let rejection;
 		let sincePlan = 0;
 		for (;;) {
 			/* Paused: the person may change the page; resume reads it again and plans anew. */
 			if (await this.waitWhilePaused(signal))
-				view = await this.browser.read(signal);
+				view = await this.readPage(signal);
 			if (mustPlan || this.replan) {
 				this.replan = false;
 				const planned = await this.runPlanner(view, rejection, signal);
@@ -355,7 +388,7 @@ export class AgentTask {
 			}
 			/* Paused while the planner thought: wait, then plan again from the page as it is. */
 			if (await this.waitWhilePaused(signal)) {
-				view = await this.browser.read(signal);
+				view = await this.readPage(signal);
 				continue;
 			}
 			if (this.stepsTaken >= this.limits.max_steps)
@@ -395,7 +428,7 @@ export class AgentTask {
 			    `Stopped: the token budget (${this.limits.token_budget}) is used up.`);
 		signal.throwIfAborted();
 		const prompt = this.buildPrompt(role, input);
-		const reply = await this.models[role].complete({ role, ...prompt, signal });
+		const reply = await this.timed(`model ${role}`, () => this.models[role].complete({ role, ...prompt, signal }));
 		signal.throwIfAborted();
 		this.usage.input_tokens += reply.usage?.input_tokens ?? 0;
 		this.usage.output_tokens += reply.usage?.output_tokens ?? 0;
@@ -454,6 +487,15 @@ export class AgentTask {
 	}
 
 	/**
+	 * Reads the page's state.
+	 * @param {AbortSignal} signal
+	 * @returns {Promise<PageView>}
+	 */
+	readPage(signal) {
+		return this.timed('read', () => this.browser.read(signal));
+	}
+
+	/**
 	 * The page's text, read once per page view (the planner and the
 	 * validator always see it; the navigator when the page changed).
 	 * @param {PageView} view
@@ -462,7 +504,7 @@ export class AgentTask {
 	 */
 	async pageText(view, signal) {
 		if (view.page_text === undefined)
-			view.page_text = this.browser.pageText !== undefined ? await this.browser.pageText(signal) : '';
+			view.page_text = this.browser.pageText !== undefined ? await this.timed('page text', () => this.browser.pageText(signal)) : '';
 		return view.page_text;
 	}
 
@@ -522,11 +564,11 @@ export class AgentTask {
 			if (await this.waitWhilePaused(signal)) {
 				this.record({ tool, outcome: 'skipped',
 				    detail: 'The person paused the task here and may have changed the page; the rest of this step was not run.' });
-				return this.browser.read(signal);
+				return this.readPage(signal);
 			}
 			const acted = await this.runAction(tool, args ?? {}, view, signal);
 			/* The page after the action: from the action's own reply when it gave it, else read once. */
-			const after = acted.view ?? await this.browser.read(signal);
+			const after = acted.view ?? await this.readPage(signal);
 			if (i === chosen.length - 1)
 				return after;
 			if (!acted.ok || this.pageChanged(view, after)) {
@@ -569,7 +611,7 @@ export class AgentTask {
 		}
 		let reply;
 		try {
-			reply = await this.browser.act(tool, args, signal);
+			reply = await this.timed(`act ${tool}`, () => this.browser.act(tool, args, signal));
 		} catch (error) {
 			signal.throwIfAborted();
 			const code = error?.code ?? ErrorCode.INTERNAL;

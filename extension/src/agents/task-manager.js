@@ -9,7 +9,7 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { getTab, resolveTab } from '../browser/tabs.js';
-import { AgentTask } from './task-loop.js';
+import { AgentTask, timePhase } from './task-loop.js';
 import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js';
 import { domainAllowed, domainRefusal, taskDomains } from './domains.js';
 import { urlPolicy, urlRefusal } from '../url-policy.js';
@@ -47,7 +47,7 @@ const TITLE_CHARS = 40;
 export const HISTORY_MAX = 20;
 /** Where they are kept. */
 export const HISTORY_KEY = 'taskHistory';
-/** The credential of tasks the person starts in the side panel: no MCP client holds it. */
+/** The caller of tasks the person starts in the side panel: no MCP client is it. */
 export const PERSON = 'person';
 
 /**
@@ -86,18 +86,26 @@ export function urlInTask(text) {
 }
 
 /**
- * The credential a caller holds, as tasks record it: a SHA-256 of the
- * host's bearer token (the only credential MCP clients have), or "open"
- * when the host runs without one. A task is visible only to the credential
- * that started it, so after the token changes the old tasks are gone.
- * @param {string|undefined} token
- * @returns {Promise<string>}
+ * Who asks for a task: the caller the host names in its request (one OAuth
+ * client across its sessions, or one session of the owner key), and
+ * whether the request came with the owner key, which sees every client's
+ * tasks (docs/protocol.md, "Client approval").
+ * @typedef {object} Viewer
+ * @property {string} [caller]
+ * @property {boolean} [ownerKey]
  */
-export async function credentialOf(token) {
-	if (typeof token !== 'string' || token === '')
-		return 'open';
-	const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
-	return [...digest.slice(0, 16)].map(byte => byte.toString(16).padStart(2, '0')).join('');
+
+/**
+ * Whether a viewer may see a task: its own caller's, or any client's with
+ * the owner key; the person's side-panel tasks are no client's.
+ * @param {TaskRecord} record
+ * @param {Viewer} viewer
+ * @returns {boolean}
+ */
+function visibleTo(record, viewer) {
+	if (record.caller === PERSON)
+		return false;
+	return viewer.ownerKey === true || (viewer.caller !== undefined && record.caller === viewer.caller);
 }
 
 /**
@@ -149,12 +157,13 @@ export function describeTask(record) {
  * @property {number} tabId
  * @property {number} started Date.now()
  * @property {number} updated Date.now() at the last step, plan or verdict
- * @property {string} credential who may see it (credentialOf, or PERSON)
+ * @property {string|undefined} caller who may see it: the caller that started it (Viewer), or PERSON
  * @property {string} startedBy "you" (the side panel), or the MCP client's name ("MCP client" when it gave none)
  * @property {boolean} stopped stop_task, tasks/cancel or the person ended it
  * @property {string} [stopReason] the stop reason a stop gives (cancelled, stopped_by_user)
  * @property {AgentTask} agent
  * @property {AbortController} controller
+ * @property {Promise<void>} grouped resolves once the tab is in the task's group (groupId), or could not be
  * @property {Promise<object>} done resolves to the result
  * @property {object|null} result
  */
@@ -172,10 +181,11 @@ export class TaskManager {
 	 * @param {string} deps.optionsUrl the options page, for "set up a model" errors
 	 * @param {() => Promise<boolean>} deps.evaluateEnabled whether the user allowed evaluate_script
 	 * @param {() => Promise<boolean>} [deps.networkEnabled] whether the person gave the agents the network tools
-	 * @param {() => Promise<string>} [deps.credential] the current caller's credential (credentialOf)
 	 * @param {(text: string) => void} [deps.log]
 	 * @param {typeof fetch} [deps.fetch]
 	 * @param {() => void} [deps.onChange] a task started, moved, paused, resumed or ended (the side panel)
+	 * @param {(taskId: string) => ((phase: string, start: number, end: number) => void)|undefined} [deps.trace]
+	 *   a debugging hook (docs/benchmarks.md): the sink a new task's phases are timed into, or undefined (off)
 	 */
 	constructor(deps) {
 		this.deps = deps;
@@ -186,11 +196,6 @@ export class TaskManager {
 	/** Tells the side panel that something changed. */
 	changed() {
 		this.deps.onChange?.();
-	}
-
-	/** @returns {Promise<string>} the credential of whoever calls now */
-	credential() {
-		return this.deps.credential?.() ?? Promise.resolve('open');
 	}
 
 	/**
@@ -221,13 +226,17 @@ export class TaskManager {
 	 * Starts a task (run_task).
 	 * @param {object} params run_task's arguments
 	 * @param {(record: TaskRecord, event: object) => void} [onEvent] each plan, action and verdict
-	 * @param {{byPerson?: boolean, client?: string}} [options] byPerson: started in the side panel, visible
-	 *   to no MCP client; client: the MCP client that started it, by the name it gave
+	 * @param {{byPerson?: boolean, client?: string, caller?: string}} [options] byPerson: started in the side
+	 *   panel, visible to no MCP client; client: the MCP client that started it, by the name it gave;
+	 *   caller: who started it as the host names it (Viewer), who alone sees it besides the owner key
 	 * @returns {Promise<TaskRecord>}
 	 */
-	async start(params, onEvent = () => {}, { byPerson = false, client } = {}) {
-		params = await this.startingPage(params, byPerson);
-		const settings = await loadSettings(this.deps.storage);
+	async start(params, onEvent = () => {}, { byPerson = false, client, caller } = {}) {
+		const id = newTaskId();
+		const trace = this.deps.trace?.(id);
+		const timed = (phase, work) => timePhase(trace, phase, work);
+		params = await timed('start: page', () => this.startingPage(params, byPerson));
+		const settings = await timed('start: settings', () => loadSettings(this.deps.storage));
 		const models = roleModels(settings, this.deps.optionsUrl);
 		const allowedDomains = taskDomains(settings.allowed_domains, readDomains(params.allowed_domains), this.deps.optionsUrl);
 		if (params.start_url !== undefined && !domainAllowed(params.start_url, allowedDomains))
@@ -238,13 +247,12 @@ export class TaskManager {
 			throw new BridgeError(ErrorCode.TAB_BUSY,
 			    `Tab ${busy.tabId} is running task ${busy.id} ("${shortTask(busy.task)}"). ` +
 			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
-		const id = newTaskId();
-		const credential = byPerson ? PERSON : await this.credential();
-		const tools = await this.modelTools();
+		const tools = await timed('start: tools', () => this.modelTools());
 		/* A start_url tab opens blank: the fence is up before its first request. */
-		const tabId = tab !== null ? tab.id : (await this.deps.browser.tabs.create({ url: 'about:blank', active: true })).id;
+		const tabId = tab !== null ? tab.id :
+		    (await timed('start: blank tab', () => this.deps.browser.tabs.create({ url: 'about:blank', active: true }))).id;
 		try {
-			await this.deps.fence.enclose(id, tabId, allowedDomains);
+			await timed('start: fence', () => this.deps.fence.enclose(id, tabId, allowedDomains));
 		} catch (error) {
 			throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
 			    `The browser refused to fence the task to ${allowedDomains.join(', ')} (${error?.message ?? error}), ` +
@@ -254,8 +262,8 @@ export class TaskManager {
 		const release = this.deps.dispatcher.hold(tabId, owner);
 		if (params.start_url !== undefined) {
 			try {
-				await this.deps.dispatcher.dispatch('navigate_to', { tab_id: tabId, url: params.start_url },
-				    { signal: new AbortController().signal, deadline: Date.now() + START_MS, progress: () => {}, owner });
+				await timed('start: start_url', () => this.deps.dispatcher.dispatch('navigate_to', { tab_id: tabId, url: params.start_url },
+				    { signal: new AbortController().signal, deadline: Date.now() + START_MS, progress: () => {}, owner }));
 			} catch (error) {
 				const blocked = this.deps.fence.blocked(id);
 				release();
@@ -277,6 +285,7 @@ export class TaskManager {
 			limits: taskLimits(settings, params),
 			allowedDomains,
 			vision: settings.vision,
+			trace,
 			onEvent: event => {
 				record.updated = Date.now();
 				onEvent(record, event);
@@ -285,13 +294,15 @@ export class TaskManager {
 		});
 		const started = Date.now();
 		const record = {
-			id, task: params.task, tabId, started, updated: started, credential, stopped: false,
+			id, task: params.task, tabId, started, updated: started, caller: byPerson ? PERSON : caller, stopped: false,
 			startedBy: byPerson ? 'you' : client ?? 'MCP client', agent, controller: new AbortController(), result: null,
 		};
 		this.tasks.set(id, record);
-		await this.groupTab(record);
+		/* The group is a cue for the person: it forms while the task reads the page and asks its model. */
+		record.grouped = timed('alongside: tab group', () => this.groupTab(record));
 		record.done = agent.run(record.controller.signal).then(async result => {
-			const openedTabs = await this.closeOpened(id, settings.keep_tabs);
+			await record.grouped;
+			const openedTabs = await timed('end: fence and tabs', () => this.closeOpened(id, settings.keep_tabs));
 			record.updated = Date.now();
 			/* Once stopped, a task stays stopped, even if its last step finished it. */
 			const stopReason = record.stopped ? record.stopReason : result.stop_reason;
@@ -500,12 +511,12 @@ export class TaskManager {
 				}
 				if (opens)
 					await this.joinGroup(tabId, result);
-				const tab = await getTab(tabId).catch(() => null);
 				const state = params.include_state === true ? result.structuredContent?.state : undefined;
+				/* The page the action reported has the tab's URL; without it, the tab is asked. */
 				if (state?.tab?.id !== tabId)
-					return { text: text(result), url: tab?.url };
+					return { text: text(result), url: (await getTab(tabId).catch(() => null))?.url };
 				const parts = result.content.filter(part => part.type === 'text');
-				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: tab?.url, view: view(parts.at(-1).text, state) };
+				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: state.tab.url, view: view(parts.at(-1).text, state) };
 			},
 			back: signal => run('navigate_history', { tab_id: tabId, action: 'back' }, signal).then(() => {}),
 			blocked: () => this.deps.fence.blocked(taskId)
@@ -525,6 +536,7 @@ export class TaskManager {
 	 */
 	async joinGroup(taskTab, result) {
 		const record = this.runningIn(taskTab);
+		await record?.grouped;
 		const opened = openedTab(result);
 		if (record?.groupId === undefined || opened === undefined)
 			return;
@@ -538,11 +550,12 @@ export class TaskManager {
 	 * @param {string} id
 	 * @param {string} text
 	 * @param {string} [questionId] the question answered; another one (a later question) is not answered with it
-	 * @param {string} [client] the client's name
+	 * @param {string|undefined} client the client's name
+	 * @param {Viewer} viewer who answers
 	 * @returns {Promise<{record: TaskRecord, answered: boolean}>}
 	 */
-	async answer(id, text, questionId, client) {
-		const record = await this.get(id);
+	async answer(id, text, questionId, client, viewer) {
+		const record = await this.get(id, viewer);
 		const question = record.result === null ? record.agent.question : null;
 		const answered = question !== null && (questionId === undefined || questionId === question.id) &&
 		    record.agent.answer(text, `The MCP client${client !== undefined ? ` ${client}` : ''}`);
@@ -552,15 +565,16 @@ export class TaskManager {
 	}
 
 	/**
-	 * A task by id, if the current caller's credential started it.
+	 * A task by id, if the viewer may see it (visibleTo).
 	 * @param {string} id
+	 * @param {Viewer} viewer
 	 * @returns {Promise<TaskRecord>}
-	 * @throws {BridgeError} TASK_NOT_FOUND for an unknown id, or one another credential started
+	 * @throws {BridgeError} TASK_NOT_FOUND for an unknown id, or one the viewer may not see (the same words)
 	 */
-	async get(id) {
+	async get(id, viewer) {
 		this.forgetOld();
 		const record = this.tasks.get(id);
-		if (record === undefined || record.credential !== await this.credential())
+		if (record === undefined || !visibleTo(record, viewer))
 			throw new BridgeError(ErrorCode.TASK_NOT_FOUND,
 			    `There is no task "${id}" (finished tasks are kept for an hour, at most ${KEPT_TASKS} of them). ` +
 			    'Call list_tasks to see the tasks.');
@@ -571,10 +585,11 @@ export class TaskManager {
 	 * Stops a task and waits for it to end.
 	 * @param {string} id
 	 * @param {string} why
+	 * @param {Viewer} viewer who stops it
 	 * @returns {Promise<boolean>} whether this call stopped it (false: it had finished)
 	 */
-	async stop(id, why) {
-		return this.end(await this.get(id), why, 'cancelled');
+	async stop(id, why, viewer) {
+		return this.end(await this.get(id, viewer), why, 'cancelled');
 	}
 
 	/**
@@ -595,11 +610,13 @@ export class TaskManager {
 		return running;
 	}
 
-	/** @returns {Promise<TaskRecord[]>} the current caller's tasks, newest first */
-	async list() {
+	/**
+	 * @param {Viewer} viewer
+	 * @returns {Promise<TaskRecord[]>} the tasks the viewer may see, newest first
+	 */
+	async list(viewer) {
 		this.forgetOld();
-		const credential = await this.credential();
-		return [...this.tasks.values()].filter(record => record.credential === credential).reverse();
+		return [...this.tasks.values()].filter(record => visibleTo(record, viewer)).reverse();
 	}
 }
 
@@ -694,7 +711,7 @@ export function taskActions(manager) {
 					const input = event.type === 'question' ?
 					    { task_id: task.id, question_id: task.agent.question.id, question: event.question } : undefined;
 					context.progress(++sent, undefined, describeEvent(task, event), input);
-				}, { client: context.client });
+				}, { client: context.client, caller: context.caller });
 				if (!waiting)
 					return taskReply(record);
 				const stop = () => record.controller.abort(context.signal.reason ?? new Error('the caller cancelled run_task'));
@@ -714,7 +731,7 @@ export function taskActions(manager) {
 			scope: 'browser',
 			unqueued: true,
 			async run(params, context) {
-				const record = await manager.get(params.task_id);
+				const record = await manager.get(params.task_id, context);
 				if (record.result === null && params.wait_ms > 0)
 					await waitFor(record, Math.min(params.wait_ms, context.deadline - Date.now() - DEADLINE_MARGIN_MS), context.signal);
 				return taskReply(record);
@@ -726,8 +743,8 @@ export function taskActions(manager) {
 			async run(params, context) {
 				/* tasks/update with a declined input request brings no answer: only report the task. */
 				const { record, answered } = typeof params.answer === 'string' ?
-				    await manager.answer(params.task_id, params.answer, params.question_id, context.client) :
-				    { record: await manager.get(params.task_id), answered: false };
+				    await manager.answer(params.task_id, params.answer, params.question_id, context.client, context) :
+				    { record: await manager.get(params.task_id, context), answered: false };
 				const reply = taskReply(record, { answered });
 				if (!answered)
 					reply.content[0].text = `Nothing was waiting for that answer (the person may have answered first). ${reply.content[0].text}`;
@@ -737,16 +754,16 @@ export function taskActions(manager) {
 		stop_task: {
 			scope: 'browser',
 			unqueued: true,
-			async run(params) {
-				const stopped = await manager.stop(params.task_id, 'stop_task was called');
-				return taskReply(await manager.get(params.task_id), { stopped });
+			async run(params, context) {
+				const stopped = await manager.stop(params.task_id, 'stop_task was called', context);
+				return taskReply(await manager.get(params.task_id, context), { stopped });
 			},
 		},
 		list_tasks: {
 			scope: 'browser',
 			unqueued: true,
-			async run() {
-				const records = await manager.list();
+			async run(params, context) {
+				const records = await manager.list(context);
 				const lines = [`${records.length} task${records.length === 1 ? '' : 's'}${records.length > 0 ? ':' : '.'}`];
 				for (const record of records) {
 					const status = record.result === null ? `running, step ${record.agent.stepsTaken}` : `${record.result.stop_reason} after ${record.result.steps_taken} steps`;

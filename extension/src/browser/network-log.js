@@ -8,8 +8,9 @@
  *
  * A tab is recorded only once a caller acts in it (navigates, clicks,
  * types, opens it: act()), and only the callers that acted in it may read
- * it. A caller is an MCP client as the host names it (its session) or a
- * task of the agents. Request ids are random and bound to their tab.
+ * it. A caller is an MCP client as the host names it (its session, or an
+ * OAuth client across its sessions) or a task of the agents; the owner key
+ * reads every recorded tab. Request ids are random and bound to their tab.
  * Credentials (secretHeader) are kept but shown only as their length
  * unless the person's config reveals them (shownHeaders).
  * @module browser/network-log
@@ -311,12 +312,16 @@ export class NetworkLog {
 	}
 
 	/**
-	 * Whether an actor may read a tab's requests: it acted in the tab.
+	 * Whether an actor may read a tab's requests: it acted in the tab, or
+	 * it holds the owner key and someone did.
 	 * @param {number} tabId
 	 * @param {Actor|undefined} actor
+	 * @param {boolean} [ownerKey]
 	 * @returns {boolean}
 	 */
-	readable(tabId, actor) {
+	readable(tabId, actor, ownerKey = false) {
+		if (ownerKey)
+			return this.tabs.has(tabId);
 		return actor !== undefined && actor !== null && this.tabs.get(tabId)?.actors.has(actor) === true;
 	}
 
@@ -324,14 +329,15 @@ export class NetworkLog {
 	 * A tab's requests, oldest first, filtered.
 	 * @param {number} tabId
 	 * @param {Actor|undefined} actor who asks
-	 * @param {{filter?: string, since?: string, type?: string}} options
-	 *   filter: a URL substring, * for any run of characters (urlMatcher); since: only requests after this id
+	 * @param {{filter?: string, since?: string, type?: string, ownerKey?: boolean}} options
+	 *   filter: a URL substring, * for any run of characters (urlMatcher); since: only requests after this id;
+	 *   ownerKey: the actor holds the owner key (readable)
 	 * @returns {NetworkRecord[]}
-	 * @throws {BridgeError} INVALID_ARGUMENT when the actor did not act in the tab, or for a bad filter or since
+	 * @throws {BridgeError} INVALID_ARGUMENT when the actor may not read the tab, or for a bad filter or since
 	 */
-	list(tabId, actor, { filter, since, type } = {}) {
+	list(tabId, actor, { filter, since, type, ownerKey = false } = {}) {
 		const test = filter !== undefined ? urlMatcher(filter) : null;
-		if (!this.readable(tabId, actor))
+		if (!this.readable(tabId, actor, ownerKey))
 			throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
 			    `Tab ${tabId}'s requests are shown only to a caller that acted in the tab (navigated, clicked, typed ` +
 			    'or opened it), and are recorded from then on. Act in the tab first (navigate_to, click_element, ' +
@@ -358,11 +364,12 @@ export class NetworkLog {
 	 * @param {string} id
 	 * @param {Actor|undefined} actor
 	 * @param {number} [tabId]
+	 * @param {boolean} [ownerKey] the actor holds the owner key (readable)
 	 * @returns {NetworkRecord|undefined}
 	 */
-	get(id, actor, tabId) {
+	get(id, actor, tabId, ownerKey = false) {
 		for (const [recorded, tab] of this.tabs) {
-			if ((tabId !== undefined && recorded !== tabId) || !this.readable(recorded, actor))
+			if ((tabId !== undefined && recorded !== tabId) || !this.readable(recorded, actor, ownerKey))
 				continue;
 			const found = tab.records.find(r => r.id === id);
 			if (found !== undefined)
