@@ -27,6 +27,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  *   the owner, or the MCP client as the host identifies it (CallContext.caller); absent when neither is known
  * @property {string} [caller] the MCP caller as the host identifies it (CallContext.caller)
  * @property {boolean} [ownerKey] the call came with the owner key (CallContext.ownerKey): it may read what every caller may
+ * @property {string[]} [scopes] the scopes of the OAuth client's key it came with (CallContext.scopes; absent: all)
  * @property {chrome.tabs.Tab} [tab] the tab, for actions that act on one
  * @property {import('./page-state/refs.js').RefEntry} [element] the element named by params.ref
  * @property {(ref: string) => import('./page-state/refs.js').RefEntry} [resolveRef] finds another element of the tab
@@ -110,6 +111,7 @@ export class Dispatcher {
 			description: tool.description,
 			input_schema: tool.inputSchema,
 			read_only: tool.annotations?.readOnlyHint === true,
+			...(tool.scope !== undefined ? { scope: tool.scope } : {}),
 		    }));
 	}
 
@@ -310,6 +312,7 @@ export class Dispatcher {
 			actor: call.owner ?? call.caller,
 			caller: call.caller,
 			ownerKey: call.ownerKey === true,
+			scopes: call.scopes,
 			services: this.services,
 		};
 		let key = 'browser';

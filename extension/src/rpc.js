@@ -27,6 +27,8 @@ export const MAX_OUTBOUND_BYTES = 64 * 1024 * 1024;
  *   for stateless requests; one OAuth client across its sessions): what only that caller may read is keyed by it
  * @property {boolean} [ownerKey] the request came with the owner key (the host's `owner: true`): it may read
  *   and act on what every caller made
+ * @property {string[]} [scopes] the scopes of the OAuth client's key it came with (absent: the owner key, all
+ *   of them): what a task it starts may do
  */
 
 /**
@@ -125,6 +127,8 @@ export class RequestRunner {
 			context.caller = message.caller.slice(0, 80);
 		if (message.owner === true)
 			context.ownerKey = true;
+		if (Array.isArray(message.scopes))
+			context.scopes = message.scopes.filter(scope => typeof scope === 'string');
 		let promise;
 		try {
 			promise = Promise.resolve(this.dispatch(method, params, context));

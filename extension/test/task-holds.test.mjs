@@ -25,11 +25,13 @@ beforeEach(() => {
 
 const readOnly = { readOnlyHint: true };
 const CATALOGUE = [
-	{ name: 'get_browser_state', method: 'get_browser_state', description: 'State.', inputSchema: { type: 'object' }, annotations: readOnly },
-	{ name: 'get_page_content', method: 'get_page_content', description: 'Text.', inputSchema: { type: 'object' }, annotations: readOnly },
-	{ name: 'poke', method: 'poke', description: 'Change the page.', inputSchema: { type: 'object' }, annotations: {} },
-	{ name: 'run_task', method: 'run_task', description: 'Run.', inputSchema: { type: 'object' }, annotations: {} },
-	{ name: 'stop_task', method: 'stop_task', description: 'Stop.', inputSchema: { type: 'object' }, annotations: {} },
+	{ name: 'get_browser_state', method: 'get_browser_state', description: 'State.', inputSchema: { type: 'object' }, annotations: readOnly,
+		scope: 'pages:read' },
+	{ name: 'get_page_content', method: 'get_page_content', description: 'Text.', inputSchema: { type: 'object' }, annotations: readOnly,
+		scope: 'pages:read' },
+	{ name: 'poke', method: 'poke', description: 'Change the page.', inputSchema: { type: 'object' }, annotations: {}, scope: 'pages:act' },
+	{ name: 'run_task', method: 'run_task', description: 'Run.', inputSchema: { type: 'object' }, annotations: {}, scope: 'tasks' },
+	{ name: 'stop_task', method: 'stop_task', description: 'Stop.', inputSchema: { type: 'object' }, annotations: {}, scope: 'tasks' },
 ];
 
 // A model that answers each role from its script, in order; when a role's
@@ -394,6 +396,27 @@ test('an action that reports the page gives the task its tab\'s URL; one that do
 	assert.deepEqual(asked, [], 'the reported page says where the tab is');
 	const scrolled = await browser.act('scroll_page', {}, new AbortController().signal);
 	assert.deepEqual({ url: scrolled.url, view: scrolled.view, asked }, { url: 'http://shop.test/asked', view: undefined, asked: [1] });
+});
+
+// An OAuth client's key names its scopes on each request (protocol.md,
+// section 9): its task's agents get only the tools those allow, and a key
+// without pages:read starts no task, for the agents could not see a page.
+test('a task keeps to the scopes of the key that started it', async () => {
+	const { dispatcher, tasks, model } = setup({ planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }] });
+	const names = tools => tools.map(tool => tool.name);
+	assert.deepEqual(names(await tasks.modelTools()), ['get_browser_state', 'get_page_content', 'poke'], 'the owner key: every tool');
+	assert.deepEqual(names(await tasks.modelTools(['pages:read', 'tasks'])), ['get_browser_state', 'get_page_content'],
+	    'without pages:act the agents only read');
+	const runner = new RequestRunner({ send: () => {}, dispatch: (method, params, context) => dispatcher.dispatch(method, params, context) });
+	const seen = [];
+	const modelTools = tasks.modelTools.bind(tasks);
+	tasks.modelTools = scopes => { seen.push(scopes); return modelTools(scopes); };
+	runner.handle({ type: 'request', id: 1, method: 'run_task', params: { task: 'Read the headline', tab_id: 1, wait: false },
+		timeout_ms: 60000, caller: 'a'.repeat(32), scopes: ['pages:read', 'tasks'] });
+	await model.waiting(1);
+	assert.deepEqual(seen, [['pages:read', 'tasks']], 'the request\'s scopes reach the task');
+	await assert.rejects(dispatcher.dispatch('run_task', { task: 'Read the headline', tab_id: 2, wait: false }, { ...call(), scopes: ['tasks'] }),
+	    error => error.code === ErrorCode.INVALID_ARGUMENT && /lacks the scope pages:read/.test(error.message));
 });
 
 // Issue #25: every client holds a key of its own, and the host names it in

@@ -213,12 +213,13 @@ export class TaskManager {
 	/**
 	 * The catalogue tools the navigator may use, of those the extension
 	 * answers (agentTools: evaluate_script and the network tools only when
-	 * the person allowed them).
+	 * the person allowed them; only those of the scopes of an OAuth client's key).
+	 * @param {string[]} [scopes] the key's scopes (absent: the owner key or the person, every scope)
 	 * @returns {Promise<{name: string, description: string, input_schema: object}[]>}
 	 */
-	async modelTools() {
+	async modelTools(scopes) {
 		const allowed = { script: await this.deps.evaluateEnabled(), network: await (this.deps.networkEnabled?.() ?? false),
-			networkTools: Object.keys(networkActions) };
+			networkTools: Object.keys(networkActions), scopes };
 		return agentTools(this.deps.dispatcher.catalogueActions(), allowed);
 	}
 
@@ -226,12 +227,18 @@ export class TaskManager {
 	 * Starts a task (run_task).
 	 * @param {object} params run_task's arguments
 	 * @param {(record: TaskRecord, event: object) => void} [onEvent] each plan, action and verdict
-	 * @param {{byPerson?: boolean, client?: string, caller?: string}} [options] byPerson: started in the side
-	 *   panel, visible to no MCP client; client: the MCP client that started it, by the name it gave;
-	 *   caller: who started it as the host names it (Viewer), who alone sees it besides the owner key
+	 * @param {{byPerson?: boolean, client?: string, caller?: string, scopes?: string[]}} [options] byPerson: started
+	 *   in the side panel, visible to no MCP client; client: the MCP client that started it, by the name it gave;
+	 *   caller: who started it as the host names it (Viewer), who alone sees it besides the owner key;
+	 *   scopes: those of the OAuth client's key (absent: every scope), which its agents keep to
 	 * @returns {Promise<TaskRecord>}
+	 * @throws {BridgeError} INVALID_ARGUMENT when the key lacks pages:read: the agents cannot see a page
 	 */
-	async start(params, onEvent = () => {}, { byPerson = false, client, caller } = {}) {
+	async start(params, onEvent = () => {}, { byPerson = false, client, caller, scopes } = {}) {
+		if (scopes !== undefined && !scopes.includes('pages:read'))
+			throw new BridgeError(ErrorCode.INVALID_ARGUMENT, 'This client\'s key lacks the scope pages:read, ' +
+			    'which the agents need to see a page, so the task did not start. Authorize the client again ' +
+			    'and leave "Read pages" ticked in the Browser Bridge popup.');
 		const id = newTaskId();
 		const trace = this.deps.trace?.(id);
 		const timed = (phase, work) => timePhase(trace, phase, work);
@@ -247,7 +254,7 @@ export class TaskManager {
 			throw new BridgeError(ErrorCode.TAB_BUSY,
 			    `Tab ${busy.tabId} is running task ${busy.id} ("${shortTask(busy.task)}"). ` +
 			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
-		const tools = await timed('start: tools', () => this.modelTools());
+		const tools = await timed('start: tools', () => this.modelTools(scopes));
 		/* A start_url tab opens blank: the fence is up before its first request. */
 		const tabId = tab !== null ? tab.id :
 		    (await timed('start: blank tab', () => this.deps.browser.tabs.create({ url: 'about:blank', active: true }))).id;
@@ -711,7 +718,7 @@ export function taskActions(manager) {
 					const input = event.type === 'question' ?
 					    { task_id: task.id, question_id: task.agent.question.id, question: event.question } : undefined;
 					context.progress(++sent, undefined, describeEvent(task, event), input);
-				}, { client: context.client, caller: context.caller });
+				}, { client: context.client, caller: context.caller, scopes: context.scopes });
 				if (!waiting)
 					return taskReply(record);
 				const stop = () => record.controller.abort(context.signal.reason ?? new Error('the caller cancelled run_task'));

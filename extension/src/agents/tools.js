@@ -24,15 +24,19 @@ const FILLED_IN = ['tab_id', 'include_state'];
 /**
  * The catalogue tools the navigator may use: no task tools, none of
  * NOT_FOR_TASKS, evaluate_script only when the person allowed scripts and
- * the network tools only when they allowed those.
- * @param {{name: string, description: string, input_schema: object}[]} catalogue
- * @param {{script: boolean, network: boolean, networkTools: string[]}} allowed networkTools: the network tools' names
+ * the network tools only when they allowed those, and, for a task an OAuth
+ * client started, only the tools whose scope its key holds (pages:act for
+ * acting, network, scripts).
+ * @param {{name: string, description: string, input_schema: object, scope?: string}[]} catalogue
+ * @param {{script: boolean, network: boolean, networkTools: string[], scopes?: string[]}} allowed networkTools:
+ *   the network tools' names; scopes: the key's (absent: the owner key, every scope)
  * @returns {{name: string, description: string, input_schema: object}[]}
  */
 export function agentTools(catalogue, allowed) {
 	return catalogue
 	    .filter(tool => !TASK_TOOLS.includes(tool.name) && !NOT_FOR_TASKS.includes(tool.name) &&
-		(tool.name !== 'evaluate_script' || allowed.script) && (!allowed.networkTools.includes(tool.name) || allowed.network))
+		(tool.name !== 'evaluate_script' || allowed.script) && (!allowed.networkTools.includes(tool.name) || allowed.network) &&
+		(allowed.scopes === undefined || allowed.scopes.includes(tool.scope)))
 	    .map(tool => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema }));
 }
 
