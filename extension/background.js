@@ -182,7 +182,13 @@ const pageRequests = {
 	decideClient: async message => approvals.decide(String(message.request_id ?? ''),
 	    { approved: message.approved === true, scopes: message.scopes }),
 	listClients: () => hostCall('list_clients'),
-	revokeClient: message => hostCall('revoke_client', { client_id: String(message.client_id ?? '') }),
+	/* The host ends the client's sessions and calls; its running tasks stop here. */
+	revokeClient: async message => {
+		const result = await hostCall('revoke_client', { client_id: String(message.client_id ?? '') });
+		if (typeof result?.caller === 'string')
+			await tasks.stopCaller(result.caller, 'The person revoked the client that started this task.');
+		return result;
+	},
 };
 
 /**

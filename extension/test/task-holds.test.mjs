@@ -472,3 +472,21 @@ test('each caller sees only its own tasks; the owner key sees and acts on all; t
 	await ask(bob, 'stop_task', { task_id: his });
 	await tasks.control(person.id, 'stop');
 });
+
+test('revoking a client stops its running tasks only: another client\'s and the person\'s go on', async () => {
+	const { dispatcher, tasks, model } = setup();
+	const hers = (await dispatcher.dispatch('run_task', { task: 'Alice\'s errand', tab_id: 1, wait: false }, call(undefined, 'alice')))
+	    .structuredContent.task_id;
+	const his = (await dispatcher.dispatch('run_task', { task: 'Bob\'s errand', tab_id: 2, wait: false }, call(undefined, 'bob')))
+	    .structuredContent.task_id;
+	const person = await tasks.start({ task: 'Mine', tab_id: 3 }, () => {}, { byPerson: true });
+	await model.waiting(3);
+	assert.equal(await tasks.stopCaller('alice', 'The person revoked the client that started this task.'), 1);
+	const ended = await tasks.get(hers, { caller: 'alice' });
+	assert.equal(ended.result.stop_reason, 'cancelled');
+	assert.equal((await tasks.get(his, { caller: 'bob' })).result, null, 'the other client\'s task runs on');
+	assert.equal(person.result, null, 'the person\'s task runs on');
+	assert.equal(await tasks.stopCaller('alice', 'again'), 0, 'nothing left to stop');
+	await tasks.stop(his, 'done', { caller: 'bob' });
+	await tasks.control(person.id, 'stop');
+});

@@ -600,6 +600,18 @@ export class TaskManager {
 	}
 
 	/**
+	 * Stops every running task of one caller (a client the person revoked).
+	 * @param {string} caller
+	 * @param {string} why the message the results give
+	 * @returns {Promise<number>} how many were running
+	 */
+	async stopCaller(caller, why) {
+		const theirs = (await this.list({ caller })).filter(record => record.result === null && !record.stopped);
+		const stopped = await Promise.all(theirs.map(record => this.end(record, why, 'cancelled')));
+		return stopped.filter(Boolean).length;
+	}
+
+	/**
 	 * Ends a task and waits for it.
 	 * @param {TaskRecord} record
 	 * @param {string} why the message the result gives
