@@ -94,8 +94,11 @@ describe('per-client keys with consent in the extension', () => {
 		/* The popup shows the waiting client, marked self-declared, with a way to the approval page. */
 		await until(async () => await inExtension(b, 'chrome.action.getBadgeText({})') === '1', { what: 'the badge to count it' });
 		const popup = await b.openDirectly(POPUP);
-		const waiting = await until(() => b.evaluate(POPUP, '[...document.querySelectorAll("#approvals li")].map(li => li.textContent)'),
-		    { what: 'the popup to list the waiting client' }).finally(() => popup.close());
+		/* An empty list is the popup before it has asked: wait for the line. */
+		const waiting = await until(async () => {
+			const lines = await b.evaluate(POPUP, '[...document.querySelectorAll("#approvals li")].map(li => li.textContent)');
+			return lines.length > 0 ? lines : null;
+		}, { what: 'the popup to list the waiting client' }).finally(() => popup.close());
 		assert.match(waiting[0], /^SDK e2e client \(self-declared name\) Review$/);
 
 		const shown = await consent(b);
