@@ -15,6 +15,8 @@
 #include <jansson.h>
 
 #include "check-helpers.h"
+#include "clock.h"
+#include "oauth-authorize.h"
 #include "oauth-metadata.h"
 #include "oauth-register.h"
 #include "oauth-scope.h"
@@ -676,6 +678,84 @@ START_TEST(test_challenge_names_metadata_and_scopes)
 }
 END_TEST
 
+/* What the tests' approver was asked, and how to answer it. */
+struct asked {
+	json_t			*params;
+	int			 timeout_ms;
+	oauth_approval_cb	 done;
+	void			*done_arg;
+};
+
+/* Keeps an approve_client request instead of sending it. */
+static uint64_t
+asked_keep(void *arg, json_t *params, int timeout_ms, oauth_approval_cb done,
+    void *done_arg)
+{
+	struct asked	*asked = arg;
+
+	asked->params = params;
+	asked->timeout_ms = timeout_ms;
+	asked->done = done;
+	asked->done_arg = done_arg;
+	return 1;
+}
+
+/* Cancels nothing: the tests answer or time out by hand. */
+static void
+asked_cancel(void *arg, uint64_t id)
+{
+}
+
+/* The time T0, for the authorization's clock. */
+static uint64_t
+at_t0(void *arg)
+{
+	return T0;
+}
+
+START_TEST(test_unanswered_approval_expires_as_access_denied)
+{
+	struct oauth_store		*store = oauth_store_open(NULL, NULL);
+	struct oauth_client		*client = registered(store, false);
+	struct asked			 asked = { 0 };
+	struct oauth_approver		 approver = { asked_keep, asked_cancel,
+					    &asked };
+	struct clock			 wall = { at_t0, NULL };
+	struct oauth_authorize		*authorize;
+	struct oauth_authorize_answer	 answer;
+	json_t				*query;
+
+	authorize = oauth_authorize_new(store, &approver, PORT, &wall, NULL);
+	query = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "response_type",
+	    "code", "client_id", client->client_id, "redirect_uri", REDIRECT,
+	    "code_challenge", CHALLENGE, "code_challenge_method", "S256",
+	    "state", "s1", "resource", "http://127.0.0.1:9333/mcp");
+	oauth_authorize_request(authorize, query, &answer);
+	ck_assert_int_eq(answer.status, 200);
+	free(answer.html);
+	json_decref(query);
+	/* The person has five minutes; then the call times out. */
+	ck_assert_int_eq(asked.timeout_ms, OAUTH_APPROVAL_MS);
+	ck_assert_int_eq(OAUTH_APPROVAL_MS, 5 * 60 * 1000);
+	ck_assert_ptr_nonnull(asked.done);
+	asked.done(NULL, "TIMEOUT", "the extension did not answer in time",
+	    asked.done_arg);
+	query = json_pack("{s:s}", "request_id", json_string_value(
+	    json_object_get(asked.params, "request_id")));
+	oauth_authorize_request(authorize, query, &answer);
+	ck_assert_int_eq(answer.status, 302);
+	ck_assert_ptr_nonnull(strstr(answer.location, "error=access_denied"));
+	ck_assert_ptr_nonnull(strstr(answer.location, "state=s1"));
+	ck_assert_ptr_null(strstr(answer.location, "code="));
+	free(answer.location);
+	free(answer.html);
+	json_decref(query);
+	json_decref(asked.params);
+	oauth_authorize_free(authorize);
+	oauth_store_free(store);
+}
+END_TEST
+
 /* The OAuth suite. */
 static Suite *
 oauth_suite(void)
@@ -698,6 +778,7 @@ oauth_suite(void)
 	tcase_add_test(tc, test_client_keeps_its_latest_approvals);
 	tcase_add_test(tc, test_new_approval_narrows_older_grants);
 	tcase_add_test(tc, test_unapproved_client_gets_no_tokens);
+	tcase_add_test(tc, test_unanswered_approval_expires_as_access_denied);
 	tcase_add_test(tc, test_register_caps_approved_clients);
 	tcase_add_test(tc, test_store_file_private_and_round_trips);
 	tcase_add_test(tc, test_two_hosts_share_the_file);
