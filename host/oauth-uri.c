@@ -44,9 +44,12 @@ oauth_uri_loopback(const char *uri, struct oauth_uri *parsed)
 	p += len;
 	parsed->port = -1;
 	if (*p == ':') {
+		/* Past six digits the port is wrong anyway: stop adding. */
 		for (digits = 0, p++; p[digits] >= '0' && p[digits] <= '9';
-		    digits++)
-			port = port * 10 + (p[digits] - '0');
+		    digits++) {
+			if (digits < 6)
+				port = port * 10 + (p[digits] - '0');
+		}
 		if (digits == 0 || digits > 5 || port == 0 || port > 65535)
 			return -1;
 		parsed->port = (int)port;

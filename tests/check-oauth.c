@@ -70,7 +70,10 @@ START_TEST(test_uri_loopback_only)
 	    "http://127.0.0.1.evil.test/cb", "http://user@127.0.0.1/cb",
 	    "http://127.0.0.1:0/cb", "http://127.0.0.1:65536/cb",
 	    "http://127.0.0.1:/cb", "http://127.0.0.1/cb#frag",
-	    "http://127.0.0.2/cb", "http://localhostx/", "app:/cb" };
+	    "http://127.0.0.2/cb", "http://localhostx/", "app:/cb",
+	    /* fuzz-oauth: a port of many digits overflowed a long */
+	    "http://127.0.0.1:44444444444444444444444444444444444505/cb",
+	    "http://127.0.0.1:009333/cb" };
 	struct oauth_uri	 parsed;
 	size_t			 i;
 
