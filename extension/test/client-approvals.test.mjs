@@ -22,8 +22,10 @@ const asked = (overrides = {}) => ({
 });
 
 // The approvals behind a RequestRunner, with what was sent to the host,
-// what session storage holds and what the badge heard.
-function setup() {
+// what session storage holds and what the badge heard. When the test ends,
+// the host's cancel drops what still waits, so no 5-minute deadline keeps
+// the test process alive.
+function setup(t) {
 	const stored = new Map();
 	const session = { get: async key => ({ [key]: stored.get(key) }), set: async items => Object.entries(items).forEach(([k, v]) => stored.set(k, structuredClone(v))) };
 	const heard = [];
@@ -35,11 +37,12 @@ function setup() {
 	});
 	const request = (id, params, timeout = 300000) => runner.handle({ type: 'request', id, method: 'approve_client', timeout_ms: timeout, params });
 	const settle = () => new Promise(resolve => setTimeout(resolve, 5));
+	t.after(() => [...runner.running.keys()].forEach(id => runner.handle({ type: 'cancel', id, reason: 'test over' })));
 	return { approvals, runner, sent, stored, heard, request, settle, saved: () => approvals.saved.then(() => stored.get(PENDING_KEY)) };
 }
 
-test('a request waits for the person: no answer until Allow, then the ticked scopes only, in the asked order', async () => {
-	const { approvals, sent, heard, request, settle, saved } = setup();
+test('a request waits for the person: no answer until Allow, then the ticked scopes only, in the asked order', async t => {
+	const { approvals, sent, heard, request, settle, saved } = setup(t);
 	request(7, asked());
 	await settle();
 	assert.deepEqual(sent, [], 'nothing is answered before the person decides');
@@ -62,8 +65,8 @@ test('a request waits for the person: no answer until Allow, then the ticked sco
 	assert.throws(() => approvals.decide(ID, { approved: true, scopes: ['tasks'] }), /no longer waiting/, 'decided once');
 });
 
-test('Deny, and Allow with every box unticked, tell the host approved: false', async () => {
-	const { approvals, sent, request, settle } = setup();
+test('Deny, and Allow with every box unticked, tell the host approved: false', async t => {
+	const { approvals, sent, request, settle } = setup(t);
 	const other = 'f'.repeat(32);
 	request(1, asked());
 	request(2, asked({ request_id: other }));
@@ -75,8 +78,8 @@ test('Deny, and Allow with every box unticked, tell the host approved: false', a
 	assert.deepEqual(sent.map(m => [m.id, m.result]), [[1, { approved: false }], [2, { approved: false }]]);
 });
 
-test('a scope the client did not ask for cannot be given', async () => {
-	const { approvals, sent, request, settle } = setup();
+test('a scope the client did not ask for cannot be given', async t => {
+	const { approvals, sent, request, settle } = setup(t);
 	request(3, asked({ scopes: ['pages:read'] }));
 	await settle();
 	assert.throws(() => approvals.decide(ID, { approved: true, scopes: ['pages:read', 'scripts'] }), /Only the scopes the client asked for/);
@@ -85,8 +88,8 @@ test('a scope the client did not ask for cannot be given', async () => {
 	assert.deepEqual(sent, []);
 });
 
-test('the host\'s cancel (it gave up after 5 minutes) drops the request, and no answer goes out', async () => {
-	const { approvals, runner, sent, request, settle, saved } = setup();
+test('the host\'s cancel (it gave up after 5 minutes) drops the request, and no answer goes out', async t => {
+	const { approvals, runner, sent, request, settle, saved } = setup(t);
 	request(9, asked());
 	await settle();
 	runner.handle({ type: 'cancel', id: 9, reason: 'timeout' });
@@ -97,16 +100,16 @@ test('the host\'s cancel (it gave up after 5 minutes) drops the request, and no 
 	assert.deepEqual(sent, []);
 });
 
-test('the runner\'s own deadline drops it too, answering TIMEOUT once', async () => {
-	const { approvals, sent, request } = setup();
+test('the runner\'s own deadline drops it too, answering TIMEOUT once', async t => {
+	const { approvals, sent, request } = setup(t);
 	request(4, asked(), 300);
 	await new Promise(resolve => setTimeout(resolve, 120));
 	assert.equal(approvals.pending().length, 0);
 	assert.deepEqual(sent.map(m => [m.id, m.error?.code]), [[4, ErrorCode.TIMEOUT]]);
 });
 
-test('a malformed request is refused at once with INVALID_ARGUMENT, never shown', async () => {
-	const { approvals, sent, request, settle } = setup();
+test('a malformed request is refused at once with INVALID_ARGUMENT, never shown', async t => {
+	const { approvals, sent, request, settle } = setup(t);
 	request(5, asked({ request_id: 'short' }));
 	request(6, asked({ scopes: ['pages:read', 'admin'] }));
 	request(8, asked({ scopes: [] }));
