@@ -127,6 +127,26 @@ test('a rejected answer goes back to the planner with the reason, and the task r
 	assert.deepEqual(result.steps.filter(s => s.tool === 'validator').map(s => s.outcome), ['rejected', 'accepted']);
 });
 
+test('rejected answers in a row stop the task with max_failures, whether the planner or the navigator claims them', async () => {
+	const reject = { verdict: 'reject', reason: 'not shown on the page' };
+	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's', text: 'nothing yet' } } });
+	const byPlanner = makeTask({
+		browser, limits: { max_failures: 2 },
+		scripts: { planner: [plan('done', { answer: 'x' }), plan('done', { answer: 'y' }), plan('done', { answer: 'z' })], validator: [reject, reject, reject] },
+	});
+	const planned = await byPlanner.task.run(new AbortController().signal);
+	assert.equal(planned.stop_reason, StopReason.MAX_FAILURES, planned.message);
+	assert.deepEqual(byPlanner.calls.map(c => c.role), ['planner', 'validator', 'planner', 'validator']);
+
+	const byNavigator = makeTask({
+		browser, limits: { max_failures: 2, max_steps: 10 },
+		scripts: { planner: [plan(), plan(), plan()], navigator: [done('x'), done('y'), done('z')], validator: [reject, reject, reject] },
+	});
+	const claimed = await byNavigator.task.run(new AbortController().signal);
+	assert.equal(claimed.stop_reason, StopReason.MAX_FAILURES, claimed.message);
+	assert.equal(claimed.steps_taken, 2);
+});
+
 test('a stale ref is recovered by reading the page again, not by failing', async () => {
 	let attempts = 0;
 	const browser = fakeBrowser({

@@ -381,6 +381,7 @@ export class AgentTask {
 					const verdict = await this.runValidator(planned.answer ?? '', view, signal);
 					if (verdict.verdict === 'accept')
 						return planned.answer ?? '';
+					this.stopAtFailureLimit();
 					rejection = verdict.reason;
 					mustPlan = true;
 					continue;
@@ -400,19 +401,29 @@ export class AgentTask {
 				const verdict = await this.runValidator(decision.done.answer, view, signal);
 				if (verdict.verdict === 'accept')
 					return decision.done.answer;
+				this.stopAtFailureLimit();
 				rejection = verdict.reason;
 				mustPlan = true;
 				continue;
 			}
 			view = await this.runActions(decision.actions, view, signal);
-			if (this.failures >= this.limits.max_failures)
-				throw new TaskStop(StopReason.MAX_FAILURES,
-				    `Stopped after ${this.failures} failed actions in a row (max_failures).`);
+			this.stopAtFailureLimit();
 			sincePlan++;
 			/* The planner again: the sub-goal is reached, a step failed, or every planner_interval steps. */
 			if (decision.goal_reached === true || sincePlan >= this.limits.planner_interval || this.failures >= REPLAN_AFTER_FAILURES)
 				mustPlan = true;
 		}
+	}
+
+	/**
+	 * Ends the task once max_failures actions or answers in a row have
+	 * failed or been rejected.
+	 * @throws {TaskStop} at the limit
+	 */
+	stopAtFailureLimit() {
+		if (this.failures >= this.limits.max_failures)
+			throw new TaskStop(StopReason.MAX_FAILURES,
+			    `Stopped after ${this.failures} failed actions or rejected answers in a row (max_failures).`);
 	}
 
 	/**
