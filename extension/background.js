@@ -202,14 +202,25 @@ function hostCall(method, params = {}) {
 	return runner.call(method, params);
 }
 
+/*
+ * A content script (the console relay) may only report console entries;
+ * everything else (decisions, tasks, pause, reconnect, status) is taken
+ * from the extension's own pages alone, so a page that took over its
+ * renderer cannot start or steer the agents through our content script.
+ */
 chrome.runtime.onMessage.addListener((message, sender, reply) => {
 	if (sender.id !== chrome.runtime.id)
 		return false;
+	if (message?.type === 'console') {
+		if (sender.tab?.id !== undefined)
+			consoleStore.add(sender.tab.id, sender.frameId ?? 0, message.entry);
+		return false;
+	}
+	if (!fromExtensionPage(sender, chrome.runtime.getURL(''))) {
+		log(`${String(message?.type).slice(0, 40)} from ${String(sender.url).slice(0, 100)} refused: only the extension's pages may ask`);
+		return false;
+	}
 	if (Object.hasOwn(pageRequests, message?.type)) {
-		if (!fromExtensionPage(sender, chrome.runtime.getURL(''))) {
-			log(`${message.type} from ${String(sender.url).slice(0, 100)} refused: only the extension's pages may ask`);
-			return false;
-		}
 		pageRequests[message.type](message).then(result => reply({ result }), error => reply({ error: error?.message ?? String(error) }));
 		return true;
 	}
@@ -217,11 +228,6 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 		panelRequests[message.type](message)
 		    .then(async () => reply({ tasks: await tasks.panelTasks() }), error => reply({ error: error?.message ?? String(error) }));
 		return true;
-	}
-	if (message?.type === 'console') {
-		if (sender.tab?.id !== undefined)
-			consoleStore.add(sender.tab.id, sender.frameId ?? 0, message.entry);
-		return false;
 	}
 	if (message?.type === 'getStatus') {
 		reply(connection.status);

@@ -12,6 +12,7 @@ export class CdpPipe {
 		this.buffer = '';
 		this.closed = false;
 		this.sessions = new Map();	// targetId -> sessionId
+		this.listeners = new Set();	// called with every event
 		read.on('data', data => this.onData(data));
 		read.on('close', () => this.onClose());
 		read.on('error', () => this.onClose());
@@ -30,6 +31,8 @@ export class CdpPipe {
 			} catch {
 				continue;
 			}
+			if (message.id === undefined && message.method !== undefined)
+				this.listeners.forEach(listener => listener(message));
 			if (message.id !== undefined && this.pending.has(message.id)) {
 				const { resolve, reject, method } = this.pending.get(message.id);
 				this.pending.delete(message.id);
@@ -70,6 +73,13 @@ export class CdpPipe {
 			});
 			this.write.write(`${JSON.stringify(message)}\0`);
 		});
+	}
+
+	// Calls listener with every event ({method, params, sessionId});
+	// returns the function that stops it.
+	on(listener) {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
 	}
 
 	// Every target (pages, iframes, workers).

@@ -77,6 +77,44 @@ describe('pause all agent control', () => {
 		}
 	});
 
+	// Evaluates an expression in the world of the extension's content
+	// scripts in the top frame of the page at url, as a page that took over
+	// its renderer could.
+	async function inContentScript(url, expression) {
+		const target = await b.cdp.findTarget(url);
+		const { sessionId } = await b.cdp.send('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+		const worlds = [];
+		const stop = b.cdp.on(event => {
+			if (event.sessionId === sessionId && event.method === 'Runtime.executionContextCreated')
+				worlds.push(event.params.context);
+		});
+		try {
+			await b.cdp.send('Runtime.enable', {}, sessionId);
+			const world = await until(() => worlds.find(c => c.auxData?.type === 'isolated' &&
+			    c.auxData.frameId === target.targetId && c.name === 'Browser Bridge'), { what: 'the content scripts\' world' });
+			const { result, exceptionDetails } = await b.cdp.send('Runtime.evaluate',
+			    { expression, contextId: world.id, returnByValue: true, awaitPromise: true }, sessionId);
+			assert.equal(exceptionDetails, undefined, exceptionDetails?.exception?.description);
+			return result.value;
+		} finally {
+			stop();
+			await b.cdp.send('Target.detachFromTarget', { sessionId });
+		}
+	}
+
+	test('a content script gets no answer: it can neither pause the agents, read the controls nor start a task', async () => {
+		const { tabId, url } = await b.open('form.html');
+		const asked = await inContentScript(url, `Promise.all([
+		    chrome.runtime.sendMessage({ type: 'setPaused', paused: true }),
+		    chrome.runtime.sendMessage({ type: 'getControl' }),
+		    chrome.runtime.sendMessage({ type: 'startTask', task: 'read the page' }),
+		].map(p => p.then(reply => reply ?? null, error => 'refused: ' + error.message)))`);
+		assert.ok(asked.every(reply => reply === null || /^refused/.test(reply)), `no answer to a content script: ${JSON.stringify(asked)}`);
+		assert.equal(await inExtension(b, `chrome.storage.local.get('paused').then(s => s.paused ?? false)`), false, 'not paused');
+		const s = await b.state({ tab_id: tabId });
+		await b.ok('click_element', { ref: s.ref('checkbox', 'I agree') });
+	});
+
 	test('the switch holds when the service worker stops and starts again', async () => {
 		const { tabId } = await b.open('form.html');
 		await inExtension(b, `chrome.storage.local.set({ paused: true })`);	/* as the popup's switch keeps it */
