@@ -143,6 +143,8 @@ test('Gemini: the key in a header, a schema it accepts, function call read back'
 	assert.deepEqual(parameters.properties.verdict, { enum: ['accept', 'reject'], description: parameters.properties.verdict.description, type: 'string' });
 	assert.deepEqual(seen.body.toolConfig, { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['validator_output'] } });
 	assert.deepEqual(geminiSchema({ type: 'object', additionalProperties: false }), { type: 'object', properties: {} });
+	assert.deepEqual(geminiSchema({ anyOf: [{ type: 'object', additionalProperties: false, properties: { a: { enum: ['x'] } } }, { type: 'null' }] }),
+	    { anyOf: [{ type: 'object', properties: { a: { enum: ['x'], type: 'string' } } }, { type: 'null' }] }, 'the branches of anyOf are converted too');
 });
 
 test('JSON in text is found whole, fenced or among words; Retry-After in seconds or as a date', () => {

@@ -7,7 +7,8 @@
 
 /**
  * The schema in the OpenAPI subset Gemini accepts: no
- * additionalProperties, and every enum typed as a string.
+ * additionalProperties (in anyOf branches too), and every enum typed as a
+ * string.
  * @param {object} schema
  * @returns {object}
  */
@@ -20,6 +21,8 @@ export function geminiSchema(schema) {
 			out.properties = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, geminiSchema(item)]));
 		else if (key === 'items')
 			out.items = geminiSchema(value);
+		else if (key === 'anyOf')
+			out.anyOf = value.map(geminiSchema);
 		else
 			out[key] = value;
 	}
