@@ -61,18 +61,34 @@
 		if (entry === undefined)
 			return Promise.resolve({ quiet: true });
 		const begun = performance.now();
+		/* When this look was due, and since when the page is known to have been able to run. */
+		let due = begun;
+		let seenSince = -Infinity;
 		return new Promise(resolve => {
 			const check = () => {
 				const now = performance.now();
+				/*
+				 * A look that comes a whole window late means the page's
+				 * thread did not run either (a busy machine): what the page
+				 * would have changed meanwhile is not seen, so the window
+				 * starts again from now.
+				 */
+				if (now - due >= quietMs)
+					seenSince = now;
 				const pending = entry.observer.takeRecords().length;
 				if (pending > 0) {
 					entry.state.count += pending;
 					entry.state.last = now;
 				}
-				if (now - entry.state.last >= quietMs || now - begun >= capMs)
-					resolve({ quiet: now - entry.state.last >= quietMs, count: watchStop(token) });
-				else	/* look again when the window would end, unless a change moves it */
-					setTimeout(check, Math.max(1, Math.min(quietMs - (now - entry.state.last), capMs - (now - begun))));
+				const still = now - Math.max(entry.state.last, seenSince);
+				if (still >= quietMs || now - begun >= capMs) {
+					resolve({ quiet: still >= quietMs, count: watchStop(token) });
+					return;
+				}
+				/* Look again when the window would end, unless a change moves it. */
+				const wait = Math.max(1, Math.min(quietMs - still, capMs - (now - begun)));
+				due = now + wait;
+				setTimeout(check, wait);
 			};
 			/*
 			 * The first look waits its turn behind the page's overdue timers:

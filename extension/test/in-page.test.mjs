@@ -242,6 +242,22 @@ test('watchQuiet resolves once the DOM has been still, and at the cap while it k
 	assert.equal((await page.watchQuiet(12345, 30, 100)).quiet, true, 'an unknown watch does not hold anyone up');
 });
 
+test('a look that comes a whole window late (the page could not run either) starts the window again', async () => {
+	const { window, document, page } = pageWith('<p id="clock" data-box="0 0 80 20">0</p>');
+	const clock = document.getElementById('clock');
+	const token = page.watchStart();
+	clock.textContent = '1';
+	await Promise.resolve();	/* the observer hears of it now, before the thread is held */
+	const settled = page.watchQuiet(token, 30, 2000);
+	window.setTimeout(() => { clock.textContent = '2'; }, 10);	/* what the page does once it runs again */
+	const busyUntil = Date.now() + 100;
+	while (Date.now() < busyUntil)
+		;	/* the thread is held: neither the look nor the page's timer runs */
+	const answer = await settled;
+	assert.equal(answer.quiet, true);
+	assert.equal(answer.count, 2, 'the change the page made when it ran again was seen before calling it still');
+});
+
 test('elements whose :hover shows another get a ref; the style sheets are read again when their rules change', () => {
 	const { document, api } = pageWith(`
 		<style>.menu:hover > .sub { display: block } .card:hover { color: red }</style>
