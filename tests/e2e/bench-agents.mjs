@@ -70,8 +70,9 @@ function addPhase(phases, phase, ms) {
 // order of the model calls): the server's own time, the rest of each model
 // call (the request built, sent and read back), the task's start, its
 // actions, reads and end, and what no span covers (the run_task call
-// itself, prompts, events).
-function agentPhases(spans, log, wall) {
+// itself, prompts, events). timings: each model request's Resource Timing
+// in the service worker (absolute ms), in the same order.
+function agentPhases(spans, log, timings, wall) {
 	const phases = new Map();
 	let covered = 0;
 	let call = 0;
@@ -81,9 +82,19 @@ function agentPhases(spans, log, wall) {
 		if (!span.phase.startsWith('alongside: '))
 			covered += ms;
 		if (span.phase.startsWith('model ')) {
-			const entry = log[call++];
-			addPhase(phases, 'model server', entry.done - entry.time);
-			addPhase(phases, 'model call, less the server', ms - (entry.done - entry.time));
+			const entry = log[call];
+			const fetched = timings[call++];
+			const server = entry.done - entry.time;
+			addPhase(phases, 'model server', server);
+			addPhase(phases, 'model call, less the server', ms - server);
+			/* The same call span by span, from the service worker's Resource Timing of the fetch. */
+			if (fetched !== undefined) {
+				addPhase(phases, 'model call: before the fetch', fetched.start - span.start);
+				addPhase(phases, 'model call: fetch to request sent', fetched.requestStart - fetched.start);
+				addPhase(phases, 'model call: request sent to first byte, less the server', fetched.responseStart - fetched.requestStart - server);
+				addPhase(phases, 'model call: first to last byte', fetched.responseEnd - fetched.responseStart);
+				addPhase(phases, 'model call: after the last byte', span.end - fetched.responseEnd);
+			}
 		} else
 			addPhase(phases, span.phase.replace(/^act [a-z_]+$/, 'actions'), ms);
 	}
@@ -106,11 +117,19 @@ async function agentsRun(b, spec) {
 		if (data?.stop_reason !== 'done')
 			throw new Error(`${spec.name}: the task did not finish: ${result.content?.[0]?.text}`);
 		const spans = await inExtension(b, 'globalThis.agentsTrace.splice(0)');
+		const timings = await inExtension(b, `(() => {
+			const at = ms => performance.timeOrigin + ms;
+			const entries = performance.getEntriesByType('resource').filter(e => e.name.startsWith(${JSON.stringify(model.url)}))
+			    .map(e => ({ start: at(e.startTime), requestStart: at(e.requestStart), responseStart: at(e.responseStart), responseEnd: at(e.responseEnd),
+				connect: e.connectEnd - e.connectStart }));
+			performance.clearResourceTimings();
+			return entries;
+		})()`);
 		await inExtension(b, 'delete globalThis.agentsTrace');
 		await b.ok('manage_tabs', { action: 'close', tab_id: data.tab_id });
 		const log = await model.log();
 		return { wall, start: log[0].time - started, modelMs: log.reduce((sum, entry) => sum + (entry.done - entry.time), 0),
-		    steps: data.steps_taken, usage: data.usage, log, phases: agentPhases(spans, log, wall) };
+		    steps: data.steps_taken, usage: data.usage, log, timings, phases: agentPhases(spans, log, timings, wall) };
 	} finally {
 		await model.close();
 	}
