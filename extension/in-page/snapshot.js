@@ -27,9 +27,12 @@
 
 	/**
 	 * Lists the frame's interactive elements and child frames in document
-	 * order (composed tree: open and closed shadow roots, slots).
+	 * order (composed tree: open and closed shadow roots, slots); with
+	 * text, the top frame also gives its page's visible text (innerText,
+	 * as get_page_content reads it), null when it has none to give.
+	 * @param {{text?: boolean}} [options]
 	 */
-	function snapshot() {
+	function snapshot(options = {}) {
 		const items = [];
 		let hiddenCount = 0;
 		/* One question to the tracker when it can list (the common case), two when it cannot. */
@@ -228,6 +231,7 @@
 			},
 			items,
 			hidden: hiddenCount,
+			...(options.text === true && window === window.top ? { text: document.body?.innerText?.trim() ?? null } : {}),
 		};
 	}
 

@@ -44,6 +44,22 @@ export function truncationNote(shown, total) {
 	    'Raise max_chars, or read one part with selector or ref.]';
 }
 
+/**
+ * get_page_content's text: the content cut to maxChars, after the note
+ * the read gave (if any) and with the truncation note when cut.
+ * @param {string} content
+ * @param {string} note
+ * @param {number} [maxChars]
+ * @returns {{text: string, truncated: boolean, total: number}}
+ */
+export function contentText(content, note, maxChars) {
+	const cut = truncateText(content, maxChars);
+	let text = note ? `${note}\n\n${cut.text}` : cut.text;
+	if (cut.truncated)
+		text += `\n\n${truncationNote(cut.text.length, cut.total)}`;
+	return { text, truncated: cut.truncated, total: cut.total };
+}
+
 /** The console levels, lowest first. */
 export const LOG_LEVELS = ['debug', 'log', 'info', 'warn', 'error'];
 

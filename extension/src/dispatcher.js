@@ -28,6 +28,8 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {string} [caller] the MCP caller as the host identifies it (CallContext.caller)
  * @property {boolean} [ownerKey] the call came with the owner key (CallContext.ownerKey): it may read what every caller may
  * @property {string[]} [scopes] the scopes of the OAuth client's key it came with (CallContext.scopes; absent: all)
+ * @property {boolean} [pageText] a caller inside the extension (the agents) also wants the page's text with a state it reads
+ *   (get_browser_state, include_state), in the same pass: the result's pageText (see captureState)
  * @property {chrome.tabs.Tab} [tab] the tab, for actions that act on one
  * @property {import('./page-state/refs.js').RefEntry} [element] the element named by params.ref
  * @property {(ref: string) => import('./page-state/refs.js').RefEntry} [resolveRef] finds another element of the tab
@@ -313,6 +315,7 @@ export class Dispatcher {
 			caller: call.caller,
 			ownerKey: call.ownerKey === true,
 			scopes: call.scopes,
+			pageText: call.pageText === true,
 			services: this.services,
 		};
 		let key = 'browser';
@@ -429,8 +432,10 @@ export class Dispatcher {
 		} catch {
 			return;	/* the action closed the tab */
 		}
-		const state = await captureState(tab, this.services.refs);
+		const state = await captureState(tab, this.services.refs, { text: context.pageText });
 		result.content.push({ type: 'text', text: formatState(state) });
 		result.structuredContent = { ...(result.structuredContent ?? {}), state: structuredState(state) };
+		if (context.pageText)
+			result.pageText = state.pageText;
 	}
 }

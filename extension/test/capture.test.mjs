@@ -17,8 +17,10 @@ test('a state read asks the page for its walk before it asks for the tab list an
 	};
 	globalThis.chrome = {
 		scripting: {
-			executeScript: async () => {
+			executeScript: async ({ args }) => {
 				asked.push('walk');
+				if (args[2][0]?.text === true)
+					return [{ frameId: 0, documentId: 'doc-1', result: { json: JSON.stringify({ ...report, text: 'Pay' }) } }];
 				return [{ frameId: 0, documentId: 'doc-1', result: { json: JSON.stringify(report) } }];
 			},
 		},
@@ -30,6 +32,10 @@ test('a state read asks the page for its walk before it asks for the tab list an
 		assert.equal(asked[0], 'walk', `asked in the order ${asked.join(', ')}`);
 		assert.deepEqual(asked.slice(1).sort(), ['frame tree', 'tab list']);
 		assert.equal(state.all.length, 1, 'the page\'s button is in the state');
+		assert.equal(state.pageText, undefined, 'no text unless asked');
+		const withText = await captureState({ id: 7, url: 'http://shop.test/', title: 'Shop' }, new RefTable(), { text: true });
+		assert.equal(withText.pageText, 'Pay', 'the text comes from the same walk');
+		assert.equal(asked.filter(what => what === 'walk').length, 2, 'one call to the page per read');
 	} finally {
 		delete globalThis.chrome;
 	}

@@ -362,3 +362,11 @@ test('a state read leaves the overflow and transform of boxes with no children u
 	Object.defineProperty(window.document.querySelector('textarea'), 'scrollHeight', { value: 200 });
 	assert.deepEqual(api.snapshot().items.map(i => i.role), ['textbox', 'textarea', 'scrollable'], 'a field whose text scrolls is listed as scrollable too');
 });
+
+test('the snapshot gives the top frame\'s visible text only when asked, null when the page has none to give', () => {
+	const { document, api } = pageWith('<button data-box="0 0 80 20">Pay</button><p>Total: 12 EUR</p>');
+	assert.equal('text' in api.snapshot(), false, 'not asked: no text');
+	assert.equal(api.snapshot({ text: true }).text, null, 'jsdom lays out nothing: no innerText, so get_page_content must read it');
+	Object.defineProperty(document.body, 'innerText', { get: () => '\n Pay\nTotal: 12 EUR \n' });
+	assert.equal(api.snapshot({ text: true }).text, 'Pay\nTotal: 12 EUR', 'innerText, trimmed, as get_page_content reads it');
+});

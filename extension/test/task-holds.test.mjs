@@ -12,6 +12,8 @@ import { HISTORY_MAX, TASK_KEEP_MS, TaskManager, taskActions, urlInTask } from '
 import { ErrorCode } from '../src/errors.js';
 import { Fence } from '../src/agents/fence.js';
 import { RequestRunner } from '../src/rpc.js';
+import { PAGE_TEXT_CHARS } from '../src/agents/prompts.js';
+import { contentText } from '../src/content-math.js';
 
 beforeEach(() => {
 	globalThis.chrome = {
@@ -396,6 +398,36 @@ test('an action that reports the page gives the task its tab\'s URL; one that do
 	assert.deepEqual(asked, [], 'the reported page says where the tab is');
 	const scrolled = await browser.act('scroll_page', {}, new AbortController().signal);
 	assert.deepEqual({ url: scrolled.url, view: scrolled.view, asked }, { url: 'http://shop.test/asked', view: undefined, asked: [1] });
+});
+
+test('the task\'s reads and actions ask for the page\'s text in the same pass; it reaches the loop cut as get_page_content cuts it', async () => {
+	const calls = [];
+	const long = 'x'.repeat(PAGE_TEXT_CHARS + 5);
+	const state = { tab: { id: 1, url: 'http://shop.test/cart', title: 'Cart' }, elements: [] };
+	const replies = {
+		get_browser_state: { content: [{ type: 'text', text: 'e1 button "Pay"' }], structuredContent: state, pageText: 'Cart\nOne mug' },
+		click_element: { content: [{ type: 'text', text: 'Clicked.' }, { type: 'text', text: 'e2 link "Home"' }], structuredContent: { state }, pageText: long },
+		type_value: { content: [{ type: 'text', text: 'Typed.' }, { type: 'text', text: 'e3 textbox "Name"' }], structuredContent: { state }, pageText: null },
+	};
+	const tasks = new TaskManager({
+		dispatcher: {
+			catalogueActions: () => ['click_element', 'type_value'].map(name => ({ name, input_schema: { properties: { include_state: {} } } })),
+			dispatch: async (method, params, call) => {
+				calls.push(`${method} ${call.pageText}`);
+				return replies[method];
+			},
+		},
+		fence: new Fence({ rules: { getSessionRules: async () => [], updateSessionRules: async () => {} }, tabs: chrome.tabs }),
+	});
+	const browser = tasks.tabBrowser(1, { kind: 'task', id: 't' }, 't');
+	const signal = new AbortController().signal;
+	assert.equal((await browser.read(signal)).page_text, 'Cart\nOne mug');
+	assert.equal((await browser.act('click_element', { ref: 'e1' }, signal)).view.page_text,
+	    contentText(long, '', PAGE_TEXT_CHARS).text, 'the same text and the same cut as get_page_content with max_chars');
+	assert.match((await browser.act('click_element', { ref: 'e1' }, signal)).view.page_text, /^x+\n\n\[Content cut: showing the first \d+ of \d+ characters/);
+	assert.equal((await browser.act('type_value', { ref: 'e3', text: 'Ann' }, signal)).view.page_text, undefined,
+	    'a page that gave no text: the loop reads it with get_page_content when it needs it');
+	assert.deepEqual(calls, ['get_browser_state true', 'click_element true', 'click_element true', 'type_value true']);
 });
 
 // An OAuth client's key names its scopes on each request (protocol.md,

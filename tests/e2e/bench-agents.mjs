@@ -16,7 +16,10 @@
 // runs (the least disturbed by other work). Where the time goes comes from
 // the extension's trace hook (globalThis.agentsTrace, set in the service
 // worker for each agents run) and the model server's log, beside the
-// floor's own calls.
+// floor's own calls; each model call is split span by span with the
+// service worker's Resource Timing of its fetch, which also gives the
+// model's time on the wire (the request's first byte sent to the response's
+// last byte received) for the ratio beside the server's own time.
 
 import { startBridge } from './harness.mjs';
 import { SHOP_ORDER_STEPS, configureAgents, inExtension, startModelServer } from './agents-harness.mjs';
@@ -70,8 +73,9 @@ function addPhase(phases, phase, ms) {
 // order of the model calls): the server's own time, the rest of each model
 // call (the request built, sent and read back), the task's start, its
 // actions, reads and end, and what no span covers (the run_task call
-// itself, prompts, events).
-function agentPhases(spans, log, wall) {
+// itself, prompts, events). timings: each model request's Resource Timing
+// in the service worker (absolute ms), in the same order.
+function agentPhases(spans, log, timings, wall) {
 	const phases = new Map();
 	let covered = 0;
 	let call = 0;
@@ -81,9 +85,19 @@ function agentPhases(spans, log, wall) {
 		if (!span.phase.startsWith('alongside: '))
 			covered += ms;
 		if (span.phase.startsWith('model ')) {
-			const entry = log[call++];
-			addPhase(phases, 'model server', entry.done - entry.time);
-			addPhase(phases, 'model call, less the server', ms - (entry.done - entry.time));
+			const entry = log[call];
+			const fetched = timings[call++];
+			const server = entry.done - entry.time;
+			addPhase(phases, 'model server', server);
+			addPhase(phases, 'model call, less the server', ms - server);
+			/* The same call span by span, from the service worker's Resource Timing of the fetch. */
+			if (fetched !== undefined) {
+				addPhase(phases, 'model call: before the fetch', fetched.start - span.start);
+				addPhase(phases, 'model call: fetch to request sent', fetched.requestStart - fetched.start);
+				addPhase(phases, 'model call: request sent to first byte, less the server', fetched.responseStart - fetched.requestStart - server);
+				addPhase(phases, 'model call: first to last byte', fetched.responseEnd - fetched.responseStart);
+				addPhase(phases, 'model call: after the last byte', span.end - fetched.responseEnd);
+			}
 		} else
 			addPhase(phases, span.phase.replace(/^act [a-z_]+$/, 'actions'), ms);
 	}
@@ -106,11 +120,20 @@ async function agentsRun(b, spec) {
 		if (data?.stop_reason !== 'done')
 			throw new Error(`${spec.name}: the task did not finish: ${result.content?.[0]?.text}`);
 		const spans = await inExtension(b, 'globalThis.agentsTrace.splice(0)');
+		const timings = await inExtension(b, `(() => {
+			const at = ms => performance.timeOrigin + ms;
+			const entries = performance.getEntriesByType('resource').filter(e => e.name.startsWith(${JSON.stringify(model.url)}))
+			    .map(e => ({ start: at(e.startTime), requestStart: at(e.requestStart), responseStart: at(e.responseStart), responseEnd: at(e.responseEnd),
+				connect: e.connectEnd - e.connectStart }));
+			performance.clearResourceTimings();
+			return entries;
+		})()`);
 		await inExtension(b, 'delete globalThis.agentsTrace');
 		await b.ok('manage_tabs', { action: 'close', tab_id: data.tab_id });
 		const log = await model.log();
 		return { wall, start: log[0].time - started, modelMs: log.reduce((sum, entry) => sum + (entry.done - entry.time), 0),
-		    steps: data.steps_taken, usage: data.usage, log, phases: agentPhases(spans, log, wall) };
+		    steps: data.steps_taken, usage: data.usage, log, timings, phases: agentPhases(spans, log, timings, wall),
+		    wireMs: timings.reduce((sum, t) => sum + t.responseEnd - t.requestStart, 0) };
 	} finally {
 		await model.close();
 	}
@@ -178,8 +201,8 @@ try {
 
 console.log(`The agents' benchmark (${RUNS} runs per task after a warm-up, each agents run followed by a floor run; ` +
     'scripted model answering at once; medians).\n');
-console.log('| task | wall ms | model ms | model calls | navigator steps | start ms / floor | browser ms per step | floor ms per step | ratio | ratio spread | best ratio | ratio less the model calls\' transport |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('| task | wall ms | model ms | model calls | navigator steps | start ms / floor | browser ms per step | floor ms per step | ratio | ratio spread | best ratio | ratio, model time on the wire | ratio less the model calls\' transport |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const { spec, agents, floor } of results) {
 	/* Per step of the scenario (its actions and the answer), the same count for both. */
 	const steps = spec.steps.length;
@@ -188,10 +211,12 @@ for (const { spec, agents, floor } of results) {
 	const ratios = browser.map((ms, i) => ms / direct[i]);
 	/* The same, with each model call's time outside the server (the request's way there and back) counted as the model's. */
 	const inBrowser = agents.map((run, i) => (run.wall - run.modelMs - run.phases.get('model call, less the server')) / steps / direct[i]);
+	/* Or with the model's time from each request's first byte sent to its response's last byte received (Resource Timing). */
+	const onWire = agents.map((run, i) => (run.wall - run.wireMs) / steps / direct[i]);
 	console.log(`| ${spec.name} | ${median(agents.map(r => r.wall))} | ${median(agents.map(r => r.modelMs))} | ${median(agents.map(r => r.log.length))} | ` +
 	    `${median(agents.map(r => r.steps))} | ${median(agents.map(r => r.start))} / ${median(floor.map(r => r.start))} | ${Math.round(median(browser))} | ${Math.round(median(direct))} | ` +
 	    `${median(ratios).toFixed(2)} | ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} | ` +
-	    `${(Math.min(...browser) / Math.min(...direct)).toFixed(2)} | ${median(inBrowser).toFixed(2)} |`);
+	    `${(Math.min(...browser) / Math.min(...direct)).toFixed(2)} | ${median(onWire).toFixed(2)} | ${median(inBrowser).toFixed(2)} |`);
 }
 console.log('\nWhere the time goes (ms per task, the median of the runs per phase; the agents from the extension\'s trace hook ' +
     'and the model server\'s log, the floor from its script\'s calls):\n');

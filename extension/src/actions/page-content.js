@@ -8,7 +8,7 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { IN_PAGE_SCRIPT, READABILITY, TURNDOWN, runInPage, runOnElement } from '../browser/page-channel.js';
-import { truncateText, truncationNote } from '../content-math.js';
+import { contentText } from '../content-math.js';
 
 /**
  * What readContent needs in the page for these options: the libraries
@@ -165,14 +165,9 @@ export const pageContentActions = {
 			if (out.noMatch)
 				throw new BridgeError(ErrorCode.ELEMENT_NOT_FOUND,
 				    `No element matches the selector "${params.selector}" in tab ${tab.id}. Check it, or read the whole page without selector.`);
-			const cut = truncateText(out.text, params.max_chars);
-			let text = cut.text;
-			if (out.note)
-				text = `${out.note}\n\n${text}`;
-			if (cut.truncated)
-				text += `\n\n${truncationNote(cut.text.length, cut.total)}`;
+			const cut = contentText(out.text, out.note, params.max_chars);
 			return {
-				content: [{ type: 'text', text }],
+				content: [{ type: 'text', text: cut.text }],
 				structuredContent: {
 					tab_id: tab.id, url: out.url, title: out.title, format,
 					truncated: cut.truncated, total_chars: cut.total,

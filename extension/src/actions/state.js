@@ -13,9 +13,9 @@ import { formatExtra, formatState, structuredState } from '../page-state/format.
 /** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const stateActions = {
 	get_browser_state: {
-		async run(params, { tab, services }) {
-			const state = await captureState(tab, services.refs, { fullPage: params.full_page === true });
-			return stateResult(state);
+		async run(params, { tab, services, pageText }) {
+			const state = await captureState(tab, services.refs, { fullPage: params.full_page === true, text: pageText });
+			return pageText ? { ...stateResult(state), pageText: state.pageText } : stateResult(state);
 		},
 	},
 

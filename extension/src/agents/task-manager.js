@@ -16,6 +16,7 @@ import { urlPolicy, urlRefusal } from '../url-policy.js';
 import { networkActions } from '../actions/network.js';
 import { agentTools } from './tools.js';
 import { PAGE_TEXT_CHARS } from './prompts.js';
+import { contentText } from '../content-math.js';
 
 /** Task tools that open a tab, with the arguments that make them do it. */
 const OPENS_TAB = {
@@ -475,22 +476,29 @@ export class TaskManager {
 	 */
 	tabBrowser(tabId, owner, taskId) {
 		const dispatcher = this.deps.dispatcher;
-		const call = signal => ({ signal, deadline: Date.now() + 60000, progress: () => {}, owner });
+		/* Each state the task reads comes with the page's text, read in the same pass. */
+		const call = signal => ({ signal, deadline: Date.now() + 60000, progress: () => {}, owner, pageText: true });
 		const run = (method, params, signal) => dispatcher.dispatch(method, params, call(signal));
 		const text = result => (result.content ?? []).filter(part => part.type === 'text').map(part => part.text).join('\n');
 		const stateable = new Set(dispatcher.catalogueActions().filter(tool => tool.input_schema?.properties?.include_state !== undefined)
 		    .map(tool => tool.name));
-		/* The page as the loop sees it, from get_browser_state's or an action's include_state. */
-		const view = (stateText, structured) => ({
+		/*
+		 * The page as the loop sees it, from get_browser_state's or an
+		 * action's include_state; with the text read in the same pass cut
+		 * as get_page_content cuts it (without, the loop reads it when it
+		 * needs it).
+		 */
+		const view = (stateText, structured, pageText) => ({
 			state: stateText,
 			url: structured?.tab?.url ?? '',
 			title: structured?.tab?.title ?? '',
 			labels: new Map((structured?.elements ?? []).map(element => [element.ref, element.name ?? ''])),
+			...(typeof pageText === 'string' ? { page_text: contentText(pageText, '', PAGE_TEXT_CHARS).text } : {}),
 		});
 		return {
 			read: async signal => {
 				const state = await run('get_browser_state', { tab_id: tabId }, signal);
-				return view(text(state), state.structuredContent);
+				return view(text(state), state.structuredContent, state.pageText);
 			},
 			pageText: async signal => {
 				try {
@@ -523,7 +531,7 @@ export class TaskManager {
 				if (state?.tab?.id !== tabId)
 					return { text: text(result), url: (await getTab(tabId).catch(() => null))?.url };
 				const parts = result.content.filter(part => part.type === 'text');
-				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: state.tab.url, view: view(parts.at(-1).text, state) };
+				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: state.tab.url, view: view(parts.at(-1).text, state, result.pageText) };
 			},
 			back: signal => run('navigate_history', { tab_id: tabId, action: 'back' }, signal).then(() => {}),
 			blocked: () => this.deps.fence.blocked(taskId)

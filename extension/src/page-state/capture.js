@@ -28,10 +28,12 @@ function emptyReport(tab) {
  * Captures the state of a tab.
  * @param {chrome.tabs.Tab} tab
  * @param {import('./refs.js').RefTable} refs
- * @param {{fullPage?: boolean}} [options]
- * @returns {Promise<ReturnType<typeof buildState>>}
+ * @param {{fullPage?: boolean, text?: boolean}} [options] text: read the page's
+ *   visible text in the same pass (pageText: the text, or null when the page
+ *   gave none and get_page_content must read it)
+ * @returns {Promise<ReturnType<typeof buildState> & {pageText?: string|null}>}
  */
-export async function captureState(tab, refs, { fullPage = false } = {}) {
+export async function captureState(tab, refs, { fullPage = false, text = false } = {}) {
 	const frames = new Map();
 	const url = tab.url || tab.pendingUrl || '';
 	const blank = url === '' || /^about:(blank|srcdoc)/.test(url);
@@ -40,7 +42,7 @@ export async function captureState(tab, refs, { fullPage = false } = {}) {
 	 * it on before it answers the other two; the tab list and the frame
 	 * tree are read while the pages walk their DOM.
 	 */
-	const walked = blank ? null : callInPage(tab, { allFrames: true }, 'snapshot');
+	const walked = blank ? null : callInPage(tab, { allFrames: true }, 'snapshot', text ? [{ text: true }] : []);
 	const listing = listTabs().catch(() => []);
 	if (walked === null) {
 		frames.set(0, { documentId: `blank-${tab.id}`, report: emptyReport(tab) });
@@ -62,7 +64,10 @@ export async function captureState(tab, refs, { fullPage = false } = {}) {
 				live.add(f.documentId);
 		refs.expireDocumentsExcept(tab.id, live, 'the page changed (it navigated or the frame reloaded) since that state was read');
 	}
-	return buildState({ tab, frames, refs, fullPage, tabs: await listing });
+	const state = buildState({ tab, frames, refs, fullPage, tabs: await listing });
+	if (text)
+		state.pageText = typeof frames.get(0).report.text === 'string' ? frames.get(0).report.text : null;
+	return state;
 }
 
 /**
