@@ -27,7 +27,12 @@
 		syntheticType,
 		readValue,
 		scroll: parts.scrolling.scroll,
-		watchStart: parts.mutations.watchStart,
+		/* warm: also warm the walk up while the watch waits (a page that has just loaded). */
+		watchStart: warm => {
+			if (warm === true)
+				parts.snapshot.warmUp();
+			return parts.mutations.watchStart();
+		},
 		watchQuiet: parts.mutations.watchQuiet,
 		watchStop: parts.mutations.watchStop,
 		frameIndex: ownFrameIndex,

@@ -258,6 +258,41 @@ test('a look that comes a whole window late (the page could not run either) star
 	assert.equal(answer.count, 2, 'the change the page made when it ran again was seen before calling it still');
 });
 
+test('a watch started warm walks the page once, in a timer, changing nothing; a big page is not walked', async () => {
+	const body = '<label>Gift <input type="checkbox" data-box="0 0 20 20"></label><button data-box="0 30 80 20">Pay</button>';
+	const walks = ({ window }) => {
+		const style = window.getComputedStyle;
+		const counter = { calls: 0 };
+		window.getComputedStyle = element => { counter.calls++; return style(element); };
+		return counter;
+	};
+	const tick = window => new Promise(resolve => window.setTimeout(resolve, 20));
+	const cold = pageWith(body);
+	const coldCalls = walks(cold);
+	cold.page.watchStop(cold.page.watchStart());
+	await tick(cold.window);
+	assert.equal(coldCalls.calls, 0, 'a watch alone walks nothing');
+
+	const warm = pageWith(body);
+	const warmCalls = walks(warm);
+	const token = warm.page.watchStart(true);
+	assert.equal(warmCalls.calls, 0, 'the walk waits for a timer');
+	const settled = await warm.page.watchQuiet(token, 30, 2000);
+	assert.ok(warmCalls.calls >= 4, `the page was walked (${warmCalls.calls} styles read)`);
+	assert.equal(settled.count, 0, 'the walk changes nothing on the page');
+	const once = warmCalls.calls;
+	warm.page.watchStop(warm.page.watchStart(true));
+	await tick(warm.window);
+	assert.equal(warmCalls.calls, once, 'only once per document');
+	assert.deepEqual(warm.api.snapshot(), cold.api.snapshot(), 'the state read after it is the same');
+
+	const big = pageWith(body + '<span></span>'.repeat(1000));
+	const bigCalls = walks(big);
+	big.page.watchStop(big.page.watchStart(true));
+	await tick(big.window);
+	assert.equal(bigCalls.calls, 0);
+});
+
 test('elements whose :hover shows another get a ref; the style sheets are read again when their rules change', () => {
 	const { document, api } = pageWith(`
 		<style>.menu:hover > .sub { display: block } .card:hover { color: red }</style>

@@ -2,7 +2,7 @@
 // chrome.scripting that keeps, per frame, the document it shows and the
 // globals the injected files defined there: injection once per document,
 // the scripts a call needs, gone documents and swapped frames, timeouts,
-// and the errors the agent sees.
+// the errors the agent sees, and the settle after a load asking for a warm-up.
 
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 const {
 	IN_PAGE_SCRIPT, READABILITY, callInDocument, callInPage, callOnElement, prepareFrames, runInPage, runOnElement,
 } = await import('../src/browser/page-channel.js');
+const { OutcomeObserver, settleLoadedPage } = await import('../src/browser/outcome.js');
 
 const TAB = { id: 7, url: 'http://shop.test/' };
 
@@ -17,7 +18,11 @@ const TAB = { id: 7, url: 'http://shop.test/' };
 // answers `echo` with its arguments and the document it runs in.
 function definitionsOf(file, documentId) {
 	if (file === IN_PAGE_SCRIPT.files.at(-1))
-		return { [IN_PAGE_SCRIPT.global]: { echo: (...args) => ({ documentId, args }), element: id => (id === 1 ? { id } : null) } };
+		return { [IN_PAGE_SCRIPT.global]: {
+			echo: (...args) => ({ documentId, args }), element: id => (id === 1 ? { id } : null),
+			watchStart: warm => { watchesStarted.push(warm); return watchesStarted.length; },
+			watchQuiet: () => ({ quiet: true, count: 0 }),
+		} };
 	if (file === READABILITY.files[0])
 		return { [READABILITY.global]: function Readability() {} };
 	return {};
@@ -26,6 +31,7 @@ function definitionsOf(file, documentId) {
 let frames;	// frameId -> {documentId, globals}
 let calls;	// what executeScript was asked, in order
 let failNext;	// a function that may throw instead of the next call, once
+let watchesStarted;	// the argument of each watchStart the pages were asked
 
 // Runs a page function as if in the frame: its globals are on globalThis meanwhile.
 function runIn(frame, func, args) {
@@ -57,6 +63,7 @@ beforeEach(() => {
 	frames = new Map([[0, { documentId: 'TOP', globals: {} }], [3, { documentId: 'CHILD', globals: {} }]]);
 	calls = [];
 	failNext = null;
+	watchesStarted = [];
 	globalThis.chrome = {
 		scripting: {
 			async executeScript({ target, func, args = [], files }) {
@@ -183,4 +190,15 @@ test('scripting failures become the codes the agent acts on', async () => {
 	await assert.rejects(callInPage(TAB, { frameIds: [0] }, 'echo'), { code: 'NAVIGATION_FAILED' });
 	failWith('Something odd');
 	await assert.rejects(callInPage(TAB, { frameIds: [0] }, 'echo'), { code: 'INTERNAL', message: /Something odd/ });
+});
+
+test('the settle after a load asks the page to warm its walk up; an action\'s watch does not', async () => {
+	assert.deepEqual(await settleLoadedPage(TAB.id, { since: Date.now(), deadline: Date.now() + 1000 }), []);
+	assert.deepEqual(watchesStarted, [true]);
+	const event = () => ({ addListener() {}, removeListener() {} });
+	chrome.tabs = { onCreated: event(), onRemoved: event() };
+	chrome.webNavigation = Object.fromEntries(['onBeforeNavigate', 'onCommitted', 'onDOMContentLoaded', 'onCompleted',
+	    'onErrorOccurred', 'onHistoryStateUpdated', 'onReferenceFragmentUpdated'].map(name => [name, event()]));
+	await new OutcomeObserver(TAB).start();
+	assert.deepEqual(watchesStarted, [true, false]);
 });

@@ -171,15 +171,18 @@ export class OutcomeObserver {
 
 /**
  * Starts counting DOM mutations in a document (default: the tab's top
- * one); null when no script runs there.
+ * one); null when no script runs there. warm: a page that has just
+ * loaded, whose state is likely read next: the page also walks itself
+ * once while the watch waits, so that the first read runs warm code.
  * @param {chrome.tabs.Tab|{id: number}} tab
  * @param {string} [documentId]
+ * @param {boolean} [warm]
  * @returns {Promise<{documentId: string, token: number}|null>}
  */
-async function startWatch(tab, documentId) {
+async function startWatch(tab, documentId, warm = false) {
 	try {
 		const where = documentId === undefined ? { frameIds: [0] } : { documentIds: [documentId] };
-		const [r] = await callInPage(tab, where, 'watchStart');
+		const [r] = await callInPage(tab, where, 'watchStart', [warm]);
 		if (r !== undefined && typeof r.result === 'number')
 			return { documentId: r.documentId, token: r.result };
 	} catch {
@@ -245,7 +248,7 @@ async function settlePage(tab, network, since, watch, signal, cap) {
  */
 export async function settleLoadedPage(tabId, { network, since, documentId, signal, deadline }) {
 	const tab = { id: tabId };
-	const watch = await startWatch(tab, documentId);
+	const watch = await startWatch(tab, documentId, true);
 	const settled = await settlePage(tab, network, since, watch, signal, Math.min(deadline, Date.now() + SETTLE_CAP_MS));
 	return settled.still;
 }
