@@ -27,6 +27,23 @@ count() {
 	failed=$((failed + ${f:-0} + ${e:-0}))
 }
 
+# Prints what a failed test printed: for the Node suites, the runner's
+# list of failing tests with their errors; for the others, the log's end.
+show_failure() {
+	echo "---- $1"
+	if grep -q 'failing tests:$' "$1"; then
+		sed -n '/failing tests:$/,$p' "$1" | head -n 200
+	else
+		tail -n 60 "$1"
+	fi
+}
+
+# Names the failing Node tests of a log, one line each, for the last lines
+# a CI page shows.
+name_failures() {
+	sed -n '/failing tests:$/,$p' "$1" | grep -E '^(✖|test at) ' | grep -v 'failing tests:$' | sed "s|^|failed in ${1##*/}: |"
+}
+
 # Runs one stage: configure the build dir once, then the given make goals.
 stage() {
 	name="$1"; dir="$top/_build-$2"; flags="$3"; shift 3
@@ -38,10 +55,14 @@ stage() {
 	(cd "$dir" && make -s -j"$jobs" "$@") || status=$?
 	count "$dir"
 	if [ "$status" -ne 0 ]; then
-		for log in "$dir"/tests/*.log; do
-			grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null &&
-				{ echo "---- $log"; tail -n 60 "$log"; }
+		failed_logs=
+		for trs in "$dir"/tests/*.trs; do
+			grep -qE '^:test-result: (FAIL|ERROR)' "$trs" 2>/dev/null &&
+				failed_logs="$failed_logs ${trs%.trs}.log"
 		done
+		for log in $failed_logs; do show_failure "$log"; done
+		echo "==> $name failed"
+		for log in $failed_logs; do name_failures "$log"; done
 		echo "$passed passed, $((failed > 0 ? failed : 1)) failed"
 		exit 1
 	fi
