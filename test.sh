@@ -52,7 +52,9 @@ stage() {
 	(cd "$dir" && [ -f Makefile ] || "$top/configure" -q $flags)
 	echo "==> $name: make $*"
 	status=0
+	started=$(date +%s)
 	(cd "$dir" && make -s -j"$jobs" "$@") || status=$?
+	echo "==> $name: $(($(date +%s) - started)) s"
 	count "$dir"
 	if [ "$status" -ne 0 ]; then
 		failed_logs=
