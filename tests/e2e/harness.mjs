@@ -290,9 +290,29 @@ export class Bridge {
 			}
 		}
 		await this.site.close();
+		const report = this.sanitizerReport();
 		if (process.env.E2E_KEEP !== '1')
 			rmSync(this.dir, { recursive: true, force: true });
 		if (leftover !== null)
 			throw new Error(leftover);
+		if (report !== null)
+			throw new Error(`the host hit a sanitizer error (built with --enable-sanitizers):\n${report}`);
+	}
+
+	// What AddressSanitizer, LeakSanitizer or UndefinedBehaviorSanitizer
+	// reported about a host in Chromium's log (the hosts' stderr): the first
+	// report, to its SUMMARY line; null when none did.
+	sanitizerReport() {
+		let log;
+		try {
+			log = readFileSync(this.logPath, 'utf8');
+		} catch {
+			return null;
+		}
+		const found = /^.*(==\d+==ERROR: \w+Sanitizer|\.[ch]:\d+:\d+: runtime error:)/m.exec(log);
+		if (found === null)
+			return null;
+		const summary = log.indexOf('\nSUMMARY: ', found.index);
+		return log.slice(found.index, summary === -1 ? found.index + 6000 : log.indexOf('\n', summary + 1));
 	}
 }
