@@ -21,6 +21,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import { EXTENSION_ID, startBridge, until } from './harness.mjs';
+import { scaled } from '../timing.mjs';
 import { configureAgents, inExtension, startModelServer } from './agents-harness.mjs';
 
 const PANEL = `chrome-extension://${EXTENSION_ID}/sidepanel/sidepanel.html`;
@@ -94,7 +95,8 @@ describe('side panel', () => {
 	}
 
 	test('run a task from the panel, pause it before it acts, type by hand, resume: it reads the page again and finishes', async () => {
-		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, delay_ms: 2500 }] });
+		/* The navigator's first answer is held back past the pause, however slow this run. */
+		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, delay_ms: scaled(2500) }] });
 		const { url, tabId } = await b.open('shop/order.html?item=blue');
 		shopTab = tabId;
 		panel = await openPanel();
@@ -105,9 +107,9 @@ describe('side panel', () => {
 		assert.match(started.text, /Started by you/);
 		await panel.press(started.id, 'Pause');
 		await taskWhere(/^Paused in tab \d+/, 'the task to show as paused');
-		/* Whatever the model was asked before the pause may still answer (the navigator is held back 2.5 s)... */
+		/* Whatever the model was asked before the pause may still answer (the navigator is held back)... */
 		const asked = (await model.log()).length;
-		await new Promise(resolve => setTimeout(resolve, 3000));
+		await new Promise(resolve => setTimeout(resolve, scaled(3000)));
 		/* ...but nothing acts and nothing new is asked while paused. */
 		assert.equal(await b.evaluate(url, 'document.querySelector("input[name=name]").value'), '', 'nothing acted while paused');
 		assert.equal((await model.log()).length, asked, 'no model call started while paused');
@@ -129,7 +131,8 @@ describe('side panel', () => {
 	});
 
 	test('a task an MCP client started shows up live and the person stops it: the client gets stopped_by_user', async () => {
-		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, delay_ms: 4000 }] });
+		/* The navigator's first answer waits until the person stops the task (the stop aborts it). */
+		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, delay_ms: scaled(30000) }] });
 		await b.open('shop/order.html?item=red', { args: { tab_id: shopTab } });
 		const { structuredContent: started } = await b.client.callTool({ name: 'run_task',
 		    arguments: { task: 'Order the red mug for Grace Hopper.', wait: false, tab_id: shopTab } }, undefined, { timeout: 60000 });
@@ -149,7 +152,9 @@ describe('side panel', () => {
 		await until(async () => !(await panel.tasks()).some(t => t.id === started.task_id), { what: 'the deleted task to go' });
 		assert.ok(!(await inExtension(b, `chrome.storage.local.get('taskHistory').then(s => s.taskHistory.map(t => t.id))`)).includes(started.task_id));
 
-		/* Run again: the same words, as the person's task, in the task's own tab. */
+		/* Run again: the same words, as the person's task, in the task's own tab; it too waits for
+		 * its navigator's first answer, so the Stop below finds it running. */
+		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, delay_ms: scaled(30000) }] });
 		const first = (await panel.tasks()).find(t => t.status === 'Done');
 		await panel.press(first.id, 'Run again');
 		const rerun = await until(async () => (await panel.tasks()).find(t => t.id !== first.id && t.task === first.task && /^Running/.test(t.status)),
