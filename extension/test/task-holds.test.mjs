@@ -8,7 +8,7 @@ import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Dispatcher } from '../src/dispatcher.js';
-import { HISTORY_MAX, TASK_KEEP_MS, TaskManager, taskActions, urlInTask } from '../src/agents/task-manager.js';
+import { HISTORY_KEY, HISTORY_MAX, PANEL_NOTICE_MS, TASK_KEEP_MS, TaskManager, taskActions, urlInTask } from '../src/agents/task-manager.js';
 import { ErrorCode } from '../src/errors.js';
 import { Fence } from '../src/agents/fence.js';
 import { RequestRunner } from '../src/rpc.js';
@@ -64,7 +64,7 @@ function scriptedModel(scripts = {}) {
 
 // The dispatcher with the task tools, a fake page and a mutating action,
 // recording who issued each read and action.
-function setup(scripts, settings = {}) {
+function setup(scripts, settings = {}, { onChange } = {}) {
 	const issued = [];
 	const model = scriptedModel(scripts);
 	const dispatcher = new Dispatcher({
@@ -78,12 +78,23 @@ function setup(scripts, settings = {}) {
 	dispatcher.register({ get_browser_state: { run: record('read') }, get_page_content: { run: record('text') }, poke: { run: record('poke') } });
 	const stored = new Map([['agents', { provider: { kind: 'openai', model: 'scripted' }, ...settings }]]);
 	const closed = [];
+	const storage = {
+		stored,
+		reads: [],
+		failNextRead: false,
+		get: async key => {
+			storage.reads.push(key);
+			if (storage.failNextRead) {
+				storage.failNextRead = false;
+				throw new Error('storage is not available');
+			}
+			return stored.has(key) ? { [key]: structuredClone(stored.get(key)) } : {};
+		},
+		set: async items => Object.entries(items).forEach(([key, value]) => stored.set(key, structuredClone(value))),
+	};
 	const tasks = new TaskManager({
 		dispatcher,
-		storage: {
-			get: async key => (stored.has(key) ? { [key]: structuredClone(stored.get(key)) } : {}),
-			set: async items => Object.entries(items).forEach(([key, value]) => stored.set(key, structuredClone(value))),
-		},
+		storage,
 		createProvider: () => ({ complete: input => model.complete(input) }),
 		buildPrompt: () => ({ system: '', messages: [] }),
 		browser: {
@@ -93,10 +104,11 @@ function setup(scripts, settings = {}) {
 		fence: new Fence({ rules: { getSessionRules: async () => [], updateSessionRules: async () => {} }, tabs: chrome.tabs }),
 		optionsUrl: 'chrome-extension://x/options/options.html',
 		evaluateEnabled: async () => false,
+		onChange,
 	});
 	dispatcher.register(taskActions(tasks));
 	running = tasks;
-	return { dispatcher, tasks, model, issued, closed };
+	return { dispatcher, tasks, model, issued, closed, storage };
 }
 
 /** The tasks of the current test, stopped after it even when it fails (their timers would keep node alive). */
@@ -310,6 +322,39 @@ test('the person\'s hand: a panel task is invisible to MCP clients; stop gives s
 	assert.equal(shown[0].task, `Task ${HISTORY_MAX + 2}`, 'newest first');
 	await tasks.forget(shown[0].id);
 	assert.equal((await tasks.panelTasks())[0].task, `Task ${HISTORY_MAX + 1}`);
+});
+
+test('the side panel hears once for a burst of changes, and the kept tasks are read from storage once', async () => {
+	let notices = 0;
+	const { tasks, model, storage } = setup(undefined, {}, { onChange: () => notices++ });
+	const first = await tasks.start({ task: 'First', tab_id: 1 }, () => {}, { byPerson: true });
+	await model.waiting(1);
+	for (let i = 0; i < 5; i++)
+		tasks.changed();
+	assert.equal(notices, 0, 'the notice waits for the burst to end');
+	await new Promise(resolve => setTimeout(resolve, PANEL_NOTICE_MS * 2));
+	assert.equal(notices, 1, 'one notice for the start and five changes');
+
+	await tasks.control(first.id, 'stop');
+	await first.done;
+	const second = await tasks.start({ task: 'Second', tab_id: 2 }, () => {}, { byPerson: true });
+	await tasks.control(second.id, 'stop');
+	await second.done;
+	await new Promise(resolve => setTimeout(resolve, 10));	/* keeping is asynchronous */
+	for (let i = 0; i < 3; i++)
+		assert.deepEqual((await tasks.panelTasks()).map(task => task.task), ['Second', 'First']);
+	await tasks.forget(second.id);
+	assert.deepEqual((await tasks.panelTasks()).map(task => task.task), ['First']);
+	assert.deepEqual(storage.reads.filter(key => key === HISTORY_KEY), [HISTORY_KEY], 'storage was read once');
+	assert.deepEqual(storage.stored.get(HISTORY_KEY).map(task => task.id), [first.id], 'and told every change');
+});
+
+test('a failed read of the kept tasks is not remembered: the next read asks storage again', async () => {
+	const { tasks, storage } = setup();
+	storage.stored.set(HISTORY_KEY, [{ id: 'old', task: 'Kept' }]);
+	storage.failNextRead = true;
+	await assert.rejects(tasks.panelTasks(), /storage is not available/);
+	assert.deepEqual((await tasks.panelTasks()).map(task => task.task), ['Kept']);
 });
 
 test('a task that asks the person is input_required to MCP clients, with the question; its own client\'s answer_task lets it go on', async () => {

@@ -46,6 +46,13 @@ const TITLE_CHARS = 40;
 
 /** How many finished tasks the side panel keeps (chrome.storage.local), with their steps. */
 export const HISTORY_MAX = 20;
+
+/**
+ * How long the side panel's notice of a change waits, so that a burst of
+ * changes (a step's plan, actions and verdict) makes one notice, not one
+ * list built and sent per event while the task runs.
+ */
+export const PANEL_NOTICE_MS = 50;
 /** Where they are kept. */
 export const HISTORY_KEY = 'taskHistory';
 /** The caller of tasks the person starts in the side panel: no MCP client is it. */
@@ -184,7 +191,8 @@ export class TaskManager {
 	 * @param {() => Promise<boolean>} [deps.networkEnabled] whether the person gave the agents the network tools
 	 * @param {(text: string) => void} [deps.log]
 	 * @param {typeof fetch} [deps.fetch]
-	 * @param {() => void} [deps.onChange] a task started, moved, paused, resumed or ended (the side panel)
+	 * @param {() => void} [deps.onChange] a task started, moved, paused, resumed or ended (the side panel):
+	 *   called once for the changes of PANEL_NOTICE_MS
 	 * @param {(taskId: string) => ((phase: string, start: number, end: number) => void)|undefined} [deps.trace]
 	 *   a debugging hook (docs/benchmarks.md): the sink a new task's phases are timed into, or undefined (off)
 	 */
@@ -192,11 +200,19 @@ export class TaskManager {
 		this.deps = deps;
 		/** @type {Map<string, TaskRecord>} */
 		this.tasks = new Map();
+		/** @type {Promise<object[]>|null} the kept tasks, read from storage once, then kept up to date here */
+		this.history = null;
+		this.noticeTimer = null;
 	}
 
-	/** Tells the side panel that something changed. */
+	/** Tells the side panel that something changed: once, PANEL_NOTICE_MS after the first change of a burst. */
 	changed() {
-		this.deps.onChange?.();
+		if (this.deps.onChange === undefined || this.noticeTimer !== null)
+			return;
+		this.noticeTimer = setTimeout(() => {
+			this.noticeTimer = null;
+			this.deps.onChange();
+		}, PANEL_NOTICE_MS);
 	}
 
 	/**
@@ -379,18 +395,42 @@ export class TaskManager {
 	 * @param {TaskRecord} record
 	 */
 	async keep(record) {
-		const history = await this.kept();
 		const entry = panelTask(record);
-		await this.deps.storage.set({ [HISTORY_KEY]: [entry, ...history.filter(kept => kept.id !== record.id)].slice(0, HISTORY_MAX) });
+		await this.rewriteHistory(history => [entry, ...history.filter(kept => kept.id !== record.id)].slice(0, HISTORY_MAX));
 	}
 
 	/**
-	 * The finished tasks kept for the side panel, newest first.
+	 * Changes the kept tasks, here and in storage; changes run in the order made.
+	 * @param {(history: object[]) => object[]} change
+	 */
+	async rewriteHistory(change) {
+		const history = this.rememberHistory(this.kept().then(change));
+		await this.deps.storage.set({ [HISTORY_KEY]: await history });
+	}
+
+	/**
+	 * The finished tasks kept for the side panel, newest first: read from
+	 * storage the first time, then from memory (only this worker writes them).
 	 * @returns {Promise<object[]>}
 	 */
-	async kept() {
-		const stored = await this.deps.storage.get(HISTORY_KEY);
-		return Array.isArray(stored?.[HISTORY_KEY]) ? stored[HISTORY_KEY] : [];
+	kept() {
+		return this.history ?? this.rememberHistory(this.deps.storage.get(HISTORY_KEY)
+		    .then(stored => Array.isArray(stored?.[HISTORY_KEY]) ? stored[HISTORY_KEY] : []));
+	}
+
+	/**
+	 * Makes a read or change of the kept tasks the one later reads start
+	 * from; one that fails is forgotten, so the next read asks storage again.
+	 * @param {Promise<object[]>} history
+	 * @returns {Promise<object[]>} history
+	 */
+	rememberHistory(history) {
+		this.history = history;
+		history.catch(() => {
+			if (this.history === history)
+				this.history = null;
+		});
+		return history;
 	}
 
 	/**
@@ -409,8 +449,7 @@ export class TaskManager {
 	 * @param {string} id
 	 */
 	async forget(id) {
-		const history = await this.kept();
-		await this.deps.storage.set({ [HISTORY_KEY]: history.filter(entry => entry.id !== id) });
+		await this.rewriteHistory(history => history.filter(entry => entry.id !== id));
 		this.changed();
 	}
 
