@@ -16,15 +16,16 @@ scripts/deps.sh test
 
 passed=0
 failed=0
-# Adds one stage's automake counts to the totals.
+# Adds the automake counts of the suites a stage ran (the test-suite.log
+# files under its build dir newer than its stamp) to the totals.
 count() {
-	log="$1/test-suite.log"
-	[ -f "$log" ] || return 0
-	p=$(sed -n 's/^# PASS: *//p' "$log" | head -n 1)
-	f=$(sed -n 's/^# FAIL: *//p' "$log" | head -n 1)
-	e=$(sed -n 's/^# ERROR: *//p' "$log" | head -n 1)
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-0} + ${e:-0}))
+	for log in $(find "$1" -name test-suite.log -newer "$2"); do
+		p=$(sed -n 's/^# PASS: *//p' "$log" | head -n 1)
+		f=$(sed -n 's/^# FAIL: *//p' "$log" | head -n 1)
+		e=$(sed -n 's/^# ERROR: *//p' "$log" | head -n 1)
+		passed=$((passed + ${p:-0}))
+		failed=$((failed + ${f:-0} + ${e:-0}))
+	done
 }
 
 # Prints what a failed test printed: for the Node suites, the runner's
@@ -38,28 +39,37 @@ show_failure() {
 	fi
 }
 
-# Names the failing Node tests of a log, one line each, for the last lines
-# a CI page shows.
+# Names what failed in a log, for the last lines a CI page shows: each
+# failing Node test, or else the suite.
 name_failures() {
-	sed -n '/failing tests:$/,$p' "$1" | grep -E '^(✖|test at) ' | grep -v 'failing tests:$' | sed "s|^|failed in ${1##*/}: |"
+	if grep -q 'failing tests:$' "$1"; then
+		sed -n '/failing tests:$/,$p' "$1" | grep -E '^(✖|test at) ' | grep -v 'failing tests:$' |
+			sed "s|^|failed in ${1##*/}: |"
+	else
+		echo "failed: ${1##*/}"
+	fi
 }
 
 # Runs one stage: configure the build dir once, then the given make goals.
+# Only what this stage's make wrote counts (a stamp marks its start), so a
+# suite's log left from an earlier stage or run is neither counted nor shown.
 stage() {
 	name="$1"; dir="$top/_build-$2"; flags="$3"; shift 3
 	echo "==> $name: configure $flags"
 	mkdir -p "$dir"
 	(cd "$dir" && [ -f Makefile ] || "$top/configure" -q $flags)
 	echo "==> $name: make $*"
+	stamp="$dir/.test-stage"
+	touch "$stamp"
 	status=0
 	started=$(date +%s)
 	(cd "$dir" && make -s -j"$jobs" "$@") || status=$?
 	echo "==> $name: $(($(date +%s) - started)) s"
-	count "$dir"
+	count "$dir" "$stamp"
 	if [ "$status" -ne 0 ]; then
 		failed_logs=
-		for trs in "$dir"/tests/*.trs; do
-			grep -qE '^:test-result: (FAIL|ERROR)' "$trs" 2>/dev/null &&
+		for trs in $(find "$dir" -name '*.trs' -newer "$stamp"); do
+			grep -qE '^:test-result: (FAIL|ERROR)' "$trs" &&
 				failed_logs="$failed_logs ${trs%.trs}.log"
 		done
 		for log in $failed_logs; do show_failure "$log"; done

@@ -82,6 +82,7 @@ function setup(scripts, settings = {}, { onChange } = {}) {
 		stored,
 		reads: [],
 		failNextRead: false,
+		failNextWrite: false,
 		get: async key => {
 			storage.reads.push(key);
 			if (storage.failNextRead) {
@@ -90,7 +91,13 @@ function setup(scripts, settings = {}, { onChange } = {}) {
 			}
 			return stored.has(key) ? { [key]: structuredClone(stored.get(key)) } : {};
 		},
-		set: async items => Object.entries(items).forEach(([key, value]) => stored.set(key, structuredClone(value))),
+		set: async items => {
+			if (storage.failNextWrite) {
+				storage.failNextWrite = false;
+				throw new Error('storage is full');
+			}
+			Object.entries(items).forEach(([key, value]) => stored.set(key, structuredClone(value)));
+		},
 	};
 	const tasks = new TaskManager({
 		dispatcher,
@@ -349,12 +356,22 @@ test('the side panel hears once for a burst of changes, and the kept tasks are r
 	assert.deepEqual(storage.stored.get(HISTORY_KEY).map(task => task.id), [first.id], 'and told every change');
 });
 
-test('a failed read of the kept tasks is not remembered: the next read asks storage again', async () => {
+test('a failed read or write of the kept tasks is not remembered: the next read or change starts from storage', async () => {
 	const { tasks, storage } = setup();
-	storage.stored.set(HISTORY_KEY, [{ id: 'old', task: 'Kept' }]);
+	const names = list => list.map(task => task.task);
+	storage.stored.set(HISTORY_KEY, [{ id: 'a', task: 'A' }, { id: 'b', task: 'B' }, { id: 'c', task: 'C' }]);
 	storage.failNextRead = true;
-	await assert.rejects(tasks.panelTasks(), /storage is not available/);
-	assert.deepEqual((await tasks.panelTasks()).map(task => task.task), ['Kept']);
+	const refused = tasks.panelTasks();
+	const queued = tasks.forget('a');	/* made while the read that fails is under way */
+	await assert.rejects(refused, /storage is not available/);
+	await queued;
+	assert.deepEqual(names(storage.stored.get(HISTORY_KEY)), ['B', 'C'], 'the change behind the failed read was made');
+	assert.deepEqual(names(await tasks.panelTasks()), ['B', 'C']);
+	storage.failNextWrite = true;
+	await assert.rejects(tasks.forget('b'), /storage is full/);
+	assert.deepEqual(names(await tasks.panelTasks()), ['B', 'C'], 'what storage holds, not the change it refused');
+	await tasks.forget('c');
+	assert.deepEqual(names(storage.stored.get(HISTORY_KEY)), ['B']);
 });
 
 test('a task that asks the person is input_required to MCP clients, with the question; its own client\'s answer_task lets it go on', async () => {

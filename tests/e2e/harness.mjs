@@ -140,7 +140,9 @@ export async function startBridge({ installHost = true, settings = {} } = {}) {
 		}, { ms: 10000, what: 'the extension to say hello to the host' });
 	} catch (error) {
 		error.message += `\n--- chromium log (${logPath}) ---\n${bridge.logTail()}`;
-		await bridge.close();
+		await bridge.close().catch(problem => {
+			error.message += `\n--- and on closing ---\n${problem.message}`;
+		});
 		throw error;
 	}
 	return bridge;
@@ -289,14 +291,15 @@ export class Bridge {
 				}
 			}
 		}
-		await this.site.close();
+		const problems = leftover !== null ? [leftover] : [];
 		const report = this.sanitizerReport();
+		if (report !== null)
+			problems.push(`the host hit a sanitizer error (built with --enable-sanitizers):\n${report}`);
+		await this.site.close().catch(error => problems.push(`the fixture site did not close: ${error.message}`));
 		if (process.env.E2E_KEEP !== '1')
 			rmSync(this.dir, { recursive: true, force: true });
-		if (leftover !== null)
-			throw new Error(leftover);
-		if (report !== null)
-			throw new Error(`the host hit a sanitizer error (built with --enable-sanitizers):\n${report}`);
+		if (problems.length > 0)
+			throw new Error(problems.join('\n'));
 	}
 
 	// What AddressSanitizer, LeakSanitizer or UndefinedBehaviorSanitizer
@@ -309,7 +312,7 @@ export class Bridge {
 		} catch {
 			return null;
 		}
-		const found = /^.*(==\d+==ERROR: \w+Sanitizer|\.[ch]:\d+:\d+: runtime error:)/m.exec(log);
+		const found = /^.*(==\d+==ERROR: \w+Sanitizer|\w+Sanitizer has encountered a fatal error|\.[ch]:\d+:\d+: runtime error:)/m.exec(log);
 		if (found === null)
 			return null;
 		const summary = log.indexOf('\nSUMMARY: ', found.index);

@@ -400,12 +400,17 @@ export class TaskManager {
 	}
 
 	/**
-	 * Changes the kept tasks, here and in storage; changes run in the order made.
+	 * Changes the kept tasks in storage, then here; changes run in the
+	 * order made, and one that fails (storage full, a read refused) leaves
+	 * the next to start from storage again.
 	 * @param {(history: object[]) => object[]} change
 	 */
 	async rewriteHistory(change) {
-		const history = this.rememberHistory(this.kept().then(change));
-		await this.deps.storage.set({ [HISTORY_KEY]: await history });
+		await this.rememberHistory(this.kept().catch(() => this.readHistory()).then(async history => {
+			const changed = change(history);
+			await this.deps.storage.set({ [HISTORY_KEY]: changed });
+			return changed;
+		}));
 	}
 
 	/**
@@ -414,8 +419,13 @@ export class TaskManager {
 	 * @returns {Promise<object[]>}
 	 */
 	kept() {
-		return this.history ?? this.rememberHistory(this.deps.storage.get(HISTORY_KEY)
-		    .then(stored => Array.isArray(stored?.[HISTORY_KEY]) ? stored[HISTORY_KEY] : []));
+		return this.history ?? this.rememberHistory(this.readHistory());
+	}
+
+	/** @returns {Promise<object[]>} the kept tasks as storage has them */
+	async readHistory() {
+		const stored = await this.deps.storage.get(HISTORY_KEY);
+		return Array.isArray(stored?.[HISTORY_KEY]) ? stored[HISTORY_KEY] : [];
 	}
 
 	/**
