@@ -105,10 +105,13 @@ describe('tabs and connection', () => {
 	test('actions on different tabs run in parallel, on one tab in order', async () => {
 		const one = await b.ok('manage_tabs', { action: 'open', url: b.page('form.html') });
 		const two = await b.ok('manage_tabs', { action: 'open', url: b.page('form.html') });
-		const slow = b.page(`slow?ms=${scaled(3000)}`);
+		/* The slow page outlasts the other tab's read however loaded the machine; the
+		 * navigation waits for it as long as it takes (past the default 30 s if need be). */
+		const slowMs = scaled(3000);
+		const slow = b.page(`slow?ms=${slowMs}`);
 		const start = Date.now();
 		const [navigation, state] = await Promise.all([
-			b.ok('navigate_to', { url: slow, tab_id: one.data.tab_id }),
+			b.ok('navigate_to', { url: slow, tab_id: one.data.tab_id, timeout_ms: slowMs + scaled(10000) }),
 			(async () => {
 				await new Promise(resolve => setTimeout(resolve, 100));
 				const r = await b.ok('get_browser_state', { tab_id: two.data.tab_id });
