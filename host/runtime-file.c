@@ -61,10 +61,12 @@ runtime_file_path(char **cause)
 
 /*
  * Fills dirs (heap strings) with every directory a host may have written
- * its runtime file in, in the order readers prefer: $XDG_RUNTIME_DIR,
- * /run/user/UID (what XDG_RUNTIME_DIR is on systemd systems, for readers
- * started without it, as MCP clients start stdio servers),
- * $XDG_STATE_HOME and $HOME/.local/state; each once. Returns how many.
+ * its runtime file in, in the order readers prefer: $XDG_RUNTIME_DIR, or
+ * when it is not set /run/user/UID (what it is on systemd systems, for
+ * readers started without it, as MCP clients start stdio servers; a
+ * reader that names its own runtime directory sees only that session's
+ * hosts), then $XDG_STATE_HOME and $HOME/.local/state; each once.
+ * Returns how many.
  */
 size_t
 runtime_file_dirs(char *dirs[RUNTIME_FILE_DIRS_MAX])
@@ -76,8 +78,9 @@ runtime_file_dirs(char *dirs[RUNTIME_FILE_DIRS_MAX])
 
 	if ((dir = runtime_file_xdg_dir("XDG_RUNTIME_DIR")) != NULL)
 		candidates[n++] = xasprintf("%s/%s", dir, RUNTIME_DIR_NAME);
-	candidates[n++] = xasprintf("/run/user/%lu/%s",
-	    (unsigned long)getuid(), RUNTIME_DIR_NAME);
+	else
+		candidates[n++] = xasprintf("/run/user/%lu/%s",
+		    (unsigned long)getuid(), RUNTIME_DIR_NAME);
 	if ((dir = runtime_file_xdg_dir("XDG_STATE_HOME")) != NULL)
 		candidates[n++] = xasprintf("%s/%s", dir, RUNTIME_DIR_NAME);
 	home = getenv("HOME");

@@ -1105,6 +1105,60 @@ START_TEST(test_runtime_file_path_choices)
 }
 END_TEST
 
+/* The directories runtime_file_dirs gives, joined by spaces. */
+static char *
+runtime_dirs_joined(void)
+{
+	char	*dirs[RUNTIME_FILE_DIRS_MAX], *joined = xstrdup(""), *next;
+	size_t	 i, n;
+
+	n = runtime_file_dirs(dirs);
+	for (i = 0; i < n; i++) {
+		next = xasprintf("%s%s%s", joined, i > 0 ? " " : "", dirs[i]);
+		free(joined);
+		free(dirs[i]);
+		joined = next;
+	}
+	return joined;
+}
+
+/*
+ * Where readers look for hosts: a reader that names its runtime directory
+ * sees that session's hosts, not those of /run/user/UID (another session's,
+ * or a test's beside it); one started without it looks there too.
+ */
+START_TEST(test_runtime_file_dirs_follow_the_session)
+{
+	char	*uid_dir, *got, *want;
+
+	uid_dir = xasprintf("/run/user/%lu/browser-bridge/hosts",
+	    (unsigned long)getuid());
+
+	test_setenv("XDG_RUNTIME_DIR", "/tmp/session");
+	test_setenv("XDG_STATE_HOME", "/s");
+	test_setenv("HOME", "/home/u");
+	got = runtime_dirs_joined();
+	ck_assert_str_eq(got, "/tmp/session/browser-bridge/hosts "
+	    "/s/browser-bridge/hosts /home/u/.local/state/browser-bridge/hosts");
+	free(got);
+
+	test_setenv("XDG_RUNTIME_DIR", NULL);
+	test_setenv("XDG_STATE_HOME", NULL);
+	want = xasprintf("%s /home/u/.local/state/browser-bridge/hosts",
+	    uid_dir);
+	got = runtime_dirs_joined();
+	ck_assert_str_eq(got, want);
+	free(got);
+
+	test_setenv("XDG_RUNTIME_DIR", "relative");	/* ignored, as unset */
+	got = runtime_dirs_joined();
+	ck_assert_str_eq(got, want);
+	free(got);
+	free(want);
+	free(uid_dir);
+}
+END_TEST
+
 START_TEST(test_runtime_file_path_without_home)
 {
 	char	*cause = NULL;
@@ -1720,6 +1774,7 @@ security_suite(void)
 	tcase_add_checked_fixture(tc, test_dir_setup, test_dir_teardown);
 	tcase_add_test(tc, test_runtime_file_path_choices);
 	tcase_add_test(tc, test_runtime_file_path_without_home);
+	tcase_add_test(tc, test_runtime_file_dirs_follow_the_session);
 	tcase_add_test(tc, test_runtime_file_write_private);
 	tcase_add_test(tc, test_runtime_file_write_replaces);
 	tcase_add_test(tc, test_runtime_file_write_replaces_symlink_not_target);
