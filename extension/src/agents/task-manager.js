@@ -46,15 +46,14 @@ const TITLE_CHARS = 40;
 
 /** How many finished tasks the side panel keeps (chrome.storage.local), with their steps. */
 export const HISTORY_MAX = 20;
-
+/** Where they are kept. */
+export const HISTORY_KEY = 'taskHistory';
 /**
  * How long the side panel's notice of a change waits, so that a burst of
  * changes (a step's plan, actions and verdict) makes one notice, not one
  * list built and sent per event while the task runs.
  */
 export const PANEL_NOTICE_MS = 50;
-/** Where they are kept. */
-export const HISTORY_KEY = 'taskHistory';
 /** The caller of tasks the person starts in the side panel: no MCP client is it. */
 export const PERSON = 'person';
 
