@@ -303,3 +303,24 @@ test('waitRequestsSince waits for the requests an action started, not older ones
 	chrome.webRequest.onBeforeRequest.emit(req('slow'));
 	assert.equal(await net.waitRequestsSince(3, since, { deadline: Date.now() + 50 }), 1, 'the deadline ends the wait, saying one is open');
 });
+
+test('navigate_to to the active tab that closed as the call came loads in the tab active now; a named tab is not swapped', async () => {
+	const { startLoading } = await import('../src/actions/navigation.js');
+	const loaded = [];
+	chrome.tabs.update = async (tabId, { url }) => {
+		if (tabId === 5)
+			throw new Error('No tab with id: 5.');
+		if (tabId === 6)
+			throw new Error('Cannot access contents of the page.');
+		loaded.push([tabId, url]);
+	};
+	chrome.tabs.query = async () => [{ id: 7, url: 'http://now/' }];
+	chrome.tabs.TAB_ID_NONE = -1;
+	const tab = await startLoading({ id: 5, url: 'http://closed/' }, {}, 'http://a/');
+	assert.equal(tab.id, 7);
+	assert.deepEqual(loaded, [[7, 'http://a/']]);
+	await assert.rejects(startLoading({ id: 5 }, { tab_id: 5 }, 'http://a/'), /No tab with id: 5/,
+	    'a tab the caller named stays its choice');
+	await assert.rejects(startLoading({ id: 6 }, {}, 'http://a/'), /Cannot access/, 'only a vanished tab is replaced');
+	assert.equal(loaded.length, 1);
+});

@@ -122,7 +122,7 @@ export async function openOptions(bridge) {
 				return status !== '' && !status.endsWith('…') && status;
 			}, { ms: 15000, what: `the status after ${name}` });
 		},
-		close: () => bridge.cdp.send('Target.closeTarget', { targetId }),
+		close: () => bridge.closeTarget(targetId),
 	};
 }
 

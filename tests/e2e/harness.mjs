@@ -233,7 +233,16 @@ export class Bridge {
 		    { what: `the tab of ${url}` });
 		await until(() => this.evaluate(url, `location.href === ${JSON.stringify(url)} && document.readyState === "complete"`),
 		    { what: `${url} to load` });
-		return { targetId, close: () => this.cdp.send('Target.closeTarget', { targetId }) };
+		return { targetId, close: () => this.closeTarget(targetId) };
+	}
+
+	// Closes a tab behind the tools' back and waits until it is gone:
+	// DevTools answers before the browser has removed it, and a tool call
+	// for "the active tab" made in between would find the closing one.
+	async closeTarget(targetId) {
+		await this.cdp.send('Target.closeTarget', { targetId });
+		await until(async () => !(await this.cdp.targets()).some(t => t.targetId === targetId),
+		    { what: `tab ${targetId} to close` });
 	}
 
 	// Evaluates JavaScript in the page (or frame) whose URL contains `where`.

@@ -40,7 +40,7 @@ export async function startCallback() {
 // Chromium; resolves to its close().
 export async function browse(bridge, url) {
 	const { targetId } = await bridge.cdp.send('Target.createTarget', { url: String(url), background: true });
-	return () => bridge.cdp.send('Target.closeTarget', { targetId }).catch(() => {});
+	return () => bridge.closeTarget(targetId).catch(() => {});
 }
 
 // The SDK's OAuthClientProvider for a client named name: it keeps what the

@@ -80,7 +80,7 @@ describe('side panel', () => {
 				const { data } = await b.cdp.send('Page.captureScreenshot', { format: 'png' }, sessionId);
 				writeFileSync(join(process.env.E2E_ARTEFACTS, `sidepanel-${name}.png`), Buffer.from(data, 'base64'));
 			},
-			close: () => b.cdp.send('Target.closeTarget', { targetId }),
+			close: () => b.closeTarget(targetId),
 		};
 	}
 
