@@ -267,14 +267,18 @@ test('a task while a browser page is in front starts in a new tab at the URL it 
 	chrome.tabs.query = async () => [{ id: 3, url: 'chrome://newtab/' }];
 	chrome.tabs.get = async id => ({ id, url: id === 3 ? 'chrome://newtab/' : `https://shop.test/${id}` });
 	const created = [];
-	tasks.deps.browser.tabs.create = async ({ url }) => {
+	const opened = [];
+	tasks.deps.browser.tabs.create = async ({ url, active }) => {
 		created.push(url);
+		opened.push(`create ${url} active=${active}`);
 		return { id: 9 };
 	};
-	/* A start_url tab opens blank and loads its page as the task, once fenced. */
+	tasks.deps.browser.tabs.update = async (tabId, { active }) => { opened.push(`update ${tabId} active=${active}`); };
+	/* A start_url tab opens blank in the background, is fenced, and comes to the front as its page loads. */
 	const loaded = [];
 	dispatcher.register({ navigate_to: { run: async params => {
 		loaded.push([params.tab_id, params.url]);
+		opened.push(`load ${params.url}`);
 		return { content: [{ type: 'text', text: 'at it' }] };
 	} } });
 	await assert.rejects(tasks.start({ task: 'Find a blue mug' }, () => {}, { byPerson: true }), error => {
@@ -293,8 +297,25 @@ test('a task while a browser page is in front starts in a new tab at the URL it 
 	assert.equal(record.tabId, 9);
 	assert.deepEqual(created, ['about:blank']);
 	assert.deepEqual(loaded, [[9, 'https://shop.test/mugs']]);
+	assert.deepEqual(opened, ['create about:blank active=false', 'update 9 active=true', 'load https://shop.test/mugs']);
 	await model.waiting(1);
 	assert.equal(record.result, null, 'it runs');
+});
+
+test('a start that fails once its blank tab is open closes that tab: the tools unreadable, the fence refused', async () => {
+	const { tasks, closed } = setup();
+	let next = 20;
+	tasks.deps.browser.tabs.create = async () => ({ id: next++ });
+	tasks.deps.browser.tabs.update = async () => {};
+	tasks.deps.evaluateEnabled = async () => { throw new Error('storage is not available'); };
+	await assert.rejects(tasks.start({ task: 'Find a mug', start_url: 'https://shop.test/' }), /storage is not available/);
+	assert.deepEqual(closed, [20]);
+	tasks.deps.evaluateEnabled = async () => false;
+	tasks.deps.fence.enclose = async () => { throw new Error('rule limit reached'); };
+	await assert.rejects(tasks.start({ task: 'Find a mug', start_url: 'https://shop.test/' }),
+	    { code: ErrorCode.INVALID_ARGUMENT, message: /refused to fence the task .*rule limit reached/ });
+	assert.deepEqual(closed, [20, 21]);
+	assert.equal(tasks.tasks.size, 0);
 });
 
 test('urlInTask finds the first http(s) URL a task names, without the sentence\'s punctuation', () => {

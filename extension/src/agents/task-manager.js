@@ -270,13 +270,26 @@ export class TaskManager {
 			throw new BridgeError(ErrorCode.TAB_BUSY,
 			    `Tab ${busy.tabId} is running task ${busy.id} ("${shortTask(busy.task)}"). ` +
 			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
-		const tools = await timed('start: tools', () => this.modelTools(scopes));
-		/* A start_url tab opens blank: the fence is up before its first request. */
-		const tabId = tab !== null ? tab.id :
-		    (await timed('start: blank tab', () => this.deps.browser.tabs.create({ url: 'about:blank', active: true }))).id;
+		/*
+		 * A start_url tab opens blank, so the fence is up before its first
+		 * request; it opens in the background while the tools are read, which
+		 * is quicker, and comes to the front as start_url loads.
+		 */
+		const opening = tab !== null ? null :
+		    timed('start: blank tab', () => this.deps.browser.tabs.create({ url: 'about:blank', active: false }));
+		let tools;
+		try {
+			tools = await timed('start: tools', () => this.modelTools(scopes));
+		} catch (error) {
+			await opening?.then(opened => this.deps.browser.tabs.remove(opened.id), () => {}).catch(() => {});
+			throw error;
+		}
+		const tabId = tab !== null ? tab.id : (await opening).id;
 		try {
 			await timed('start: fence', () => this.deps.fence.enclose(id, tabId, allowedDomains));
 		} catch (error) {
+			if (tab === null)
+				await this.deps.browser.tabs.remove(tabId).catch(() => {});
 			throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
 			    `The browser refused to fence the task to ${allowedDomains.join(', ')} (${error?.message ?? error}), ` +
 			    'so it did not start. Check that each allowed domain is a host name.');
@@ -285,8 +298,11 @@ export class TaskManager {
 		const release = this.deps.dispatcher.hold(tabId, owner);
 		if (params.start_url !== undefined) {
 			try {
+				/* Only a cue for the person: a tab that closed fails the load instead. */
+				const front = this.deps.browser.tabs.update(tabId, { active: true }).catch(() => {});
 				await timed('start: start_url', () => this.deps.dispatcher.dispatch('navigate_to', { tab_id: tabId, url: params.start_url },
 				    { signal: new AbortController().signal, deadline: Date.now() + START_MS, progress: () => {}, owner }));
+				await front;
 			} catch (error) {
 				const blocked = this.deps.fence.blocked(id);
 				release();
