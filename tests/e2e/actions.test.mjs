@@ -41,14 +41,27 @@ describe('navigation', () => {
 		assert.equal(await b.evaluate(url, 'window.__resourceLoaded === true'), true);
 	});
 
+	/*
+	 * The settle is capped at 1 s. On a machine so busy that the app's
+	 * request and render take longer, navigate_to says the page had not
+	 * settled (`still`) and to read the state again; such a read must then
+	 * find the view, and only a minority of reads may come to the cap.
+	 */
 	test('the state after navigate_to holds a view the app renders 200-400 ms after the load event, 20 times in a row', async () => {
+		const capped = [];
 		for (let i = 0; i < 20; i++) {
 			const via = i % 2 === 0 ? 'fetch' : 'chunk';
-			await b.ok('navigate_to', { url: b.page(`late-view.html?via=${via}`) });
+			const loaded = await b.ok('navigate_to', { url: b.page(`late-view.html?via=${via}`) });
+			const hasView = s => s.find('button', 'Add todo') && s.find('textbox', '');
+			if (loaded.data.still !== undefined) {
+				capped.push(`read ${i + 1}: ${loaded.text}`);
+				await until(async () => hasView(await b.state()), { what: `read ${i + 1}'s view after the cap` });
+				continue;
+			}
 			const s = await b.state();
-			assert.ok(s.find('button', 'Add todo') && s.find('textbox', ''),
-			    `read ${i + 1} (the view waits for a ${via}) lacks the app's view:\n${s.text}`);
+			assert.ok(hasView(s), `read ${i + 1} (the view waits for a ${via}) lacks the app's view:\n${s.text}\nafter: ${loaded.text}`);
 		}
+		assert.ok(capped.length < 10, `the settle came to its cap in ${capped.length} of 20 reads:\n${capped.join('\n')}`);
 	});
 
 	test('navigate_to with none returns at once', async () => {
