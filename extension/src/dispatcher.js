@@ -8,7 +8,7 @@
 
 import { BridgeError, ErrorCode } from './errors.js';
 import { KeyedQueue } from './tab-queue.js';
-import { resolveTab, getTab } from './browser/tabs.js';
+import { ActiveTabGone, resolveTab, getTab } from './browser/tabs.js';
 import { captureState } from './page-state/capture.js';
 import { formatState, structuredState } from './page-state/format.js';
 import { DialogOpened } from './browser/debugger.js';
@@ -294,8 +294,9 @@ export class Dispatcher {
 	}
 
 	/**
-	 * Runs a known method: resolves its tab and element, then runs it in
-	 * the tab's queue.
+	 * Runs a known method (runOnce); once more, for the tab active now,
+	 * when the active tab it resolved closed before the action began
+	 * (ActiveTabGone).
 	 * @param {string} method
 	 * @param {ActionDefinition} definition
 	 * @param {object} params
@@ -304,6 +305,26 @@ export class Dispatcher {
 	 * @returns {Promise<object>}
 	 */
 	async run(method, definition, params, call, where = {}) {
+		try {
+			return await this.runOnce(method, definition, params, call, where);
+		} catch (error) {
+			if (!(error instanceof ActiveTabGone))
+				throw error;
+			return this.runOnce(method, definition, params, call, where);
+		}
+	}
+
+	/**
+	 * Runs a known method once: resolves its tab and element, then runs it
+	 * in the tab's queue.
+	 * @param {string} method
+	 * @param {ActionDefinition} definition
+	 * @param {object} params
+	 * @param {import('./rpc.js').CallContext & {owner?: Owner}} call
+	 * @param {{tab?: number}} where
+	 * @returns {Promise<object>}
+	 */
+	async runOnce(method, definition, params, call, where) {
 		/** @type {ActionContext} */
 		const context = {
 			signal: call.signal,

@@ -304,8 +304,9 @@ test('waitRequestsSince waits for the requests an action started, not older ones
 	assert.equal(await net.waitRequestsSince(3, since, { deadline: Date.now() + 50 }), 1, 'the deadline ends the wait, saying one is open');
 });
 
-test('navigate_to to the active tab that closed as the call came loads in the tab active now; a named tab is not swapped', async () => {
+test('navigate_to\'s load in an active tab that closed as the call came is ActiveTabGone; in a named tab, Chrome\'s error', async () => {
 	const { startLoading } = await import('../src/actions/navigation.js');
+	const { ActiveTabGone } = await import('../src/browser/tabs.js');
 	const loaded = [];
 	chrome.tabs.update = async (tabId, { url }) => {
 		if (tabId === 5)
@@ -314,13 +315,15 @@ test('navigate_to to the active tab that closed as the call came loads in the ta
 			throw new Error('Cannot access contents of the page.');
 		loaded.push([tabId, url]);
 	};
-	chrome.tabs.query = async () => [{ id: 7, url: 'http://now/' }];
-	chrome.tabs.TAB_ID_NONE = -1;
-	const tab = await startLoading({ id: 5, url: 'http://closed/' }, {}, 'http://a/');
-	assert.equal(tab.id, 7);
+	await startLoading({ id: 7 }, {}, 'http://a/');
 	assert.deepEqual(loaded, [[7, 'http://a/']]);
-	await assert.rejects(startLoading({ id: 5 }, { tab_id: 5 }, 'http://a/'), /No tab with id: 5/,
-	    'a tab the caller named stays its choice');
-	await assert.rejects(startLoading({ id: 6 }, {}, 'http://a/'), /Cannot access/, 'only a vanished tab is replaced');
-	assert.equal(loaded.length, 1);
+	await assert.rejects(startLoading({ id: 5 }, {}, 'http://a/'), error => {
+		assert.ok(error instanceof ActiveTabGone);
+		assert.equal(error.code, 'TAB_NOT_FOUND');
+		assert.match(error.message, /^The active tab \(5\) closed as the call came\. Call manage_tabs/);
+		return true;
+	});
+	await assert.rejects(startLoading({ id: 5 }, { tab_id: 5 }, 'http://a/'), error => !(error instanceof ActiveTabGone) &&
+	    /No tab with id: 5/.test(error.message), 'a tab the caller named stays its choice');
+	await assert.rejects(startLoading({ id: 6 }, {}, 'http://a/'), /Cannot access/, 'only a vanished tab is ActiveTabGone');
 });

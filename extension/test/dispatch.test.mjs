@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 
 import { Dispatcher } from '../src/dispatcher.js';
 import { ErrorCode } from '../src/errors.js';
+import { ActiveTabGone } from '../src/browser/tabs.js';
 
 const TABS = new Set([1, 2]);
 beforeEach(() => {
@@ -214,4 +215,34 @@ test('the catalogue entry\'s traits, not the method\'s name, decide dialog watch
 	await assert.rejects(dispatcher.dispatch('plain', { tab_id: 1 }, call()), { code: ErrorCode.NOT_INTERACTABLE });
 	await dispatcher.dispatch('answer', { tab_id: 1 }, call());
 	assert.deepEqual(ran, ['act', 'plain', 'click_element', 'go', 'answer']);
+});
+
+test('a call whose active tab closed before it began runs again for the tab active now, once, through the hold check', async () => {
+	const { dispatcher, ran } = makeDispatcher();
+	const gone = new Set([1]);
+	/* poke as navigate_to's load does it: its tab may have closed under it. */
+	dispatcher.registry.get('poke').run = async (params, context) => {
+		ran.push(`poke@${context.tab.id}`);
+		if (gone.has(context.tab.id))
+			throw new ActiveTabGone(context.tab.id);
+		return { content: [] };
+	};
+	const active = [1, 2];
+	chrome.tabs.query = async () => [{ id: active.shift() ?? 2 }];
+	await dispatcher.dispatch('poke', {}, call());
+	assert.deepEqual(ran, ['poke@1', 'poke@2']);
+
+	ran.length = 0;
+	gone.add(2);
+	active.push(1, 2);
+	await assert.rejects(dispatcher.dispatch('poke', {}, call()), { code: ErrorCode.TAB_NOT_FOUND, message: /^The active tab \(2\) closed/ });
+	assert.deepEqual(ran, ['poke@1', 'poke@2'], 'tried twice, not more');
+
+	ran.length = 0;
+	gone.delete(2);
+	active.push(1, 2);
+	const release = dispatcher.hold(2, task);
+	await assert.rejects(dispatcher.dispatch('poke', {}, call()), { code: ErrorCode.TAB_BUSY }, 'the tab active now is a task\'s: the hold holds');
+	assert.deepEqual(ran, ['poke@1']);
+	release();
 });

@@ -6,7 +6,7 @@
 import { BridgeError, ErrorCode } from '../errors.js';
 import { NavigationWatcher, pagePreparer, readyStateReader } from '../browser/navigation.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
-import { activeTab, getTab, loadInTab, moveInHistory, openTab } from '../browser/tabs.js';
+import { ActiveTabGone, getTab, loadInTab, moveInHistory, openTab } from '../browser/tabs.js';
 import { settleLoadedPage, stillNote } from '../browser/outcome.js';
 import { checkUrlAllowed, urlPolicy } from '../url-policy.js';
 
@@ -114,28 +114,24 @@ async function historyStep(debuggers, tabId, step) {
 }
 
 /**
- * Starts loading a URL in the tab navigate_to is for; resolves to that tab.
- * A call that named no tab means the active one: if the tab that was active
- * closed before the load began (the person closed it, or it was closing as
- * the call came), the load goes to the tab active now. Nothing had happened
- * yet, so nothing is done twice.
+ * Starts loading a URL in the tab navigate_to is for.
  * @param {chrome.tabs.Tab} tab the tab the dispatcher resolved
  * @param {{tab_id?: number}} params
  * @param {string} url
- * @returns {Promise<chrome.tabs.Tab>}
+ * @returns {Promise<void>}
+ * @throws {ActiveTabGone} when the call named no tab and the active one
+ *   closed before its load began (the person closed it, or it was closing
+ *   as the call came): the dispatcher runs the call again
  */
 export async function startLoading(tab, params, url) {
 	try {
 		await loadInTab(tab.id, url);
-		return tab;
 	} catch (error) {
 		const named = params.tab_id !== undefined && params.tab_id !== null;
-		if (named || !/No tab with id/i.test(String(error?.message ?? error)))
-			throw error;
+		if (!named && /No tab with id/i.test(String(error?.message ?? error)))
+			throw new ActiveTabGone(tab.id);
+		throw error;
 	}
-	const active = await activeTab();
-	await loadInTab(active.id, url);
-	return active;
 }
 
 /** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
@@ -152,16 +148,15 @@ export const navigationActions = {
 			const watcher = new NavigationWatcher(newTab ? null : tab.id);
 			const startedAt = Date.now();
 			try {
-				let urlBefore = '';
+				const urlBefore = newTab ? '' : tab.url ?? '';
 				let tabId;
 				if (newTab) {
 					tabId = (await openTab(url.href, services.networkLog, actor)).id;
+					watcher.bind(tabId);
 				} else {
-					const loading = await startLoading(tab, params, url.href);
-					tabId = loading.id;
-					urlBefore = loading.url ?? '';
+					tabId = tab.id;
+					await startLoading(tab, params, url.href);
 				}
-				watcher.bind(tabId);
 				progress(1, 3, `Loading ${url.href}`);
 				if (waitUntil === 'none' || timeoutMs === 0)
 					return navigationResult(tabId, urlBefore, 'Started loading in', services, { newTab, waited: 'none' });

@@ -21,6 +21,20 @@ export async function getTab(tabId) {
 }
 
 /**
+ * The active tab closed between a call naming no tab and the action's
+ * first step: nothing was done, so the dispatcher runs the call again for
+ * the tab active now (once; a second time it stands as TAB_NOT_FOUND).
+ */
+export class ActiveTabGone extends BridgeError {
+	/** @param {number} tabId the tab that closed */
+	constructor(tabId) {
+		super(ErrorCode.TAB_NOT_FOUND, `The active tab (${tabId}) closed as the call came. ` +
+		    'Call manage_tabs with action "list" to see the open tabs, then pass tab_id.');
+		this.name = 'ActiveTabGone';
+	}
+}
+
+/**
  * The active tab of the focused window (or of any window).
  * @returns {Promise<chrome.tabs.Tab>}
  * @throws {BridgeError} TAB_NOT_FOUND when there is none
