@@ -31,6 +31,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {boolean} [pageText] a caller inside the extension (the agents) also wants the page's text with a state it reads
  *   (get_browser_state, include_state), in the same pass: the result's pageText (see captureState)
  * @property {chrome.tabs.Tab} [tab] the tab, for actions that act on one
+ * @property {boolean} [tabWasActive] the call named no tab (no tab_id, no ref): tab is the one that was active
  * @property {import('./page-state/refs.js').RefEntry} [element] the element named by params.ref
  * @property {(ref: string) => import('./page-state/refs.js').RefEntry} [resolveRef] finds another element of the tab
  * @property {Services} services
@@ -279,6 +280,23 @@ export class Dispatcher {
 	}
 
 	/**
+	 * The call's tab read again when its turn in the queue comes; nothing
+	 * has run yet, so an active tab that closed meanwhile is ActiveTabGone
+	 * (run tries again for the tab active now).
+	 * @param {ActionContext} context
+	 * @returns {Promise<chrome.tabs.Tab>}
+	 */
+	async tabAtItsTurn(context) {
+		try {
+			return await getTab(context.tab.id);
+		} catch (error) {
+			if (context.tabWasActive)
+				throw new ActiveTabGone(context.tab.id);
+			throw error;
+		}
+	}
+
+	/**
 	 * The tab a call names (tab_id, or its ref's tab) before anything is
 	 * resolved, for the record of recent actions; undefined when it names none.
 	 * @param {object} params
@@ -352,6 +370,7 @@ export class Dispatcher {
 			const innerRef = definition.innerRef?.(params);
 			if (tabId === undefined && typeof innerRef === 'string')
 				tabId = this.resolveRef(innerRef, undefined).tabId;
+			context.tabWasActive = tabId === undefined;
 			context.tab = tabId !== undefined ? await getTab(tabId) : await resolveTab(params);
 			context.resolveRef = ref => this.resolveRef(ref, context.tab.id);
 			where.tab = context.tab.id;
@@ -365,7 +384,7 @@ export class Dispatcher {
 		const task = async () => {
 			if (context.tab !== undefined) {
 				if (waits)
-					context.tab = await getTab(context.tab.id);
+					context.tab = await this.tabAtItsTurn(context);
 				if (!this.hasTrait(method, 'leaves_page'))
 					this.checkPageAllowed(context.tab);
 				/* Acting in a tab (not reading it) lets the actor read its requests, recorded from now on. */

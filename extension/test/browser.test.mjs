@@ -315,15 +315,15 @@ test('navigate_to\'s load in an active tab that closed as the call came is Activ
 			throw new Error('Cannot access contents of the page.');
 		loaded.push([tabId, url]);
 	};
-	await startLoading({ id: 7 }, {}, 'http://a/');
+	await startLoading({ id: 7 }, true, 'http://a/');
 	assert.deepEqual(loaded, [[7, 'http://a/']]);
-	await assert.rejects(startLoading({ id: 5 }, {}, 'http://a/'), error => {
+	await assert.rejects(startLoading({ id: 5 }, true, 'http://a/'), error => {
 		assert.ok(error instanceof ActiveTabGone);
 		assert.equal(error.code, 'TAB_NOT_FOUND');
 		assert.match(error.message, /^The active tab \(5\) closed as the call came\. Call manage_tabs/);
 		return true;
 	});
-	await assert.rejects(startLoading({ id: 5 }, { tab_id: 5 }, 'http://a/'), error => !(error instanceof ActiveTabGone) &&
+	await assert.rejects(startLoading({ id: 5 }, false, 'http://a/'), error => !(error instanceof ActiveTabGone) &&
 	    /No tab with id: 5/.test(error.message), 'a tab the caller named stays its choice');
-	await assert.rejects(startLoading({ id: 6 }, {}, 'http://a/'), /Cannot access/, 'only a vanished tab is ActiveTabGone');
+	await assert.rejects(startLoading({ id: 6 }, true, 'http://a/'), /Cannot access/, 'only a vanished tab is ActiveTabGone');
 });

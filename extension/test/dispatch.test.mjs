@@ -246,3 +246,31 @@ test('a call whose active tab closed before it began runs again for the tab acti
 	assert.deepEqual(ran, ['poke@1']);
 	release();
 });
+
+test('a call that waited behind another in the active tab, which closed meanwhile, runs in the tab active now; one that named the tab fails', async () => {
+	const { dispatcher, ran } = makeDispatcher();
+	let letGo;
+	const blocked = new Promise(resolve => { letGo = resolve; });
+	dispatcher.registry.get('poke').run = async (params, context) => {
+		ran.push(`poke@${context.tab.id}`);
+		if (params.block)
+			await blocked;
+		return { content: [] };
+	};
+	chrome.tabs.query = async () => [{ id: TABS.has(1) ? 1 : 2 }];
+	try {
+		const first = dispatcher.dispatch('poke', { tab_id: 1, block: true }, call());
+		const implicit = dispatcher.dispatch('poke', {}, call());
+		const named = dispatcher.dispatch('poke', { tab_id: 1 }, call());
+		while (dispatcher.queue.size(1) < 3)
+			await new Promise(resolve => setImmediate(resolve));
+		TABS.delete(1);
+		letGo();
+		await first;
+		await implicit;
+		await assert.rejects(named, { code: ErrorCode.TAB_NOT_FOUND, message: /^Tab 1 does not exist/ });
+		assert.deepEqual(ran, ['poke@1', 'poke@2']);
+	} finally {
+		TABS.add(1);
+	}
+});

@@ -273,8 +273,7 @@ test('a task while a browser page is in front starts in a new tab at the URL it 
 		opened.push(`create ${url} active=${active}`);
 		return { id: 9 };
 	};
-	tasks.deps.browser.tabs.update = async (tabId, { active }) => { opened.push(`update ${tabId} active=${active}`); };
-	/* A start_url tab opens blank in the background, is fenced, and comes to the front as its page loads. */
+	/* A start_url tab opens blank, in front, and loads its page as the task once fenced. */
 	const loaded = [];
 	dispatcher.register({ navigate_to: { run: async params => {
 		loaded.push([params.tab_id, params.url]);
@@ -297,7 +296,7 @@ test('a task while a browser page is in front starts in a new tab at the URL it 
 	assert.equal(record.tabId, 9);
 	assert.deepEqual(created, ['about:blank']);
 	assert.deepEqual(loaded, [[9, 'https://shop.test/mugs']]);
-	assert.deepEqual(opened, ['create about:blank active=false', 'update 9 active=true', 'load https://shop.test/mugs']);
+	assert.deepEqual(opened, ['create about:blank active=true', 'load https://shop.test/mugs']);
 	await model.waiting(1);
 	assert.equal(record.result, null, 'it runs');
 });
@@ -306,7 +305,6 @@ test('a start that fails once its blank tab is open closes that tab: the tools u
 	const { tasks, closed } = setup();
 	let next = 20;
 	tasks.deps.browser.tabs.create = async () => ({ id: next++ });
-	tasks.deps.browser.tabs.update = async () => {};
 	tasks.deps.evaluateEnabled = async () => { throw new Error('storage is not available'); };
 	await assert.rejects(tasks.start({ task: 'Find a mug', start_url: 'https://shop.test/' }), /storage is not available/);
 	assert.deepEqual(closed, [20]);
@@ -316,6 +314,12 @@ test('a start that fails once its blank tab is open closes that tab: the tools u
 	    { code: ErrorCode.INVALID_ARGUMENT, message: /refused to fence the task .*rule limit reached/ });
 	assert.deepEqual(closed, [20, 21]);
 	assert.equal(tasks.tasks.size, 0);
+
+	/* A tab the browser will not open fails the start once, while the tools are still being read: no unhandled rejection. */
+	tasks.deps.browser.tabs.create = async () => { throw new Error('No current window'); };
+	tasks.deps.evaluateEnabled = () => new Promise(resolve => setTimeout(() => resolve(false), 50));
+	await assert.rejects(tasks.start({ task: 'Find a mug', start_url: 'https://shop.test/' }), /No current window/);
+	assert.deepEqual(closed, [20, 21]);
 });
 
 test('urlInTask finds the first http(s) URL a task names, without the sentence\'s punctuation', () => {

@@ -116,19 +116,18 @@ async function historyStep(debuggers, tabId, step) {
 /**
  * Starts loading a URL in the tab navigate_to is for.
  * @param {chrome.tabs.Tab} tab the tab the dispatcher resolved
- * @param {{tab_id?: number}} params
+ * @param {boolean} tabWasActive the call named no tab (ActionContext.tabWasActive)
  * @param {string} url
  * @returns {Promise<void>}
  * @throws {ActiveTabGone} when the call named no tab and the active one
  *   closed before its load began (the person closed it, or it was closing
  *   as the call came): the dispatcher runs the call again
  */
-export async function startLoading(tab, params, url) {
+export async function startLoading(tab, tabWasActive, url) {
 	try {
 		await loadInTab(tab.id, url);
 	} catch (error) {
-		const named = params.tab_id !== undefined && params.tab_id !== null;
-		if (!named && /No tab with id/i.test(String(error?.message ?? error)))
+		if (tabWasActive && /No tab with id/i.test(String(error?.message ?? error)))
 			throw new ActiveTabGone(tab.id);
 		throw error;
 	}
@@ -139,7 +138,7 @@ export const navigationActions = {
 	navigate_to: {
 		stateable: false,
 		actsElsewhere: params => params.new_tab === true,
-		async run(params, { tab, signal, deadline, progress, actor, services }) {
+		async run(params, { tab, tabWasActive, signal, deadline, progress, actor, services }) {
 			const url = checkUrl(params.url, urlPolicy(services.welcome));
 			const waitUntil = params.wait_until ?? 'load';
 			const timeoutMs = params.timeout_ms ?? 30000;
@@ -155,7 +154,7 @@ export const navigationActions = {
 					watcher.bind(tabId);
 				} else {
 					tabId = tab.id;
-					await startLoading(tab, params, url.href);
+					await startLoading(tab, tabWasActive === true, url.href);
 				}
 				progress(1, 3, `Loading ${url.href}`);
 				if (waitUntil === 'none' || timeoutMs === 0)

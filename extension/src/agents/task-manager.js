@@ -270,13 +270,11 @@ export class TaskManager {
 			throw new BridgeError(ErrorCode.TAB_BUSY,
 			    `Tab ${busy.tabId} is running task ${busy.id} ("${shortTask(busy.task)}"). ` +
 			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
-		/*
-		 * A start_url tab opens blank, so the fence is up before its first
-		 * request; it opens in the background while the tools are read, which
-		 * is quicker, and comes to the front as start_url loads.
-		 */
+		/* A start_url tab opens blank, so the fence is up before its first request; it opens while the tools are read. */
 		const opening = tab !== null ? null :
-		    timed('start: blank tab', () => this.deps.browser.tabs.create({ url: 'about:blank', active: false }));
+		    timed('start: blank tab', () => this.deps.browser.tabs.create({ url: 'about:blank', active: true }));
+		/* Its failure is the start's, thrown below: not one more, unhandled, while the tools are read. */
+		opening?.catch(() => {});
 		let tools;
 		try {
 			tools = await timed('start: tools', () => this.modelTools(scopes));
@@ -298,11 +296,8 @@ export class TaskManager {
 		const release = this.deps.dispatcher.hold(tabId, owner);
 		if (params.start_url !== undefined) {
 			try {
-				/* Only a cue for the person: a tab that closed fails the load instead. */
-				const front = this.deps.browser.tabs.update(tabId, { active: true }).catch(() => {});
 				await timed('start: start_url', () => this.deps.dispatcher.dispatch('navigate_to', { tab_id: tabId, url: params.start_url },
 				    { signal: new AbortController().signal, deadline: Date.now() + START_MS, progress: () => {}, owner }));
-				await front;
 			} catch (error) {
 				const blocked = this.deps.fence.blocked(id);
 				release();
