@@ -51,12 +51,35 @@
 		return entry.state.count;
 	}
 
+	/** A Resource Timing buffer this full may have dropped entries: it cannot say what the page lacks. */
+	const RESOURCE_BUFFER_FULL = 250;
+	/** How often to look for responses the page does not have yet. */
+	const RECEIVE_LOOK_MS = 5;
+
 	/**
-	 * Resolves once the watched document has not changed for quietMs
-	 * ({quiet: true}), or after capMs of changes ({quiet: false}); then
-	 * ends the watch and gives the changes it saw (count).
+	 * How many of these URLs the page's Resource Timing does not list yet:
+	 * responses the browser saw end that have not reached the page.
+	 * @param {string[]} urls
+	 * @returns {number}
 	 */
-	function watchQuiet(token, quietMs, capMs) {
+	function notReceived(urls) {
+		if (urls.length === 0)
+			return 0;
+		const entries = performance.getEntriesByType?.('resource') ?? [];
+		if (entries.length >= RESOURCE_BUFFER_FULL)
+			return 0;
+		const names = new Set(entries.map(e => e.name));
+		return urls.filter(url => !names.has(url)).length;
+	}
+
+	/**
+	 * Resolves once the page has the responses named in received (URLs the
+	 * browser saw answered) and the watched document has then not changed
+	 * for quietMs ({quiet: true}), or after capMs ({quiet: false}); then
+	 * ends the watch and gives the changes it saw (count) and how long it
+	 * waited (elapsed, ms).
+	 */
+	function watchQuiet(token, quietMs, capMs, received = []) {
 		const entry = observers.get(token);
 		if (entry === undefined)
 			return Promise.resolve({ quiet: true });
@@ -64,9 +87,17 @@
 		/* When this look was due, and since when the page is known to have been able to run. */
 		let due = begun;
 		let seenSince = -Infinity;
+		/* What the page still lacks, and when it last got one: the window starts after the last response. */
+		let lacking = notReceived(received);
+		let receivedAt = -Infinity;
 		return new Promise(resolve => {
 			const check = () => {
 				const now = performance.now();
+				if (lacking > 0) {
+					lacking = notReceived(received);
+					if (lacking === 0)
+						receivedAt = now;
+				}
 				/*
 				 * A look that comes a whole window late means the page's
 				 * thread did not run either (a busy machine): what the page
@@ -80,13 +111,14 @@
 					entry.state.count += pending;
 					entry.state.last = now;
 				}
-				const still = now - Math.max(entry.state.last, seenSince);
-				if (still >= quietMs || now - begun >= capMs) {
-					resolve({ quiet: still >= quietMs, count: watchStop(token) });
+				const still = now - Math.max(entry.state.last, seenSince, receivedAt);
+				const quiet = lacking === 0 && still >= quietMs;
+				if (quiet || now - begun >= capMs) {
+					resolve({ quiet, count: watchStop(token), elapsed: now - begun });
 					return;
 				}
-				/* Look again when the window would end, unless a change moves it. */
-				const wait = Math.max(1, Math.min(quietMs - still, capMs - (now - begun)));
+				/* Look again when the window would end, unless a change moves it; soon while a response is due. */
+				const wait = Math.max(1, Math.min(lacking > 0 ? RECEIVE_LOOK_MS : quietMs - still, capMs - (now - begun)));
 				due = now + wait;
 				setTimeout(check, wait);
 			};

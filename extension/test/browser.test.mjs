@@ -304,6 +304,28 @@ test('waitRequestsSince waits for the requests an action started, not older ones
 	assert.equal(await net.waitRequestsSince(3, since, { deadline: Date.now() + 50 }), 1, 'the deadline ends the wait, saying one is open');
 });
 
+test('finishedSince lists a document\'s answered requests since a moment, by the URL asked for, of the kinds Resource Timing lists', async () => {
+	const net = new NetworkTracker();
+	const req = (requestId, more = {}) => ({ tabId: 3, requestId, type: 'xmlhttprequest', url: `http://a/${requestId}`,
+		frameId: 0, documentId: 'D1', ...more });
+	chrome.webRequest.onBeforeRequest.emit(req('old'));
+	chrome.webRequest.onCompleted.emit(req('old'));
+	await later(5);
+	const since = Date.now();
+	for (const [id, more] of [['api'], ['chunk', { type: 'script' }], ['other-doc', { documentId: 'D2' }], ['failed'], ['open'],
+		['frame', { type: 'sub_frame' }], ['moved']])
+		chrome.webRequest.onBeforeRequest.emit(req(id, more));
+	chrome.webRequest.onCompleted.emit(req('api'));
+	chrome.webRequest.onCompleted.emit(req('chunk', { type: 'script' }));
+	chrome.webRequest.onCompleted.emit(req('other-doc', { documentId: 'D2' }));
+	chrome.webRequest.onErrorOccurred.emit(req('failed'));
+	chrome.webRequest.onCompleted.emit(req('frame', { type: 'sub_frame' }));
+	chrome.webRequest.onCompleted.emit(req('moved', { url: 'http://a/after-redirect' }));
+	assert.deepEqual(net.finishedSince(3, since, 'D1'), ['http://a/api', 'http://a/chunk', 'http://a/moved']);
+	assert.deepEqual(net.finishedSince(3, since, 'D2'), ['http://a/other-doc']);
+	assert.equal(net.openSince(3, since), 1, 'the open one still counts as open');
+});
+
 test('navigate_to\'s load in an active tab that closed as the call came is ActiveTabGone; in a named tab, Chrome\'s error', async () => {
 	const { startLoading } = await import('../src/actions/navigation.js');
 	const { ActiveTabGone } = await import('../src/browser/tabs.js');

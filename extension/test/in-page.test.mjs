@@ -258,6 +258,39 @@ test('a look that comes a whole window late (the page could not run either) star
 	assert.equal(answer.count, 2, 'the change the page made when it ran again was seen before calling it still');
 });
 
+test('watchQuiet waits until the page has the responses the browser saw end, then for the window; a full buffer or the cap ends the wait', async () => {
+	const { window, document, page } = pageWith('<main id="view"><p>Loading</p></main>');
+	const entries = [];
+	window.performance.getEntriesByType = type => (type === 'resource' ? [...entries] : []);
+	/* As a busy machine does it: the response reaches the page 80 ms after the browser saw it end, then the app renders. */
+	window.setTimeout(() => {
+		entries.push({ name: 'https://shop.test/api/todos' });
+		window.setTimeout(() => { document.getElementById('view').innerHTML = '<button>Add todo</button>'; }, 5);
+	}, 80);
+	const token = page.watchStart();
+	const settled = await page.watchQuiet(token, 30, 2000, ['https://shop.test/api/todos']);
+	assert.equal(settled.quiet, true);
+	assert.ok(settled.count >= 1, 'the render after the response was seen before calling it still');
+	assert.ok(document.querySelector('button'));
+
+	const alone = page.watchStart();
+	const windowAlone = await page.watchQuiet(alone, 30, 2000, []);
+	assert.equal(windowAlone.quiet, true, 'with nothing to wait for, the window alone');
+	assert.equal(windowAlone.count, 0);
+
+	const never = page.watchStart();
+	const capped = await page.watchQuiet(never, 30, 150, ['https://shop.test/api/never']);
+	assert.equal(capped.quiet, false, 'a response that never reaches the page ends at the cap, not still');
+
+	entries.length = 0;
+	for (let i = 0; i < 250; i++)
+		entries.push({ name: `https://shop.test/img/${i}.png` });
+	const full = page.watchStart();
+	const begun = Date.now();
+	assert.equal((await page.watchQuiet(full, 30, 2000, ['https://shop.test/api/dropped'])).quiet, true);
+	assert.ok(Date.now() - begun < 1000, 'a full buffer may have dropped it: not waited for');
+});
+
 test('a watch started warm walks the page once, in a timer, changing nothing; a big page is not walked', async () => {
 	const body = '<label>Gift <input type="checkbox" data-box="0 0 20 20"></label><button data-box="0 30 80 20">Pay</button>';
 	const walks = ({ window }) => {

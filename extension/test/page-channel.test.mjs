@@ -21,7 +21,7 @@ function definitionsOf(file, documentId) {
 		return { [IN_PAGE_SCRIPT.global]: {
 			echo: (...args) => ({ documentId, args }), element: id => (id === 1 ? { id } : null),
 			watchStart: warm => { watchesStarted.push(warm); return watchesStarted.length; },
-			watchQuiet: () => ({ quiet: true, count: 0 }),
+			watchQuiet: () => ({ quiet: true, count: 0, elapsed: 0 }),
 		} };
 	if (file === READABILITY.files[0])
 		return { [READABILITY.global]: function Readability() {} };
@@ -201,4 +201,34 @@ test('the settle after a load asks the page to warm its walk up; an action\'s wa
 	    'onErrorOccurred', 'onHistoryStateUpdated', 'onReferenceFragmentUpdated'].map(name => [name, event()]));
 	await new OutcomeObserver(TAB).start();
 	assert.deepEqual(watchesStarted, [true, false]);
+});
+
+test('a settle whose page answers late gives a request made at the window\'s end as long to reach the tracker, then waits for it', async () => {
+	const later = ms => new Promise(resolve => setTimeout(resolve, ms));
+	/* A tracker that hears of the page's request 10 ms after the page's late answer came; it ends 40 ms later. */
+	let open = 0;
+	let quietAsked = 0;
+	const network = {
+		openSince: () => open,
+		waitRequestsSince: async () => { while (open > 0) await later(2); return 0; },
+		finishedSince: () => [],
+	};
+	const executeScript = chrome.scripting.executeScript;
+	chrome.scripting.executeScript = async options => {
+		const results = await executeScript(options);
+		if (JSON.stringify(options.args ?? []).includes('watchQuiet')) {
+			quietAsked++;
+			if (quietAsked === 1) {
+				setTimeout(() => { open = 1; }, 50);
+				setTimeout(() => { open = 0; }, 90);
+				/* The answer takes 40 ms more than the page's wait to come back: a busy machine. */
+				await later(40);
+			}
+		}
+		return results;
+	};
+	const since = Date.now();
+	assert.deepEqual(await settleLoadedPage(TAB.id, { network, since, deadline: Date.now() + 1000 }), []);
+	assert.equal(quietAsked, 2, 'the request that showed late started another round');
+	assert.ok(Date.now() - since >= 90, 'which waited for it to end');
 });

@@ -1,6 +1,7 @@
 /**
  * Tracks each tab's requests in flight (chrome.webRequest), for "network
- * idle" waits, and the HTTP status of each tab's last main-frame response.
+ * idle" waits, the requests that finished (for settles), and the HTTP
+ * status of each tab's last main-frame response.
  * @module browser/network
  */
 
@@ -10,17 +11,38 @@ import { sleep } from '../sleep.js';
 /** The network counts as idle after this long without requests in flight. */
 export const NETWORK_IDLE_MS = 500;
 
+/** Request types whose response the page lists in its Resource Timing (what a settle waits for it to have). */
+const RESOURCE_TIMED = new Set(['xmlhttprequest', 'script', 'stylesheet', 'image', 'font', 'media']);
+
+/** Finished requests kept per tab, newest last. */
+const FINISHED_KEPT = 64;
+
+/**
+ * A request the tracker saw start.
+ * @typedef {object} TrackedRequest
+ * @property {string} url as asked for
+ * @property {string} type webRequest's resource type
+ * @property {number} [frameId]
+ * @property {string} [documentId] the document that made it
+ * @property {number} started Date.now() when it started
+ */
+
 /** Requests in flight per tab. */
 export class NetworkTracker {
 	constructor() {
-		/** @type {Map<number, {inflight: Map<string, number>, last: number}>} requests in flight (id -> when it started) */
+		/**
+		 * Per tab: the requests in flight (id -> what it is and when it
+		 * started), those that finished with a response, and when the last
+		 * one started or ended.
+		 * @type {Map<number, {inflight: Map<string, TrackedRequest>, finished: TrackedRequest[], last: number}>}
+		 */
 		this.tabs = new Map();
 		/** @type {Map<number, {url: string, status: number}>} */
 		this.mainFrame = new Map();
 		const filter = { urls: ['<all_urls>'] };
 		chrome.webRequest.onBeforeRequest.addListener(d => this.started(d), filter);
-		chrome.webRequest.onCompleted.addListener(d => this.ended(d), filter);
-		chrome.webRequest.onErrorOccurred.addListener(d => this.ended(d), filter);
+		chrome.webRequest.onCompleted.addListener(d => this.ended(d, true), filter);
+		chrome.webRequest.onErrorOccurred.addListener(d => this.ended(d, false), filter);
 		chrome.tabs.onRemoved.addListener(tabId => {
 			this.tabs.delete(tabId);
 			this.mainFrame.delete(tabId);
@@ -29,18 +51,18 @@ export class NetworkTracker {
 
 	/**
 	 * @param {number} tabId
-	 * @returns {{inflight: Map<string, number>, last: number}}
+	 * @returns {{inflight: Map<string, TrackedRequest>, finished: TrackedRequest[], last: number}}
 	 */
 	entry(tabId) {
 		let entry = this.tabs.get(tabId);
 		if (entry === undefined) {
-			entry = { inflight: new Map(), last: 0 };
+			entry = { inflight: new Map(), finished: [], last: 0 };
 			this.tabs.set(tabId, entry);
 		}
 		return entry;
 	}
 
-	/** @param {{tabId: number, requestId: string, type: string}} details */
+	/** @param {{tabId: number, requestId: string, type: string, url: string, frameId?: number, documentId?: string}} details */
 	started(details) {
 		if (details.tabId < 0)
 			return;
@@ -48,19 +70,48 @@ export class NetworkTracker {
 		/* A new page: what the old one still loads does not count. */
 		if (details.type === 'main_frame')
 			entry.inflight.clear();
-		entry.inflight.set(details.requestId, Date.now());
+		/* The URL asked for, as the page's Resource Timing names it (a redirect keeps it). */
+		entry.inflight.set(details.requestId, { url: details.url, type: details.type, frameId: details.frameId,
+			documentId: details.documentId, started: Date.now() });
 		entry.last = Date.now();
 	}
 
-	/** @param {{tabId: number, requestId: string, type: string, url: string, statusCode?: number}} details */
-	ended(details) {
+	/**
+	 * @param {{tabId: number, requestId: string, type: string, url: string, statusCode?: number}} details
+	 * @param {boolean} answered it ended with a response (onCompleted), not an error
+	 */
+	ended(details, answered) {
 		if (details.tabId < 0)
 			return;
 		const entry = this.entry(details.tabId);
+		const request = entry.inflight.get(details.requestId);
 		entry.inflight.delete(details.requestId);
 		entry.last = Date.now();
+		if (answered && request !== undefined) {
+			entry.finished.push(request);
+			if (entry.finished.length > FINISHED_KEPT)
+				entry.finished.shift();
+		}
 		if (details.type === 'main_frame' && details.statusCode !== undefined)
 			this.mainFrame.set(details.tabId, { url: details.url, status: details.statusCode });
+	}
+
+	/**
+	 * The URLs of a document's requests that started at or after since and
+	 * ended with a response, of the kinds the page lists in its Resource
+	 * Timing: a settle waits until the page has them too (settlePage), as
+	 * on a busy machine a response reaches the page a while after the
+	 * browser saw it end.
+	 * @param {number} tabId
+	 * @param {number} since Date.now() value
+	 * @param {string} documentId the document (requests that name none count for the top frame)
+	 * @returns {string[]}
+	 */
+	finishedSince(tabId, since, documentId) {
+		return this.entry(tabId).finished
+		    .filter(r => r.started >= since && RESOURCE_TIMED.has(r.type) &&
+			(r.documentId !== undefined ? r.documentId === documentId : r.frameId === 0))
+		    .map(r => r.url);
 	}
 
 	/**
@@ -81,8 +132,8 @@ export class NetworkTracker {
 	 */
 	openSince(tabId, since) {
 		let open = 0;
-		for (const started of this.entry(tabId).inflight.values()) {
-			if (started >= since)
+		for (const request of this.entry(tabId).inflight.values()) {
+			if (request.started >= since)
 				open++;
 		}
 		return open;

@@ -15,6 +15,10 @@ export const NAVIGATION_START_MS = 30;
 export const DOM_QUIET_MS = 25;
 /** ...and the requests the action started have finished; at most this long. */
 export const SETTLE_CAP_MS = 1000;
+/** A page whose word comes back this much later than its wait is on a busy machine (settlePage). */
+const LAG_NOTICED_MS = 10;
+/** At most this many responses (the latest) are looked for in the page's Resource Timing. */
+const AWAITED_MAX = 32;
 /** Longest wait for a navigation an action started. */
 export const NAVIGATION_SETTLE_MS = 10000;
 
@@ -193,8 +197,9 @@ async function startWatch(tab, documentId, warm = false) {
 
 /**
  * Waits, at most until cap, for a page to settle: the tab's requests
- * that started since `since` done, then the watched document still for
- * DOM_QUIET_MS. A request that starts during the quiet window (a fetch
+ * that started since `since` done, the responses among them in the
+ * watched document's hands (its Resource Timing lists them), then the
+ * document still for DOM_QUIET_MS. A request that starts during the quiet window (a fetch
  * the page makes a moment later) begins another round with a new watch.
  * Ends the watches it waited on.
  * @param {chrome.tabs.Tab|{id: number}} tab
@@ -213,18 +218,31 @@ async function settlePage(tab, network, since, watch, signal, cap) {
 		const open = network === undefined ? 0 :
 		    await network.waitRequestsSince(tab.id, since, { signal, deadline: cap });
 		let quiet = true;
+		let lag = 0;
 		if (watch !== null) {
 			try {
+				const received = network?.finishedSince(tab.id, since, watch.documentId).slice(-AWAITED_MAX) ?? [];
+				const asked = Date.now();
 				const results = await callInPage(tab, { documentIds: [watch.documentId] }, 'watchQuiet',
-				    [watch.token, DOM_QUIET_MS, Math.max(cap - Date.now(), 0)], { timeoutMs: SETTLE_CAP_MS + 1000 });
+				    [watch.token, DOM_QUIET_MS, Math.max(cap - Date.now(), 0), received], { timeoutMs: SETTLE_CAP_MS + 1000 });
 				const answer = results[0]?.result;
 				if (typeof answer?.count === 'number')
 					count = (count ?? 0) + answer.count;
 				quiet = answer?.quiet !== false;
+				if (typeof answer?.elapsed === 'number')
+					lag = Math.max(0, Date.now() - asked - answer.elapsed);
 			} catch {
 				quiet = true;
 			}
 		}
+		/*
+		 * The page's answer took lag ms more than its wait to reach us; a
+		 * request it made at the window's end reaches us about as late (on
+		 * a busy machine, tens of ms): give it that long to show before
+		 * calling the network settled.
+		 */
+		if (lag >= LAG_NOTICED_MS && open === 0 && network !== undefined && Date.now() < cap)
+			await sleep(Math.min(lag, cap - Date.now()), signal);
 		const again = open === 0 && network !== undefined && Date.now() < cap && network.openSince(tab.id, since) > 0;
 		if (!again)
 			return { still: [...(quiet ? [] : ['dom']), ...(open === 0 ? [] : ['network'])], count, watch };
