@@ -279,7 +279,9 @@ export class TaskManager {
 		try {
 			tools = await timed('start: tools', () => this.modelTools(scopes));
 		} catch (error) {
-			await opening?.then(opened => this.deps.browser.tabs.remove(opened.id), () => {}).catch(() => {});
+			const opened = await opening?.catch(() => null);
+			if (opened)
+				await this.deps.browser.tabs.remove(opened.id).catch(() => {});
 			throw error;
 		}
 		const tabId = tab !== null ? tab.id : (await opening).id;

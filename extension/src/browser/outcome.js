@@ -199,9 +199,9 @@ async function startWatch(tab, documentId, warm = false) {
  * Waits, at most until cap, for a page to settle: the tab's requests
  * that started since `since` done, the responses among them in the
  * watched document's hands (its Resource Timing lists them), then the
- * document still for DOM_QUIET_MS. A request that starts during the quiet window (a fetch
- * the page makes a moment later) begins another round with a new watch.
- * Ends the watches it waited on.
+ * document still for DOM_QUIET_MS. A request that starts during the
+ * quiet window (a fetch the page makes a moment later) begins another
+ * round with a new watch. Ends the watches it waited on.
  * @param {chrome.tabs.Tab|{id: number}} tab
  * @param {import('./network.js').NetworkTracker|undefined} network to wait for requests; undefined waits for the DOM alone
  * @param {number} since Date.now() value
