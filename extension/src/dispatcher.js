@@ -31,6 +31,7 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {boolean} [pageText] a caller inside the extension (the agents) also wants the page's text with a state it reads
  *   (get_browser_state, include_state), in the same pass: the result's pageText (see captureState)
  * @property {chrome.tabs.Tab} [tab] the tab, for actions that act on one
+ * @property {(tabId: number) => void} [opened] an actsElsewhere call tells it the tab it opened, the moment it exists
  * @property {boolean} [tabWasActive] the call named no tab (no tab_id, no ref): tab is the one that was active
  * @property {import('./page-state/refs.js').RefEntry} [element] the element named by params.ref
  * @property {(ref: string) => import('./page-state/refs.js').RefEntry} [resolveRef] finds another element of the tab
@@ -60,7 +61,8 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {(params: object) => string|undefined} [innerRef] a ref inside params that names the tab to act in
  * @property {boolean} [stateable] honours include_state
  * @property {boolean} [unqueued] runs at once, not behind the tab's queue (handle_dialog: the queued action waits on the dialog)
- * @property {(params: object) => boolean} [actsElsewhere] the call acts in a tab it opens, not in the one resolved (navigate_to new_tab)
+ * @property {(params: object) => boolean} [actsElsewhere] the call acts in a tab it opens (navigate_to new_tab): no tab is
+ *   resolved, so it waits behind no tab's queue and no task's hold on the tab in front; it runs at once
  * @property {(params: object, context: ActionContext) => Promise<object>} run
  */
 
@@ -338,7 +340,8 @@ export class Dispatcher {
 	 * @param {string} method
 	 * @param {ActionDefinition} definition
 	 * @param {object} params
-	 * @param {import('./rpc.js').CallContext & {owner?: Owner}} call
+	 * @param {import('./rpc.js').CallContext & {owner?: Owner, opened?: (tabId: number) => void}} call opened: told
+	 *   the tab an actsElsewhere call opens, the moment it exists (a task holds it then)
 	 * @param {{tab?: number}} where
 	 * @returns {Promise<object>}
 	 */
@@ -358,7 +361,13 @@ export class Dispatcher {
 			services: this.services,
 		};
 		let key = 'browser';
-		if ((definition.scope ?? 'tab') === 'tab') {
+		const elsewhere = definition.actsElsewhere?.(params) === true;
+		if (elsewhere) {
+			context.opened = tabId => {
+				where.tab = tabId;
+				call.opened?.(tabId);
+			};
+		} else if ((definition.scope ?? 'tab') === 'tab') {
 			let tabId = params.tab_id;
 			if (typeof params.ref === 'string') {
 				context.element = this.resolveRef(params.ref, tabId);
@@ -388,7 +397,7 @@ export class Dispatcher {
 				if (!this.hasTrait(method, 'leaves_page'))
 					this.checkPageAllowed(context.tab);
 				/* Acting in a tab (not reading it) lets the actor read its requests, recorded from now on. */
-				if (!this.readOnly(method) && definition.actsElsewhere?.(params) !== true)
+				if (!this.readOnly(method))
 					this.services.networkLog?.act(context.tab.id, context.actor);
 			}
 			if (context.tab === undefined || this.hasTrait(method, 'runs_under_dialog'))
@@ -398,7 +407,7 @@ export class Dispatcher {
 				await this.appendState(value, context);
 			return value;
 		};
-		if (definition.unqueued)
+		if (definition.unqueued || elsewhere)
 			return task();
 		return this.queue.run(key, task, call.signal);
 	}

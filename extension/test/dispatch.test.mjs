@@ -68,6 +68,27 @@ test('the active tab counts too: an action without tab_id on a held active tab i
 	await assert.rejects(dispatcher.dispatch('poke', {}, call()), error => error.code === ErrorCode.TAB_BUSY);
 });
 
+test('a call that opens its own tab (navigate_to new_tab) waits for no tab in front: not its hold, not its queue', async () => {
+	const { dispatcher, ran } = makeDispatcher();
+	const told = [];
+	dispatcher.register({ opener: { actsElsewhere: params => params.new_tab === true, run: async (params, context) => {
+		assert.equal(context.tab, undefined, 'no tab is resolved for it');
+		context.opened(7);
+		ran.push('opened 7');
+		return { content: [] };
+	} } });
+	dispatcher.hold(1, task);
+	let finish;
+	dispatcher.register({ slow: { run: async () => { await new Promise(resolve => { finish = resolve; }); ran.push('slow done'); return { content: [] }; } } });
+	const slow = dispatcher.dispatch('slow', {}, call(task));
+	await dispatcher.dispatch('opener', { new_tab: true }, { ...call(), opened: tabId => told.push(tabId) });
+	assert.deepEqual(told, [7]);
+	assert.deepEqual(ran, ['opened 7'], 'it ran while the task\'s action in the held tab in front was still running');
+	finish();
+	await slow;
+	await assert.rejects(dispatcher.dispatch('opener', {}, call()), { code: ErrorCode.TAB_BUSY }, 'without new_tab it acts in the tab in front');
+});
+
 test('a second owner cannot hold a held tab; holds on different tabs are independent', () => {
 	const { dispatcher } = makeDispatcher();
 	const other = { label: 'task t2' };

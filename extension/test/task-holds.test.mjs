@@ -273,11 +273,12 @@ test('a task while a browser page is in front starts in a new tab at the URL it 
 		opened.push(`create ${url} active=${active}`);
 		return { id: 9 };
 	};
-	/* A start_url tab opens blank, in front, and loads its page as the task once fenced. */
+	/* An unfenced task's tab opens at its page, as navigate_to's new_tab does. */
 	const loaded = [];
-	dispatcher.register({ navigate_to: { run: async params => {
-		loaded.push([params.tab_id, params.url]);
+	dispatcher.register({ navigate_to: { actsElsewhere: params => params.new_tab === true, run: async (params, context) => {
+		loaded.push([params.tab_id, params.url, params.new_tab]);
 		opened.push(`load ${params.url}`);
+		context.opened?.(9);
 		return { content: [{ type: 'text', text: 'at it' }] };
 	} } });
 	await assert.rejects(tasks.start({ task: 'Find a blue mug' }, () => {}, { byPerson: true }), error => {
@@ -294,15 +295,15 @@ test('a task while a browser page is in front starts in a new tab at the URL it 
 	assert.deepEqual(loaded, []);
 	const record = await tasks.start({ task: 'On https://shop.test/mugs, find a blue mug.' }, () => {}, { byPerson: true });
 	assert.equal(record.tabId, 9);
-	assert.deepEqual(created, ['about:blank']);
-	assert.deepEqual(loaded, [[9, 'https://shop.test/mugs']]);
-	assert.deepEqual(opened, ['create about:blank active=true', 'load https://shop.test/mugs']);
+	assert.deepEqual(created, []);
+	assert.deepEqual(loaded, [[undefined, 'https://shop.test/mugs', true]]);
+	assert.deepEqual(opened, ['load https://shop.test/mugs']);
 	await model.waiting(1);
 	assert.equal(record.result, null, 'it runs');
 });
 
 test('a start that fails once its blank tab is open closes that tab: the tools unreadable, the fence refused', async () => {
-	const { tasks, closed } = setup();
+	const { tasks, closed } = setup({}, { allowed_domains: ['shop.test'] });
 	let next = 20;
 	tasks.deps.browser.tabs.create = async () => ({ id: next++ });
 	tasks.deps.evaluateEnabled = async () => { throw new Error('storage is not available'); };
@@ -320,6 +321,61 @@ test('a start that fails once its blank tab is open closes that tab: the tools u
 	tasks.deps.evaluateEnabled = () => new Promise(resolve => setTimeout(() => resolve(false), 50));
 	await assert.rejects(tasks.start({ task: 'Find a mug', start_url: 'https://shop.test/' }), /No current window/);
 	assert.deepEqual(closed, [20, 21]);
+});
+
+test('an unfenced start_url task opens its tab at start_url, held from the moment it exists; a failed load closes it', async () => {
+	const { dispatcher, tasks, model, closed } = setup();
+	const created = [];
+	tasks.deps.browser.tabs.create = async ({ url }) => {
+		created.push(url);
+		return { id: 30 };
+	};
+	let load = async () => {};
+	const calls = [];
+	let nextTab = 8;
+	dispatcher.register({ navigate_to: { actsElsewhere: params => params.new_tab === true, run: async (params, context) => {
+		calls.push(params);
+		const tabId = nextTab++;
+		context.opened(tabId);
+		/* Another caller cannot act in the tab while it loads. */
+		await assert.rejects(dispatcher.dispatch('poke', { tab_id: tabId }, call()), busy('task'));
+		await load();
+		return { content: [{ type: 'text', text: 'at it' }] };
+	} } });
+	const record = await tasks.start({ task: 'Find a mug', start_url: 'https://shop.test/' });
+	assert.equal(record.tabId, 8);
+	assert.deepEqual(calls, [{ url: 'https://shop.test/', new_tab: true }]);
+	assert.deepEqual(created, [], 'no blank tab first');
+	assert.equal(tasks.deps.fence.ownerOf(8), record.id, 'its tabs are kept track of');
+	await model.waiting(1);
+
+	load = async () => { throw new Error('net::ERR_CONNECTION_REFUSED'); };
+	await assert.rejects(tasks.start({ task: 'Find a cup', start_url: 'https://shop.test/cups' }), /ERR_CONNECTION_REFUSED/);
+	assert.deepEqual(closed, [9]);
+	assert.equal(tasks.tasks.size, 1);
+	assert.equal(dispatcher.holds.has(9), false);
+	assert.equal(tasks.deps.fence.ownerOf(9), undefined);
+	assert.equal(dispatcher.holds.get(8)?.id, record.id, 'the failed start released only its own hold');
+});
+
+test('while a fenced task runs, an unfenced start_url task opens blank first, so its first page meets its own rules', async () => {
+	const { dispatcher, tasks, model } = setup();
+	let next = 40;
+	const created = [];
+	tasks.deps.browser.tabs.create = async ({ url }) => {
+		created.push(url);
+		return { id: next++ };
+	};
+	const loaded = [];
+	dispatcher.register({ navigate_to: { actsElsewhere: params => params.new_tab === true, run: async params => {
+		loaded.push([params.tab_id, params.url, params.new_tab]);
+		return { content: [{ type: 'text', text: 'at it' }] };
+	} } });
+	await tasks.start({ task: 'Find a mug', start_url: 'https://shop.test/', allowed_domains: ['shop.test'] });
+	await tasks.start({ task: 'Find a book', start_url: 'https://books.test/' });
+	assert.deepEqual(created, ['about:blank', 'about:blank']);
+	assert.deepEqual(loaded, [[40, 'https://shop.test/', undefined], [41, 'https://books.test/', undefined]]);
+	await model.waiting(2);
 });
 
 test('urlInTask finds the first http(s) URL a task names, without the sentence\'s punctuation', () => {

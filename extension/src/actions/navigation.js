@@ -138,7 +138,7 @@ export const navigationActions = {
 	navigate_to: {
 		stateable: false,
 		actsElsewhere: params => params.new_tab === true,
-		async run(params, { tab, tabWasActive, signal, deadline, progress, actor, services }) {
+		async run(params, { tab, tabWasActive, opened, signal, deadline, progress, actor, services }) {
 			const url = checkUrl(params.url, urlPolicy(services.welcome));
 			const waitUntil = params.wait_until ?? 'load';
 			const timeoutMs = params.timeout_ms ?? 30000;
@@ -152,6 +152,7 @@ export const navigationActions = {
 				if (newTab) {
 					tabId = (await openTab(url.href, services.networkLog, actor)).id;
 					watcher.bind(tabId);
+					opened?.(tabId);
 				} else {
 					tabId = tab.id;
 					await startLoading(tab, tabWasActive === true, url.href);

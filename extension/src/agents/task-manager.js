@@ -58,6 +58,14 @@ export const PANEL_NOTICE_MS = 50;
 export const PERSON = 'person';
 
 /**
+ * How a task's start calls navigate_to: as the task, within START_MS.
+ * @param {import('../dispatcher.js').Owner} owner
+ */
+function startCall(owner) {
+	return { signal: new AbortController().signal, deadline: Date.now() + START_MS, progress: () => {}, owner };
+}
+
+/**
  * Shortens a task for titles.
  * @param {string} text
  */
@@ -270,8 +278,15 @@ export class TaskManager {
 			throw new BridgeError(ErrorCode.TAB_BUSY,
 			    `Tab ${busy.tabId} is running task ${busy.id} ("${shortTask(busy.task)}"). ` +
 			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
-		/* A start_url tab opens blank, so the fence is up before its first request; it opens while the tools are read. */
-		const opening = tab !== null ? null :
+		const owner = { kind: 'task', id, label: `task ${id} ("${shortTask(params.task)}")` };
+		/*
+		 * A start_url tab opens blank when a fence is up or goes up, so that
+		 * its first request meets the right rules (its task's, not the
+		 * newborn tabs'); it opens while the tools are read. Otherwise it
+		 * opens at start_url (openAtStartUrl).
+		 */
+		const blank = tab === null && (allowedDomains.length > 0 || this.deps.fence.active);
+		const opening = !blank ? null :
 		    timed('start: blank tab', () => this.deps.browser.tabs.create({ url: 'about:blank', active: true }));
 		/* Its failure is the start's, thrown below: not one more, unhandled, while the tools are read. */
 		opening?.catch(() => {});
@@ -284,33 +299,9 @@ export class TaskManager {
 				await this.deps.browser.tabs.remove(opened.id).catch(() => {});
 			throw error;
 		}
-		const tabId = tab !== null ? tab.id : (await opening).id;
-		try {
-			await timed('start: fence', () => this.deps.fence.enclose(id, tabId, allowedDomains));
-		} catch (error) {
-			if (tab === null)
-				await this.deps.browser.tabs.remove(tabId).catch(() => {});
-			throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
-			    `The browser refused to fence the task to ${allowedDomains.join(', ')} (${error?.message ?? error}), ` +
-			    'so it did not start. Check that each allowed domain is a host name.');
-		}
-		const owner = { kind: 'task', id, label: `task ${id} ("${shortTask(params.task)}")` };
-		const release = this.deps.dispatcher.hold(tabId, owner);
-		if (params.start_url !== undefined) {
-			try {
-				await timed('start: start_url', () => this.deps.dispatcher.dispatch('navigate_to', { tab_id: tabId, url: params.start_url },
-				    { signal: new AbortController().signal, deadline: Date.now() + START_MS, progress: () => {}, owner }));
-			} catch (error) {
-				const blocked = this.deps.fence.blocked(id);
-				release();
-				await this.deps.fence.end(id);
-				await this.deps.browser.tabs.remove(tabId).catch(() => {});
-				if (blocked.length > 0)
-					throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
-					    `The browser blocked start_url on its way: ${domainRefusal(blocked[0].url, allowedDomains)}`);
-				throw error;
-			}
-		}
+		const { tabId, release } = tab === null && !blank ?
+		    await timed('start: start_url', () => this.openAtStartUrl(id, params.start_url, owner)) :
+		    await this.enterTab(id, tab?.id ?? (await opening).id, { startUrl: params.start_url, blank, allowedDomains, owner, timed });
 		const providerDeps = { fetch: this.deps.fetch ?? fetch.bind(globalThis), sleep: this.deps.sleep, log: this.deps.log };
 		const agent = new AgentTask({
 			task: params.task,
@@ -354,6 +345,80 @@ export class TaskManager {
 		});
 		this.changed();
 		return record;
+	}
+
+	/**
+	 * Puts a task's tab inside its fence and holds it for the task; a
+	 * start_url tab opened blank then loads start_url. A start that fails
+	 * here closes a blank tab it opened.
+	 * @param {string} id the task
+	 * @param {number} tabId
+	 * @param {{startUrl?: string, blank: boolean, allowedDomains: string[], owner: import('../dispatcher.js').Owner,
+	 *   timed: (phase: string, work: () => Promise<any>) => Promise<any>}} how
+	 * @returns {Promise<{tabId: number, release: () => void}>}
+	 * @throws {BridgeError} INVALID_ARGUMENT when the browser refused the fence or blocked start_url
+	 */
+	async enterTab(id, tabId, { startUrl, blank, allowedDomains, owner, timed }) {
+		try {
+			await timed('start: fence', () => this.deps.fence.enclose(id, tabId, allowedDomains));
+		} catch (error) {
+			if (blank)
+				await this.deps.browser.tabs.remove(tabId).catch(() => {});
+			throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
+			    `The browser refused to fence the task to ${allowedDomains.join(', ')} (${error?.message ?? error}), ` +
+			    'so it did not start. Check that each allowed domain is a host name.');
+		}
+		const release = this.deps.dispatcher.hold(tabId, owner);
+		if (startUrl === undefined)
+			return { tabId, release };
+		try {
+			await timed('start: start_url', () => this.deps.dispatcher.dispatch('navigate_to', { tab_id: tabId, url: startUrl }, startCall(owner)));
+			return { tabId, release };
+		} catch (error) {
+			const blocked = this.deps.fence.blocked(id);
+			release();
+			await this.deps.fence.end(id);
+			await this.deps.browser.tabs.remove(tabId).catch(() => {});
+			if (blocked.length > 0)
+				throw new BridgeError(ErrorCode.INVALID_ARGUMENT,
+				    `The browser blocked start_url on its way: ${domainRefusal(blocked[0].url, allowedDomains)}`);
+			throw error;
+		}
+	}
+
+	/**
+	 * Opens an unfenced task's tab at start_url the way navigate_to's
+	 * new_tab does (no blank tab first: nothing to fence), held for the
+	 * task and its tabs kept track of from the moment it exists. A start
+	 * that fails closes the tab.
+	 * @param {string} id the task
+	 * @param {string} startUrl
+	 * @param {import('../dispatcher.js').Owner} owner
+	 * @returns {Promise<{tabId: number, release: () => void}>}
+	 */
+	async openAtStartUrl(id, startUrl, owner) {
+		let tabId;
+		let release = () => {};
+		let tracked = Promise.resolve();
+		const opened = opening => {
+			tabId = opening;
+			release = this.deps.dispatcher.hold(opening, owner);
+			tracked = this.deps.fence.enclose(id, opening, []);
+			/* Its failure is the start's, thrown below once the page has loaded. */
+			tracked.catch(() => {});
+		};
+		try {
+			await this.deps.dispatcher.dispatch('navigate_to', { url: startUrl, new_tab: true }, { ...startCall(owner), opened });
+			await tracked;
+			return { tabId, release };
+		} catch (error) {
+			release();
+			if (tabId !== undefined) {
+				await this.deps.fence.end(id);
+				await this.deps.browser.tabs.remove(tabId).catch(() => {});
+			}
+			throw error;
+		}
 	}
 
 	/**
