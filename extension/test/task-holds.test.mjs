@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 
 import { Dispatcher } from '../src/dispatcher.js';
 import { HISTORY_KEY, HISTORY_MAX, PANEL_NOTICE_MS, TASK_KEEP_MS, TaskManager, taskActions, urlInTask } from '../src/agents/task-manager.js';
-import { ErrorCode } from '../src/errors.js';
+import { BridgeError, ErrorCode } from '../src/errors.js';
 import { Fence } from '../src/agents/fence.js';
 import { RequestRunner } from '../src/rpc.js';
 import { PAGE_TEXT_CHARS } from '../src/agents/prompts.js';
@@ -356,6 +356,45 @@ test('an unfenced start_url task opens its tab at start_url, held from the momen
 	assert.equal(dispatcher.holds.has(9), false);
 	assert.equal(tasks.deps.fence.ownerOf(9), undefined);
 	assert.equal(dispatcher.holds.get(8)?.id, record.id, 'the failed start released only its own hold');
+});
+
+test('an unfenced start whose first page a fence going up meanwhile stopped loads it again in its tab; a fence not yet ready is ended once it is', async () => {
+	const { dispatcher, tasks, model, closed } = setup();
+	const calls = [];
+	let refuse = null;
+	dispatcher.register({ navigate_to: { actsElsewhere: params => params.new_tab === true, run: async (params, context) => {
+		calls.push(params);
+		if (refuse !== null)
+			return refuse(context);
+		if (params.new_tab) {
+			context.opened(50);
+			if (calls.length === 1)
+				throw new BridgeError(ErrorCode.NAVIGATION_FAILED,
+				    'https://shop.test/ did not load: net::ERR_BLOCKED_BY_CLIENT (the browser or a policy blocked the page).');
+		}
+		return { content: [{ type: 'text', text: 'at it' }] };
+	} } });
+	const record = await tasks.start({ task: 'Find a mug', start_url: 'https://shop.test/' });
+	assert.equal(record.tabId, 50);
+	assert.deepEqual(calls, [{ url: 'https://shop.test/', new_tab: true }, { tab_id: 50, url: 'https://shop.test/' }]);
+	assert.deepEqual(closed, []);
+	await model.waiting(1);
+	record.controller.abort(new Error('done'));
+	await record.done.catch(() => {});
+
+	/* Another failure is not tried again; the fence, set up after the failure, is ended all the same. */
+	let ready;
+	tasks.deps.fence.ready = new Promise(resolve => { ready = resolve; });
+	refuse = context => {
+		context.opened(51);
+		setTimeout(ready, 20);
+		throw new BridgeError(ErrorCode.NAVIGATION_FAILED, 'https://shop.test/ did not load: net::ERR_CONNECTION_REFUSED.');
+	};
+	await assert.rejects(tasks.start({ task: 'Find a cup', start_url: 'https://shop.test/' }), /ERR_CONNECTION_REFUSED/);
+	assert.deepEqual(closed, [51]);
+	await tasks.deps.fence.ready;
+	await new Promise(resolve => setTimeout(resolve, 20));
+	assert.equal(tasks.deps.fence.ownerOf(51), undefined, 'no fence is left behind for a task that never started');
 });
 
 test('while a fenced task runs, an unfenced start_url task opens blank first, so its first page meets its own rules', async () => {

@@ -12,6 +12,7 @@ import { getTab, resolveTab } from '../browser/tabs.js';
 import { AgentTask, timePhase } from './task-loop.js';
 import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js';
 import { domainAllowed, domainRefusal, taskDomains } from './domains.js';
+import { BLOCKED_ERROR } from './fence.js';
 import { urlPolicy, urlRefusal } from '../url-policy.js';
 import { networkActions } from '../actions/network.js';
 import { agentTools } from './tools.js';
@@ -389,8 +390,9 @@ export class TaskManager {
 	/**
 	 * Opens an unfenced task's tab at start_url the way navigate_to's
 	 * new_tab does (no blank tab first: nothing to fence), held for the
-	 * task and its tabs kept track of from the moment it exists. A start
-	 * that fails closes the tab.
+	 * task and its tabs kept track of from the moment it exists; a first
+	 * page the newborn-tab rule stopped (a fenced task started meanwhile)
+	 * is loaded again, once. A start that fails closes the tab.
 	 * @param {string} id the task
 	 * @param {string} startUrl
 	 * @param {import('../dispatcher.js').Owner} owner
@@ -408,12 +410,27 @@ export class TaskManager {
 			tracked.catch(() => {});
 		};
 		try {
-			await this.deps.dispatcher.dispatch('navigate_to', { url: startUrl, new_tab: true }, { ...startCall(owner), opened });
+			try {
+				await this.deps.dispatcher.dispatch('navigate_to', { url: startUrl, new_tab: true }, { ...startCall(owner), opened });
+			} catch (error) {
+				/*
+				 * A fenced task that started meanwhile put up the rule for
+				 * newborn tabs as this one was born, and it stopped the first
+				 * page: load it again once the tab is the task's, outside that rule.
+				 */
+				if (tabId === undefined || !String(error?.message).includes(BLOCKED_ERROR))
+					throw error;
+				await tracked;
+				this.deps.fence.blocked(id);
+				await this.deps.dispatcher.dispatch('navigate_to', { tab_id: tabId, url: startUrl }, startCall(owner));
+			}
 			await tracked;
 			return { tabId, release };
 		} catch (error) {
 			release();
 			if (tabId !== undefined) {
+				/* Once enclose is through, so that ending finds (and takes down) what it set up. */
+				await tracked.catch(() => {});
 				await this.deps.fence.end(id);
 				await this.deps.browser.tabs.remove(tabId).catch(() => {});
 			}
