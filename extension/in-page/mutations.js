@@ -55,6 +55,12 @@
 	const RESOURCE_BUFFER_FULL = 250;
 	/** How often to look for responses the page does not have yet. */
 	const RECEIVE_LOOK_MS = 5;
+	/**
+	 * Longest wait for them: a response the page never lists (a worker's
+	 * fetch, which the worker's own timeline holds) must not hold the
+	 * window until the cap.
+	 */
+	const RECEIVE_WAIT_MS = 100;
 
 	/**
 	 * How many of these URLs the page's Resource Timing does not list yet:
@@ -74,7 +80,7 @@
 
 	/**
 	 * Resolves once the page has the responses named in received (URLs the
-	 * browser saw answered) and the watched document has then not changed
+	 * browser saw answered; at most RECEIVE_WAIT_MS) and the watched document has then not changed
 	 * for quietMs ({quiet: true}), or after capMs ({quiet: false}); then
 	 * ends the watch and gives the changes it saw (count) and how long it
 	 * waited (elapsed, ms).
@@ -94,7 +100,7 @@
 			const check = () => {
 				const now = performance.now();
 				if (lacking > 0) {
-					lacking = notReceived(received);
+					lacking = now - begun >= RECEIVE_WAIT_MS ? 0 : notReceived(received);
 					if (lacking === 0)
 						receivedAt = now;
 				}

@@ -64,6 +64,12 @@ describe('navigation', () => {
 		assert.ok(capped.length < 10, `the settle came to its cap in ${capped.length} of 20 reads:\n${capped.join('\n')}`);
 	});
 
+	test('navigate_to on a page whose worker fetches its data settles once the view is there, not at the cap', async () => {
+		const loaded = await b.ok('navigate_to', { url: b.page('worker-fetch.html') });
+		assert.equal(loaded.data.still, undefined, `the settle came to its cap: ${loaded.text}`);
+		assert.equal(await b.evaluate(loaded.data.url, 'document.getElementById("status").textContent'), 'The worker answered');
+	});
+
 	test('navigate_to with none returns at once', async () => {
 		const url = b.page(`slow?ms=${scaled(3000)}`);
 		const start = Date.now();
