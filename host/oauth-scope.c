@@ -35,6 +35,19 @@ oauth_scope_bit(const char *name)
 	return 0;
 }
 
+/* Returns the name of one scope's bit, or NULL for a value that is none. */
+const char *
+oauth_scope_name(unsigned bit)
+{
+	size_t	i;
+
+	for (i = 0; i < OAUTH_SCOPE_COUNT; i++) {
+		if (oauth_scopes[i].bit == bit)
+			return oauth_scopes[i].name;
+	}
+	return NULL;
+}
+
 /*
  * Parses a space-separated scope list (RFC 6749 3.3) into bits; -1 with
  * *cause naming the first unknown scope.

@@ -19,6 +19,7 @@
 	(OAUTH_SCOPE_PAGES_READ|OAUTH_SCOPE_PAGES_ACT|OAUTH_SCOPE_TASKS)
 
 unsigned	 oauth_scope_bit(const char *name);
+const char	*oauth_scope_name(unsigned bit);
 int		 oauth_scope_parse(const char *text, unsigned *scopes,
 		    char **cause);
 char		*oauth_scope_format(unsigned scopes);

@@ -617,7 +617,9 @@ tool_check_arguments(const struct tool *tool, const json_t *args,
 
 /*
  * Returns the catalogue for the extension's welcome: each tool's tools/list
- * object, plus the extension method that answers it and its traits, if any.
+ * object, plus the OAuth scope a key needs for it (the agents of an OAuth
+ * client's task keep to its key's scopes), the extension method that
+ * answers it and its traits, if any.
  */
 json_t *
 tool_registry_catalogue(const struct tool_registry *registry)
@@ -628,6 +630,8 @@ tool_registry_catalogue(const struct tool_registry *registry)
 	catalogue = json_array();
 	for (i = 0; i < registry->count; i++) {
 		item = json_copy(registry->tools[i].listing);
+		json_object_set_new(item, "scope",
+		    json_string(oauth_scope_name(registry->tools[i].scope)));
 		if (registry->tools[i].method != NULL) {
 			json_object_set_new(item, "method",
 			    json_string(registry->tools[i].method));

@@ -41,6 +41,10 @@ static const char *read_only_names[] = {
 
 static struct tool_registry *registry;
 
+/* The catalogue data built into the program (host/catalogue-data.c). */
+extern const unsigned char	catalogue_json[];
+extern const size_t		catalogue_json_length;
+
 /* Loads the registry before each test. */
 static void
 registry_setup(void)
@@ -791,19 +795,29 @@ START_TEST(test_catalogue_host_tools_need_handlers_both_ways)
 }
 END_TEST
 
+/*
+ * The welcome's catalogue: each tool's tools/list object, plus the scope
+ * its catalogue data names (the agents filter on it), its method and traits.
+ */
 START_TEST(test_catalogue_for_the_extension)
 {
 	const struct tool	*tool;
 	const json_t		*item;
-	json_t			*catalogue, *expected;
+	json_t			*catalogue, *expected, *data;
 	size_t			 i;
 
+	data = json_loadb((const char *)catalogue_json, catalogue_json_length,
+	    0, NULL);
+	ck_assert_ptr_nonnull(data);
 	catalogue = tool_registry_catalogue(registry);
 	ck_assert_uint_eq(json_array_size(catalogue),
 	    tool_registry_count(registry));
 	json_array_foreach(catalogue, i, item) {
 		tool = tool_registry_at(registry, i);
 		expected = json_copy(tool->listing);
+		json_object_set(expected, "scope", json_object_get(
+		    json_array_get(data, i), "scope"));
+		ck_assert(json_is_string(json_object_get(expected, "scope")));
 		if (tool->method != NULL) {
 			json_object_set_new(expected, "method",
 			    json_string(tool->method));
@@ -816,6 +830,7 @@ START_TEST(test_catalogue_for_the_extension)
 		json_decref(expected);
 	}
 	json_decref(catalogue);
+	json_decref(data);
 }
 END_TEST
 
