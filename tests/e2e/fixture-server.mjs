@@ -14,13 +14,17 @@
 //                       without them); its answer renews the cookie
 //   /vendor/NAME.js     a front-end framework's browser build from npm
 //                       (pinned in tests/package.json): react, react-dom, vue
-//   /npm/PACKAGE/PATH   a file of an ES-module package from npm (pinned in
-//                       tests/package.json): Angular, rxjs and tslib, which the
-//                       page loads through an import map; a path without
-//                       its .js, as rxjs's modules import each other, is
-//                       served with it
+//   /npm/PACKAGE/PATH   a file of a package from npm (pinned in
+//                       tests/package.json or its lock): Angular, rxjs and
+//                       tslib, which the page loads through an import map;
+//                       the component libraries of the names corpus
+//                       (site/names): Bootstrap, Material Web and Lit with
+//                       its parts, Shoelace, Tom Select, Choices.js and
+//                       flatpickr; a path without its .js, as rxjs's modules
+//                       import each other, is served with it
 
 import { createServer } from 'node:http';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join, normalize, extname, dirname } from 'node:path';
@@ -36,14 +40,26 @@ const VENDOR = {
 	'/vendor/vue.js': ['vue', 'dist/vue.global.prod.js'],
 };
 
-/* The ES-module packages /npm/ serves. */
+/* The packages /npm/ serves. */
 const NPM_PACKAGES = new Set([
 	'@angular/core', '@angular/common', '@angular/compiler', '@angular/platform-browser', '@angular/forms', 'rxjs', 'tslib',
+	'bootstrap', '@material/web', 'lit', 'lit-html', 'lit-element', '@lit/reactive-element', '@lit/context',
+	'@shoelace-style/shoelace', 'tom-select', 'choices.js', 'flatpickr',
 ]);
+
+/* A package's folder: the first node_modules on the lookup path that holds it (many do not export their package.json). */
+function packageRoot(name) {
+	for (const dir of require.resolve.paths(name) ?? []) {
+		const root = join(dir, name);
+		if (existsSync(join(root, 'package.json')))
+			return root;
+	}
+	throw new Error(`fixture-server: package ${name} is not installed`);
+}
 
 /* A vendored file's path (packages may not export it, so from their root). */
 function vendorPath([name, file]) {
-	return join(dirname(require.resolve(`${name}/package.json`)), file);
+	return join(packageRoot(name), file);
 }
 
 /* The file an /npm/ path names, or undefined when it is outside the packages served. */
@@ -71,6 +87,7 @@ const TYPES = {
 	'.mjs': 'text/javascript; charset=utf-8',
 	'.css': 'text/css; charset=utf-8',
 	'.json': 'application/json',
+	'.svg': 'image/svg+xml',
 };
 
 /* The bank fixture's secrets: its session cookie, the page's bearer token, the account. */
