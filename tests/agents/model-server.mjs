@@ -8,8 +8,9 @@
 // Usage: node tests/agents/model-server.mjs --scenario FILE [--port N]
 // Prints "listening on http://127.0.0.1:PORT" as its first line.
 // GET /log answers the requests so far: [{n, time, done, api, role, status,
-// model, key, chars_in, repeat, state_chars, chars_out, usage}] (key: the API key the
-// request carried, or null; chars_in: the prompt's characters, system and
+// model, key, offered, chars_in, repeat, state_chars, chars_out, usage}] (key: the API key the
+// request carried, or null; offered: the tools the navigator's prompt lists, by
+// name, or null; chars_in: the prompt's characters, system and
 // messages; repeat: how many of them begin as the same role's previous
 // prompt did; state_chars: the page state it carried; chars_out: the
 // output's JSON; usage: the tokens reported).
@@ -190,7 +191,23 @@ function readRequest(api, body) {
 	const role = forced?.replace(/_output$/, '') ?? ROLES.find(r => system.includes(`You are the ${r}`));
 	const user = body.messages?.find(m => m.role === 'user');
 	const whole = [...(api === 'openai' ? [] : [system]), ...(body.messages ?? []).map(m => contentText(m.content))].join('\n');
-	return { role, prompt: contentText(user?.content), whole, tools: forced !== undefined };
+	return { role, prompt: contentText(user?.content), whole, offered: offeredTools(system), tools: forced !== undefined };
+}
+
+// The tools a navigator's system prompt offers, by name (the "- name(...)"
+// lines under "Tools you may use"), or null for a prompt with no such list.
+export function offeredTools(system) {
+	const at = system.indexOf('Tools you may use');
+	if (at === -1)
+		return null;
+	const names = [];
+	for (const line of system.slice(at).split('\n').slice(1)) {
+		const match = /^- (\w+)\(/.exec(line);
+		if (match === null)
+			break;
+		names.push(match[1]);
+	}
+	return names;
 }
 
 // How many characters two texts share from their beginning.
@@ -270,8 +287,9 @@ export function startModelServer(scenario, port = 0) {
 				send(400, { error: { message: 'the body is not JSON' } });
 				return;
 			}
-			const { role, prompt, whole, tools } = readRequest(api, body);
+			const { role, prompt, whole, offered, tools } = readRequest(api, body);
 			entry.role = role ?? null;
+			entry.offered = offered;
 			entry.chars_in = whole.length;
 			entry.repeat = commonPrefix(lastPrompt.get(role) ?? '', whole);
 			lastPrompt.set(role, whole);

@@ -11,6 +11,9 @@
 // is missing from tools/list and its tools get 403 insufficient_scope; Deny
 // reaches the client as access_denied; client B cannot see, answer or stop
 // client A's task nor read its network records while the owner key can;
+// a client's run_task gets the page tools its key allows (#32): with every
+// scope its task types, clicks and reads to done, without pages:act its
+// navigator is offered only reading tools and an act step is refused;
 // Revoke in the popup ends the client's open stream and its next request
 // gets 401, within a second.
 
@@ -63,6 +66,18 @@ describe('per-client keys with consent in the extension', () => {
 
 	// The SDK's authorization for a client, with the person's decision (oauth-harness.mjs).
 	const authorize = (name, options) => authorizeClient(b, name, options);
+
+	// Starts the scripted model on these steps and points the extension's agents at it.
+	async function useScenario(steps) {
+		await model?.close();
+		model = await startModelServer({ steps });
+		await configureAgents(b, { baseUrl: `${model.url}/v1`, domains: '127.0.0.1' });
+	}
+
+	// The tools each navigator request's prompt offered (the scripted model's log).
+	async function offeredToNavigator() {
+		return (await model.log()).filter(entry => entry.role === 'navigator').map(entry => entry.offered);
+	}
 
 	// A raw POST to /mcp with a key.
 	function post(key, body, headers = {}) {
@@ -190,8 +205,7 @@ describe('per-client keys with consent in the extension', () => {
 	});
 
 	test('client B cannot list, get, answer or stop client A\'s task, nor read its network records; the owner key can', async () => {
-		model = await startModelServer({ steps: [{ do: 'ask', question: 'Which colour?' }, ...SHOP_ORDER_STEPS] });
-		await configureAgents(b, { baseUrl: `${model.url}/v1`, domains: '127.0.0.1' });
+		await useScenario([{ do: 'ask', question: 'Which colour?' }, ...SHOP_ORDER_STEPS]);
 		const scope = 'pages:read pages:act tasks network';
 		const a = await authorize('Client A', { scope, decision: { tick: ['network'] } });
 		const bee = await authorize('Client B', { scope, decision: { tick: ['network'] } });
@@ -222,6 +236,58 @@ describe('per-client keys with consent in the extension', () => {
 		assert.match((await b.ok('get_network_request', { id: requests[0].id })).text, /shop/);
 		assert.equal((await b.ok('stop_task', { task_id: started.task_id })).data.stopped, true);
 		assert.equal((await a.as.ok('get_task', { task_id: started.task_id })).data.stop_reason, 'cancelled');
+	});
+
+	// Issue #32: the welcome's catalogue carried no scope, so an OAuth
+	// client's agents were offered ask_user alone and every step was refused.
+	test('a client approved with every scope runs a task that types, clicks and reads; it ends done', async () => {
+		await useScenario([{ do: 'type', label: 'Text', text: 'Ada Lovelace' }, { do: 'click', label: 'Send' },
+			{ do: 'answer', pattern: 'Submitted [0-9]+' }]);
+		const every = await authorize('Every scope client', { scope: 'pages:read pages:act tasks network scripts',
+			decision: { tick: ['network', 'scripts'] } });
+		const { tabId, url } = await every.as.open('form.html', { args: { new_tab: true } });
+		const r = await every.as.call('run_task', { task: 'Type Ada Lovelace into Text, send the form and report what the page says.',
+			tab_id: tabId });
+		const text = r.content?.[0]?.text;
+		assert.equal(r.structuredContent?.stop_reason, 'done', text);
+		assert.equal(r.structuredContent.answer, 'Submitted 1', text);
+		assert.equal(r.structuredContent.verdict.verdict, 'accept', text);
+		assert.deepEqual(r.structuredContent.steps.filter(step => !['planner', 'validator'].includes(step.tool))
+		    .map(step => [step.tool, step.outcome]), [['type_value', 'ok'], ['click_element', 'ok']], text);
+		assert.equal(await b.evaluate(url, 'document.getElementById("text").value'), 'Ada Lovelace', 'the typing reached the page');
+		assert.equal(await b.evaluate(url, 'window.__submitted'), 1, 'the click sent the form once');
+		for (const offered of await offeredToNavigator()) {
+			for (const name of ['get_browser_state', 'type_value', 'click_element', 'navigate_to', 'ask_user'])
+				assert.ok(offered.includes(name), `the navigator was offered ${name}: ${offered.join(' ')}`);
+		}
+	});
+
+	test('a client approved without pages:act: its task\'s navigator is offered only reading tools, and an act step is refused', async () => {
+		await useScenario([{ do: 'type', label: 'Text', text: 'Ada Lovelace' }, { do: 'answer', pattern: 'Submitted [0-9]+' }]);
+		const reader = await authorize('Reading task client', { scope: 'pages:read tasks' });
+		const listed = new Map((await reader.mcp.listTools()).tools.map(tool => [tool.name, tool]));
+		const { tabId, url } = await b.open('form.html', { args: { new_tab: true } });
+		const r = await reader.as.call('run_task', { task: 'Type Ada Lovelace into Text.', tab_id: tabId, max_failures: 2 });
+		const text = r.content?.[0]?.text;
+		assert.equal(r.structuredContent?.stop_reason, 'max_failures', text);
+
+		const offered = await offeredToNavigator();
+		assert.ok(offered.length > 0, 'the navigator was asked');
+		for (const names of offered) {
+			assert.deepEqual(names, offered[0], 'the same tools at every step');
+			for (const name of names.filter(name => name !== 'ask_user'))
+				assert.equal(listed.get(name)?.annotations?.readOnlyHint, true, `${name} is a reading tool its key lists`);
+		}
+		for (const name of ['get_browser_state', 'get_page_content'])
+			assert.ok(offered[0].includes(name), `the navigator reads with ${name}: ${offered[0].join(' ')}`);
+
+		const tried = r.structuredContent.steps.filter(step => step.tool === 'type_value');
+		assert.equal(tried.length, 2, text);
+		for (const step of tried) {
+			assert.equal(step.outcome, 'refused', JSON.stringify(step));
+			assert.equal(step.detail, `There is no action "type_value". Use one of: ${offered[0].join(', ')}.`);
+		}
+		assert.equal(await b.evaluate(url, 'document.getElementById("text").value'), '', 'nothing was typed');
 	});
 
 	test('Revoke in the popup ends the client\'s open stream and its next request gets 401, within a second', async () => {
