@@ -196,7 +196,7 @@ function readRequest(api, body) {
 
 // The tools a navigator's system prompt offers, by name (the "- name(...)"
 // lines under "Tools you may use"), or null for a prompt with no such list.
-export function offeredTools(system) {
+function offeredTools(system) {
 	const at = system.indexOf('Tools you may use');
 	if (at === -1)
 		return null;
