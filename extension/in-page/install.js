@@ -27,11 +27,14 @@
 		syntheticType,
 		readValue,
 		scroll: parts.scrolling.scroll,
-		/* warm: also warm the walk up while the watch waits (a page that has just loaded). */
-		watchStart: warm => {
-			if (warm === true)
+		/*
+		 * loaded: a page that has just loaded: also warm the walk up while
+		 * the watch waits, and wait for the short timers it set as it loaded.
+		 */
+		watchStart: loaded => {
+			if (loaded === true)
 				parts.snapshot.warmUp();
-			return parts.mutations.watchStart();
+			return parts.mutations.watchStart(loaded === true);
 		},
 		watchQuiet: parts.mutations.watchQuiet,
 		watchStop: parts.mutations.watchStop,

@@ -295,6 +295,69 @@ test('watchQuiet waits until the page has the responses the browser saw end (at 
 	assert.ok(Date.now() - begun < 1000, 'a full buffer may have dropped it: not waited for');
 });
 
+/**
+ * Installs the short-timer tracker (page/timers.js) as the page's own world
+ * has it, and returns that world's timer functions (bound to the window);
+ * the window keeps its own for the in-page script, which in the browser
+ * runs in the extension's isolated world, whose timers are its own.
+ */
+function pageTimers(window) {
+	const names = ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'];
+	const own = Object.fromEntries(names.map(name => [name, window[name]]));
+	window.eval(readFileSync(new URL('page/timers.js', extensionDir), 'utf8'));
+	const page = Object.fromEntries(names.map(name => [name, window[name].bind(window)]));
+	Object.assign(window, own);
+	return page;
+}
+
+test('watchQuiet on a page that has just loaded waits for the short timers it set, then for the window; later links of a chain, long timers and intervals do not hold it', async () => {
+	const { window, document, page } = pageWith('<main id="view"><p>Loading</p></main>');
+	const timers = pageTimers(window);
+	/* As late-view.html?via=timer does it: a view from a timer set as the page loaded, before the watch. */
+	timers.setTimeout(() => { document.getElementById('view').innerHTML = '<button>Add todo</button>'; }, 300);
+	const long = timers.setTimeout(() => { document.getElementById('view').textContent = 'Banner'; }, 5000);
+	const interval = timers.setInterval(() => {}, 10);
+	let links = 0;
+	let polling = true;
+	const poll = () => {
+		links++;
+		if (polling)
+			timers.setTimeout(poll, 40);
+	};
+	timers.setTimeout(poll, 40);
+	try {
+		const token = page.watchStart(true);
+		const settled = await page.watchQuiet(token, 30, 2000);
+		assert.equal(settled.quiet, true, `not at the cap (${settled.elapsed} ms)`);
+		assert.ok(document.querySelector('button'), 'the view the timer rendered was there before calling it still');
+		assert.ok(settled.count >= 1);
+		assert.ok(links >= 1, 'the first link of the chain, set before the wait, was waited for');
+	} finally {
+		polling = false;
+		timers.clearTimeout(long);
+		timers.clearInterval(interval);
+	}
+});
+
+test('a watch for an action waits for the short timers set since it started, not before; a cleared one does not hold it', async () => {
+	const { window, document, page } = pageWith('<ul id="items"></ul>');
+	const timers = pageTimers(window);
+	const add = name => () => { document.getElementById('items').insertAdjacentHTML('beforeend', `<li>${name}</li>`); };
+	const older = timers.setTimeout(add('older'), 500);
+	const token = page.watchStart();
+	/* What the action's click handler does: a toast from a timer, and one it takes back. */
+	timers.setTimeout(add('toast'), 300);
+	timers.clearTimeout(timers.setTimeout(add('cleared'), 300));
+	try {
+		const settled = await page.watchQuiet(token, 30, 2000);
+		assert.equal(settled.quiet, true);
+		assert.deepEqual([...document.querySelectorAll('li')].map(li => li.textContent), ['toast'],
+		    'the timer set since the watch started ran first; the older one and the cleared one were not waited for');
+	} finally {
+		timers.clearTimeout(older);
+	}
+});
+
 test('a watch started warm walks the page once, in a timer, changing nothing; a big page is not walked', async () => {
 	const body = '<label>Gift <input type="checkbox" data-box="0 0 20 20"></label><button data-box="0 30 80 20">Pay</button>';
 	const walks = ({ window }) => {

@@ -41,6 +41,9 @@ describe('navigation', () => {
 		assert.equal(await b.evaluate(url, 'window.__resourceLoaded === true'), true);
 	});
 
+	/** Whether a state holds late-view.html's view. */
+	const hasLateView = s => s.find('button', 'Add todo') && s.find('textbox', '');
+
 	/*
 	 * The settle is capped at 1 s. On a machine so busy that the app's
 	 * request and render take longer, navigate_to says the page had not
@@ -52,16 +55,36 @@ describe('navigation', () => {
 		for (let i = 0; i < 20; i++) {
 			const via = i % 2 === 0 ? 'fetch' : 'chunk';
 			const loaded = await b.ok('navigate_to', { url: b.page(`late-view.html?via=${via}`) });
-			const hasView = s => s.find('button', 'Add todo') && s.find('textbox', '');
 			if (loaded.data.still !== undefined) {
 				capped.push(`read ${i + 1}: ${loaded.text}`);
-				await until(async () => hasView(await b.state()), { what: `read ${i + 1}'s view after the cap` });
+				await until(async () => hasLateView(await b.state()), { what: `read ${i + 1}'s view after the cap` });
 				continue;
 			}
 			const s = await b.state();
-			assert.ok(hasView(s), `read ${i + 1} (the view waits for a ${via}) lacks the app's view:\n${s.text}\nafter: ${loaded.text}`);
+			assert.ok(hasLateView(s), `read ${i + 1} (the view waits for a ${via}) lacks the app's view:\n${s.text}\nafter: ${loaded.text}`);
 		}
 		assert.ok(capped.length < 10, `the settle came to its cap in ${capped.length} of 20 reads:\n${capped.join('\n')}`);
+	});
+
+	/*
+	 * No request announces this view: the settle knows of the timer from
+	 * the page's own world (page/timers.js), and waits for it. Its cap
+	 * (1 s) is far beyond the timer, so every read must have the view.
+	 */
+	test('the state after navigate_to holds a view the app renders from a timer alone 200-400 ms after the load event, 12 times in a row', async () => {
+		for (let i = 0; i < 12; i++) {
+			const loaded = await b.ok('navigate_to', { url: b.page('late-view.html?via=timer') });
+			const s = await b.state();
+			assert.ok(hasLateView(s), `read ${i + 1} lacks the app's view:\n${s.text}\nafter: ${loaded.text}`);
+		}
+	});
+
+	test('navigate_to on a page with a 5 s timer, a 100 ms interval and a chain of 100 ms timeouts settles without waiting for them', async () => {
+		const loaded = await b.ok('navigate_to', { url: b.page('timers.html') });
+		assert.equal(loaded.data.still, undefined, `the settle came to its cap: ${loaded.text}`);
+		/* The page's timers run as they would without the extension. */
+		await until(async () => (await b.evaluate(loaded.data.url, 'window.intervalTicks >= 3 && window.pollTicks >= 3')) === true,
+		    { what: 'the interval and the chain of timeouts ticking' });
 	});
 
 	test('navigate_to on a page whose worker fetches its data settles once the view is there, not at the cap', async () => {

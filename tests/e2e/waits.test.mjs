@@ -119,6 +119,14 @@ describe('an action settles on events, not on a fixed wait', () => {
 		assert.doesNotMatch(r.text, /still/);
 	});
 
+	test('a click whose effect waits for a short timer alone returns once the timer has run and the DOM is still', async () => {
+		await b.open('settle.html');
+		const s = await b.state();
+		const r = await b.ok('click_element', { ref: s.ref('button', 'Show later'), include_state: true });
+		assert.match(r.text, /button "Shown later"/, `the new button is in the state the click returned:\n${r.text}`);
+		assert.equal(r.data.still, undefined);
+	});
+
 	test('a click on a page that never stops changing returns at the cap and says so', async () => {
 		await b.open('settle.html');
 		const s = await b.state();

@@ -175,18 +175,20 @@ export class OutcomeObserver {
 
 /**
  * Starts counting DOM mutations in a document (default: the tab's top
- * one); null when no script runs there. warm: a page that has just
+ * one); null when no script runs there. loaded: a page that has just
  * loaded, whose state is likely read next: the page also walks itself
- * once while the watch waits, so that the first read runs warm code.
+ * once while the watch waits, so that the first read runs warm code, and
+ * the settle waits for the short timers it set as it loaded, not only
+ * for those set from now on (watchStart in in-page/mutations.js).
  * @param {chrome.tabs.Tab|{id: number}} tab
  * @param {string} [documentId]
- * @param {boolean} [warm]
+ * @param {boolean} [loaded]
  * @returns {Promise<{documentId: string, token: number}|null>}
  */
-async function startWatch(tab, documentId, warm = false) {
+async function startWatch(tab, documentId, loaded = false) {
 	try {
 		const where = documentId === undefined ? { frameIds: [0] } : { documentIds: [documentId] };
-		const [r] = await callInPage(tab, where, 'watchStart', [warm]);
+		const [r] = await callInPage(tab, where, 'watchStart', [loaded]);
 		if (r !== undefined && typeof r.result === 'number')
 			return { documentId: r.documentId, token: r.result };
 	} catch {
@@ -198,10 +200,11 @@ async function startWatch(tab, documentId, warm = false) {
 /**
  * Waits, at most until cap, for a page to settle: the tab's requests
  * that started since `since` done, the responses among them in the
- * watched document's hands (its Resource Timing lists them), then the
- * document still for DOM_QUIET_MS. A request that starts during the
- * quiet window (a fetch the page makes a moment later) begins another
- * round with a new watch. Ends the watches it waited on.
+ * watched document's hands (its Resource Timing lists them), its short
+ * timers run (watchQuiet), then the document still for DOM_QUIET_MS. A
+ * request that starts during the quiet window (a fetch the page makes a
+ * moment later) begins another round with a new watch. Ends the watches
+ * it waited on.
  * @param {chrome.tabs.Tab|{id: number}} tab
  * @param {import('./network.js').NetworkTracker|undefined} network to wait for requests; undefined waits for the DOM alone
  * @param {number} since Date.now() value
@@ -254,7 +257,8 @@ async function settlePage(tab, network, since, watch, signal, cap) {
 /**
  * Lets a page that has just loaded settle the way an action's effects do
  * (settlePage), so a view the page renders after its load event (a route
- * resolved by a request, a lazy chunk) is there for the next state read.
+ * resolved by a request, a lazy chunk, a short timer set as it loaded) is
+ * there for the next state read.
  * @param {number} tabId
  * @param {object} options
  * @param {import('./network.js').NetworkTracker} [options.network] undefined: wait for the DOM alone
