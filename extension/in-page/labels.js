@@ -11,6 +11,7 @@
 
 	const { NAME_MAX, VALUE_MAX, clean } = parts.text;
 	const { hasClickListener } = parts.clickTracker;
+	const { contentName, labelledByText, labelsText, nativeAlternative } = parts.names;
 
 	/** Roles that make an element interactive wherever it is. */
 	const INTERACTIVE_ROLES = new Set([
@@ -18,6 +19,17 @@
 		'menuitemcheckbox', 'menuitemradio', 'option', 'combobox', 'textbox',
 		'searchbox', 'slider', 'spinbutton', 'treeitem',
 	]);
+	/**
+	 * Roles whose content names them (ARIA's "name from content"), and the
+	 * state's own roles for elements without one; the others (fields,
+	 * comboboxes, sliders, editable regions) hold a value instead.
+	 */
+	const NAMED_BY_CONTENT = new Set([
+		'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+		'option', 'treeitem', 'clickable', 'hoverable', 'draggable',
+	]);
+	/** Roles of an input that holds a typed value (type, placeholder, value). */
+	const FIELD_ROLES = new Set(['textbox', 'input', 'slider', 'combobox', 'searchbox', 'spinbutton']);
 	/** Longest name of what covers an element. */
 	const COVER_NAME_MAX = 40;
 	/** Input types that take typed text. */
@@ -26,19 +38,6 @@
 	]);
 	/** Most options of a select a state lists. */
 	const OPTIONS_MAX = 10;
-
-	/** Text of the elements named by an id list (aria-labelledby). */
-	function textOfIds(element, ids) {
-		const root = element.getRootNode();
-		const parts = [];
-		for (const id of ids.split(/\s+/)) {
-			const target = id && root.getElementById ? root.getElementById(id) :
-			    element.ownerDocument.getElementById(id);
-			if (target)
-				parts.push(target.innerText ?? target.textContent);
-		}
-		return parts.join(' ');
-	}
 
 	/** Elements whose text is not part of a label's: controls, scripts, styles. */
 	const LABEL_SKIPPED = /^(SELECT|TEXTAREA|INPUT|BUTTON|SCRIPT|STYLE)$/;
@@ -88,52 +87,37 @@
 		return `${space > CONTEXT_MAX / 2 ? cut.slice(0, space) : cut}…`;
 	}
 
-	/** The visible text of an element, bounded. */
-	function textOf(element) {
-		const raw = element.textContent ?? '';
-		if (raw.length > 2000)
-			return raw.slice(0, 400);
-		return element.innerText ?? raw;
-	}
-
-	/** An approximation of the accessible name. */
+	/**
+	 * The accessible name, in accname's order: aria-labelledby,
+	 * aria-label, the host language's own (a button input's value, an
+	 * image's alt, label elements, an svg's title), the content for roles
+	 * named by it, the title. Fields and editable regions are not named by
+	 * their content (that is their value).
+	 */
 	function nameOf(element, role) {
 		const labelledBy = element.getAttribute('aria-labelledby');
 		if (labelledBy) {
-			const t = clean(textOfIds(element, labelledBy), NAME_MAX);
+			const t = clean(labelledByText(element, labelledBy, NAME_MAX), NAME_MAX);
 			if (t)
 				return t;
 		}
 		const label = element.getAttribute('aria-label');
 		if (label && label.trim())
 			return clean(label, NAME_MAX);
+		const t = clean(labelsText(element, NAME_MAX), NAME_MAX) || clean(nativeAlternative(element), NAME_MAX);
+		if (t)
+			return t;
 		const tag = element.tagName;
-		if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') {
+		if (tag === 'INPUT') {
 			const type = (element.type || '').toLowerCase();
-			if (tag === 'INPUT' && (type === 'submit' || type === 'reset' || type === 'button'))
-				return clean(element.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : ''), NAME_MAX);
-			if (tag === 'INPUT' && type === 'image')
-				return clean(element.alt || element.value || 'Submit', NAME_MAX);
-			if (element.labels && element.labels.length > 0) {
-				const t = clean([...element.labels].map(labelText).join(' '), NAME_MAX);
-				if (t)
-					return t;
-			}
-			return clean(element.title, NAME_MAX);
+			if (type === 'submit' || type === 'reset' || type === 'button')
+				return clean(element.hasAttribute('value') ? element.value : type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '', NAME_MAX);
+			if (type === 'image')
+				return clean(element.value || element.title || 'Submit', NAME_MAX);
 		}
-		if (role === 'editable' || role === 'textbox')
+		if (!NAMED_BY_CONTENT.has(role) || tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT')
 			return clean(element.title || element.getAttribute('aria-placeholder') || '', NAME_MAX);
-		let t = clean(textOf(element), NAME_MAX);
-		if (!t) {
-			const img = element.querySelector('img[alt]');
-			if (img)
-				t = clean(img.alt, NAME_MAX);
-		}
-		if (!t)
-			t = clean(element.title || element.getAttribute('alt') || '', NAME_MAX);
-		if (!t && element.tagName === 'svg')
-			t = clean(element.querySelector('title')?.textContent, NAME_MAX);
-		return t;
+		return clean(contentName(element, NAME_MAX), NAME_MAX) || clean(element.title, NAME_MAX);
 	}
 
 	/**
@@ -197,7 +181,7 @@
 		const tag = element.tagName;
 		if (tag === 'INPUT') {
 			const type = element.type;
-			if (role === 'textbox' || role === 'input' || role === 'slider') {
+			if (FIELD_ROLES.has(role)) {
 				if (type !== 'text')
 					out.type = type;
 				if (element.placeholder)
@@ -232,7 +216,7 @@
 				out.multiple = true;
 		} else if (tag === 'A' && role === 'link') {
 			out.href = element.href;
-		} else if (role === 'editable') {
+		} else if (role === 'editable' || role === 'combobox') {
 			const t = clean(element.innerText, VALUE_MAX);
 			if (t)
 				out.value = t;
@@ -272,7 +256,7 @@
 		for (let n = hit; n !== null && !n.contains(element); n = n.parentElement) {
 			const dialog = n.matches('dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]');
 			const labelledBy = n.getAttribute('aria-labelledby');
-			let name = clean(labelledBy ? textOfIds(n, labelledBy) : '', COVER_NAME_MAX) ||
+			let name = clean(labelledBy ? labelledByText(n, labelledBy, COVER_NAME_MAX) : '', COVER_NAME_MAX) ||
 			    clean(n.getAttribute('aria-label'), COVER_NAME_MAX);
 			if (name === '' && dialog)
 				name = clean(n.querySelector('h1, h2, h3, [role="heading"]')?.textContent ?? n.textContent, COVER_NAME_MAX);

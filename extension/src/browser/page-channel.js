@@ -24,7 +24,7 @@ import { BridgeError, ErrorCode } from '../errors.js';
  */
 export const IN_PAGE_SCRIPT = Object.freeze({
 	files: Object.freeze([
-		'text', 'tree', 'refs', 'click-tracker', 'visibility', 'labels', 'frames',
+		'text', 'tree', 'refs', 'click-tracker', 'visibility', 'names', 'labels', 'frames',
 		'mutations', 'pointer', 'typing', 'scrolling', 'snapshot', 'install',
 	].map(name => `in-page/${name}.js`)),
 	global: '__browserBridgePage',
