@@ -5,7 +5,11 @@ set -eu
 
 need="gcc make autoconf automake pkg-config libevent-dev libjansson-dev libsodium-dev check"
 case "${1:-build}" in
-test) need="$need valgrind chromium clang" ;;
+# php-cgi comes before dokuwiki: dokuwiki needs php, whose first choice of
+# PHP runtime, Apache's module, would pull in apache2-bin; the CGI binary
+# fulfils it without a web server. The e2e test serves the wiki with
+# php-cli's built-in server (tests/e2e/dokuwiki.mjs).
+test) need="$need valgrind chromium clang php-cli php-cgi dokuwiki" ;;
 run) need="$need chromium" ;;
 esac
 
@@ -25,5 +29,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "Installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
+# DokuWiki's package offers to configure Apache (its default): configure none.
+echo "dokuwiki dokuwiki/system/configure-webserver multiselect" | debconf-set-selections
 apt-get update -q
 apt-get install -y -q --no-install-recommends $missing

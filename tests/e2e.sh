@@ -8,7 +8,9 @@
 # Exit 77 (skip) without Node 20+ or without Chromium; npm missing, the
 # package files missing or `npm ci` failing is an error (99), never a skip,
 # so make check fails. CHROMIUM names the browser binary (default:
-# chromium, chromium-browser or google-chrome on PATH). E2E_RUNS=N runs
+# chromium, chromium-browser or google-chrome on PATH). The DokuWiki test
+# (e2e/dokuwiki.test.mjs) also needs Debian's dokuwiki and php-cli
+# (scripts/deps.sh test); without them it fails. E2E_RUNS=N runs
 # the suite N times in a row (flakiness check); E2E_FILES="e2e/agents.test.mjs"
 # runs only the files named.
 
