@@ -180,8 +180,8 @@ async function serve(root) {
 }
 
 // Starts a private wiki with one user who may edit; resolves to a Wiki:
-// { origin, user, password, fullName, url(id), pageSource(id), indexed(id),
-// close() }.
+// { origin, user, password, fullName, url(id), pageFile(folder, id, extension),
+// pageSource(id), indexed(id), close() }.
 export async function startDokuWiki({ user = 'bridge', password = 'correct horse 7', fullName = 'Bridge Tester' } = {}) {
 	requireDokuWiki();
 	const root = mkdtempSync(join(tmpdir(), 'bb-dokuwiki-'));

@@ -11,6 +11,7 @@
 
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 
 import { startBridge, until } from './harness.mjs';
 import { startDokuWiki } from './dokuwiki.mjs';
@@ -68,6 +69,7 @@ describe('DokuWiki', () => {
 	});
 
 	test('finds the saved page with the wiki\'s search', async () => {
+		assert.ok(existsSync(wiki.pageFile('pages', PAGE, '.txt')), `the previous test saved ${PAGE}`);
 		// the page view asked DokuWiki's task runner to index the page
 		await until(() => wiki.indexed(PAGE), { what: `DokuWiki to index ${PAGE}` });
 		const page = await b.state();
