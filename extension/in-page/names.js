@@ -21,16 +21,36 @@
 	/** Elements that never add text to a name. */
 	const NO_TEXT = /^(SCRIPT|STYLE|TEMPLATE|NOSCRIPT|HEAD|TITLE|META|LINK)$/;
 	/** Roles whose element gives its value, not its text, inside another's name (accname 2C). */
-	const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'scrollbar', 'progressbar']);
+	const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'listbox', 'slider', 'spinbutton', 'scrollbar']);
 	/** Displays that set an element's text apart from its neighbours' (a space in the name). */
 	const BLOCK_DISPLAY = /^(block|flex|grid|flow-root|list-item|table|table-\w+)\b/;
 	/** Input types whose value is the text inside another's name. */
 	const VALUE_INPUTS = /^(text|email|password|search|tel|url|number|)$/;
 
-	/** The element an id names, in the element's own tree first (shadow roots), then its document. */
+	/**
+	 * Roles whose content Chromium leaves out of an ancestor's name: the
+	 * containers of many things (landmarks, groups, lists of options,
+	 * tables, live regions); their aria-label still counts.
+	 */
+	const CONTENT_LEFT_OUT = new Set([
+		'alert', 'alertdialog', 'application', 'article', 'banner', 'complementary', 'contentinfo', 'dialog',
+		'document', 'feed', 'figure', 'grid', 'group', 'img', 'listbox', 'log', 'main', 'marquee', 'menu', 'menubar',
+		'navigation', 'note', 'progressbar', 'radiogroup', 'row', 'search', 'separator', 'status', 'table', 'tablist',
+		'tabpanel', 'timer', 'toolbar', 'tree', 'treegrid',
+	]);
+	/** Elements whose own role is one of CONTENT_LEFT_OUT's. */
+	const CONTENT_LEFT_OUT_TAGS = { NAV: 'navigation', ARTICLE: 'article', ASIDE: 'complementary', MAIN: 'main', FIELDSET: 'group', DIALOG: 'dialog', FIGURE: 'figure' };
+
+	/** An element's role word: its role attribute's first, or its tag's when that is one of CONTENT_LEFT_OUT_TAGS. */
+	function roleWord(element) {
+		const explicit = (element.getAttribute('role') || '').trim().split(/\s+/)[0];
+		return explicit !== '' ? explicit : CONTENT_LEFT_OUT_TAGS[element.tagName] ?? '';
+	}
+
+	/** The element an id names in the element's own tree (its shadow root or document: ids do not cross). */
 	function byId(element, id) {
 		const root = element.getRootNode();
-		return (root.getElementById ? root.getElementById(id) : null) ?? element.ownerDocument.getElementById(id);
+		return root.getElementById ? root.getElementById(id) : null;
 	}
 
 	/** The children of a node in the composed tree: a host's shadow tree, a slot's assigned nodes. */
@@ -47,16 +67,30 @@
 		return node.childNodes;
 	}
 
-	/** The text CSS generates before or after an element (content: "…"), '' for none or an image. */
+	/**
+	 * The text CSS generates before or after an element: content's
+	 * strings, or its alternative text after a slash (content: "→" /
+	 * "Next"); '' for none, counters or images.
+	 */
 	function generatedText(element, pseudo) {
 		const content = getComputedStyle(element, pseudo).content;
-		if (content === 'none' || content === 'normal' || content === '' || !content.startsWith('"'))
+		if (!content.startsWith('"'))
 			return '';
-		try {
-			return JSON.parse(content);
-		} catch {
-			return content.slice(1, -1);
-		}
+		const strings = content.match(/"(?:[^"\\]|\\.)*"|\//g) ?? [];
+		const slash = strings.indexOf('/');
+		return (slash === -1 ? strings : strings.slice(slash + 1)).filter(t => t !== '/')
+		    .map(t => t.slice(1, -1).replace(/\\(.)/g, '$1')).join('');
+	}
+
+	/** Text as text-transform shows it (uppercase, lowercase, capitalize). */
+	function transformed(text, transform) {
+		if (transform === 'uppercase')
+			return text.toUpperCase();
+		if (transform === 'lowercase')
+			return text.toLowerCase();
+		if (transform === 'capitalize')
+			return text.replace(/(^|[\s\p{P}])(\p{Ll})/gu, (_, before, letter) => before + letter.toUpperCase());
+		return text;
 	}
 
 	/** The value an embedded control gives another element's name (accname 2C), or null if it is no such control. */
@@ -76,16 +110,18 @@
 		if (role === 'textbox' || role === 'searchbox')
 			return element.textContent;
 		if (role === 'combobox' || role === 'listbox') {
-			const chosen = element.querySelector('[role="option"][aria-selected="true"]');
-			return chosen !== null ? chosen.textContent : role === 'combobox' ? element.textContent : '';
+			const chosen = element.querySelector('input, [role="option"][aria-selected="true"]');
+			return chosen === null ? '' : chosen.tagName === 'INPUT' ? chosen.value : chosen.textContent;
 		}
 		return element.getAttribute('aria-valuetext') ?? element.getAttribute('aria-valuenow') ?? '';
 	}
 
-	/** The host language's own text alternative of an element (alt, svg title), or null. */
+	/** The host language's own text alternative of an element (alt, an image's title when it has no alt, svg title), or null. */
 	function nativeAlternative(element) {
 		const tag = element.tagName;
-		if (tag === 'IMG' || tag === 'AREA' || (tag === 'INPUT' && element.type === 'image'))
+		if (tag === 'IMG' || tag === 'AREA')
+			return element.getAttribute('alt') ?? element.getAttribute('title');
+		if (tag === 'INPUT' && element.type === 'image')
 			return element.getAttribute('alt');
 		if (element.localName === 'svg') {
 			const title = element.querySelector(':scope > title');
@@ -95,58 +131,80 @@
 	}
 
 	/**
-	 * Adds the text of node's children, in the composed tree, to out (an
-	 * array of strings with a running length), leaving out skip (the
-	 * element being named, inside its own label) and hidden elements
-	 * unless inHidden (a hidden element aria-labelledby names).
+	 * Adds the text of node's children, in the composed tree, to the walk's
+	 * out (a list of strings with a running length) as text-transform
+	 * shows it, leaving out walk.skip (the element being named, inside its
+	 * own label) and hidden elements unless walk.inHidden (a hidden element
+	 * that aria-labelledby names).
 	 */
-	function addContent(node, out, max, skip, inHidden) {
+	function addContent(node, walk, transform) {
 		for (const child of flatChildren(node)) {
-			if (out.length > max)
+			if (walk.out.length > walk.max)
 				return;
-			if (child.nodeType === Node.TEXT_NODE) {
-				out.push(child.data);
-				continue;
-			}
-			if (child.nodeType !== Node.ELEMENT_NODE || child === skip || NO_TEXT.test(child.tagName))
-				continue;
-			addElement(child, out, max, skip, inHidden);
+			if (child.nodeType === Node.TEXT_NODE)
+				walk.out.push(transformed(child.data, transform));
+			else if (child.nodeType === Node.ELEMENT_NODE && child !== walk.skip && !NO_TEXT.test(child.tagName))
+				addElement(child, walk);
 		}
 	}
 
-	/** Adds one element's part of a name from content to out (see addContent). */
-	function addElement(element, out, max, skip, inHidden) {
+	/**
+	 * Adds one element's part of a name from content (see addContent): an
+	 * embedded control's value, its aria-label, its alt, or its content
+	 * unless its role is a container whose content Chromium leaves out.
+	 */
+	function addElement(element, walk) {
+		const { out, inHidden } = walk;
 		if (element.getAttribute('aria-hidden') === 'true' && !inHidden)
 			return;
 		const style = getComputedStyle(element);
-		if (!inHidden && (style.display === 'none' || style.visibility === 'hidden' || style.visibility === 'collapse'))
+		if (!inHidden && (style.display === 'none' || style.visibility === 'hidden' || style.visibility === 'collapse')) {
+			addSlottedText(element, walk);
 			return;
+		}
 		const block = BLOCK_DISPLAY.test(style.display);
 		if (block)
 			out.push(' ');
 		const value = embeddedValue(element);
 		const label = element.getAttribute('aria-label');
-		if (value !== null) {
+		const native = nativeAlternative(element);
+		if (value !== null)
 			out.push(' ', value, ' ');
-		} else if (label !== null && label.trim() !== '') {
+		else if (label !== null && label.trim() !== '')
 			out.push(' ', label, ' ');
-		} else {
-			const native = nativeAlternative(element);
-			if (native !== null && native.trim() !== '') {
-				out.push(native);
-			} else if (element.tagName === 'BR') {
-				out.push(' ');
-			} else {
-				const before = out.mark();
-				out.push(generatedText(element, '::before'));
-				addContent(element, out, max, skip, inHidden);
-				out.push(generatedText(element, '::after'));
-				if (out.since(before).trim() === '' && element.title)
-					out.push(element.title);
-			}
-		}
+		else if (native !== null && native.trim() !== '')
+			out.push(' ', native, ' ');
+		else if (element.tagName === 'BR')
+			out.push(' ');
+		else if (!CONTENT_LEFT_OUT.has(roleWord(element)))
+			addWithGenerated(element, walk, style.textTransform);
 		if (block)
 			out.push(' ');
+	}
+
+	/**
+	 * Adds the text a hidden element's shadow tree shows through its
+	 * slots: text nodes slotted straight from a visible host still count
+	 * for Chromium (a Shoelace button hides its label while it loads).
+	 */
+	function addSlottedText(element, walk) {
+		const tree = shadowRootOf(element) ?? (element.getRootNode() instanceof ShadowRoot ? element : null);
+		if (tree === null)
+			return;
+		const slots = element.tagName === 'SLOT' ? [element] : tree.querySelectorAll('slot');
+		for (const slot of slots) {
+			for (const node of slot.assignedNodes({ flatten: true })) {
+				if (node.nodeType === Node.TEXT_NODE)
+					walk.out.push(node.data);
+			}
+		}
+	}
+
+	/** Adds an element's content between its generated ::before and ::after text. */
+	function addWithGenerated(element, walk, transform) {
+		walk.out.push(generatedText(element, '::before'));
+		addContent(element, walk, transform);
+		walk.out.push(generatedText(element, '::after'));
 	}
 
 	/** A list of strings that keeps its total length (the name's text so far). */
@@ -163,10 +221,6 @@
 			get length() {
 				return length;
 			},
-			/* A point in the list, for since(). */
-			mark: () => list.length,
-			/* The text added since a mark. */
-			since: mark => list.slice(mark).join(''),
 			join: () => list.join(''),
 		};
 	}
@@ -177,11 +231,9 @@
 	 * leaving out skip. Read until it is longer than max.
 	 */
 	function contentName(element, max, skip = null, inHidden = false) {
-		const out = textList();
-		out.push(generatedText(element, '::before'));
-		addContent(element, out, max, skip, inHidden);
-		out.push(generatedText(element, '::after'));
-		return out.join();
+		const walk = { out: textList(), max, skip, inHidden };
+		addWithGenerated(element, walk, getComputedStyle(element).textTransform);
+		return walk.out.join();
 	}
 
 	/** Whether an element is hidden: not rendered (display: none here or above) or invisible. */

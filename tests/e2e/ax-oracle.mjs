@@ -1,0 +1,235 @@
+// The names-and-roles oracle (#32): compares, element by element, the role
+// and accessible name Browser Bridge's state gives with those of Chromium's
+// own accessibility tree (DevTools Accessibility.getFullAXTree) for the
+// same DOM node. Chromium is the ground truth; the differences the product
+// makes on purpose are listed once, in INTENDED below, each with its reason
+// (docs/extension.md says the same).
+//
+// How an element of the state is tied to its DOM node without trusting
+// the product: the state is read through the tools (get_browser_state
+// full_page), then each frame's in-page script is asked, in the
+// extension's own isolated world, for the same listing; the two must agree
+// in order, role and name, and the in-page listing's numbers give the live
+// elements, whose DevTools backend node ids find their accessibility nodes.
+
+// The roles Chromium may give each role of the state: the state folds some
+// of Chromium's roles into fewer words an agent acts on the same way.
+const ROLES = {
+	textbox: ['textbox', 'searchbox', 'spinbutton', 'combobox', 'TextField', 'textField'],
+	textarea: ['textbox'],
+	select: ['combobox', 'listbox', 'ComboBoxSelect', 'MenuListPopup'],
+	input: ['Date', 'DateTime', 'InputTime', 'ColorWell', 'button', 'textbox', 'spinbutton', 'combobox', 'slider', 'date', 'time'],
+	editable: ['textbox', 'generic', 'paragraph', 'GenericContainer', 'Section', 'none'],
+	button: ['button', 'PopUpButton', 'DisclosureTriangle', 'ToggleButton'],
+	searchbox: ['searchbox', 'textbox'],
+	slider: ['slider'],
+	link: ['link'],
+};
+
+// The state's roles for elements that have no ARIA role.
+const NO_ROLE = new Set(['clickable', 'draggable', 'hoverable', 'scrollable']);
+
+// The differences Browser Bridge makes on purpose, each with its reason.
+// A state element whose pair with Chromium matches one is counted as
+// agreeing, under its key; rules marked role excuse a role, the others a
+// name. test(ours, theirs, element) gets the state's and Chromium's role
+// and name, and the element as "tag#id.class <html>".
+export const INTENDED = [
+	{
+		key: 'no role of its own',
+		why: 'an element the state lists because a click does something there (clickable: pointer cursor, ' +
+		    'onclick, a click listener), it can be dragged (draggable), hovering it shows something (hoverable) ' +
+		    'or it scrolls (scrollable) has no ARIA role; the state names it by its text or id so the agent can ' +
+		    'tell it apart, where Chromium gives a generic node no name',
+		test: (ours) => NO_ROLE.has(ours.role),
+	},
+	{
+		key: 'name cut at 80 characters',
+		why: 'the state cuts a name at 80 characters (NAME_MAX) and ends it with …, to keep states small',
+		test: (ours, theirs) => ours.name.endsWith('…') && theirs.name.startsWith(ours.name.slice(0, -1)),
+	},
+	{
+		key: 'placeholder kept apart',
+		why: 'a field named only by its placeholder shows it as placeholder="…" beside an empty name, so the ' +
+		    'agent knows the text is a hint, not a label (Chromium uses it as the name)',
+		test: (ours, theirs) => ours.name === '' && ours.placeholder !== undefined &&
+		    clean(ours.placeholder) === theirs.name,
+	},
+	{
+		key: 'native control with a role that is no widget',
+		why: 'a <button> or a link given a role that is no widget (role=listitem, as @material/web\'s list items ' +
+		    'are) still acts as a button or link: the state keeps that role, so the agent knows it can click it',
+		role: true,
+		test: (ours, theirs, element) => (/^button\b/.test(element) && ours.role === 'button' ||
+		    /^a\b/.test(element) && ours.role === 'link') && ['listitem', 'generic', 'none', 'presentation'].includes(theirs.role),
+	},
+	{
+		key: 'editable region named by its text',
+		why: 'a contenteditable region gets no name in the state (its text is its value=); Chromium names ' +
+		    'some regions from their content',
+		test: (ours) => ours.role === 'editable' && ours.name === '',
+	},
+];
+
+// Collapses whitespace as the state does.
+function clean(text) {
+	return String(text ?? '').replace(/\s+/g, ' ').trim();
+}
+
+// Whether Chromium's role is one the state's role stands for.
+function roleAgrees(ours, theirs) {
+	if (ours === theirs)
+		return true;
+	return (ROLES[ours] ?? []).includes(theirs);
+}
+
+// The DevTools session of the page target whose URL is url.
+async function pageSession(bridge, url) {
+	const targets = await bridge.cdp.targets();
+	const target = targets.find(t => t.type === 'page' && t.url === url);
+	if (target === undefined)
+		throw new Error(`no page target at ${url}: ${targets.map(t => t.url).join(', ')}`);
+	const { sessionId } = await bridge.cdp.send('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+	return sessionId;
+}
+
+// Every frame of a frame tree, with its URL.
+function framesOf(tree, out = []) {
+	out.push({ id: tree.frame.id, url: tree.frame.url + (tree.frame.urlFragment ?? '') });
+	for (const child of tree.childFrames ?? [])
+		framesOf(child, out);
+	return out;
+}
+
+// The extension's isolated world in each frame: frameId -> contextId.
+async function isolatedWorlds(cdp, sessionId) {
+	const worlds = new Map();
+	const stop = cdp.on(message => {
+		if (message.sessionId === sessionId && message.method === 'Runtime.executionContextCreated') {
+			const context = message.params.context;
+			if (context.auxData?.type === 'isolated' && context.origin.startsWith('chrome-extension://'))
+				worlds.set(context.auxData.frameId, context.id);
+		}
+	});
+	await cdp.send('Runtime.enable', {}, sessionId);
+	stop();
+	return worlds;
+}
+
+// Runs an expression in a context; resolves to its RemoteObject.
+async function run(cdp, sessionId, contextId, expression, byValue) {
+	const result = await cdp.send('Runtime.evaluate',
+	    { expression, contextId, returnByValue: byValue, awaitPromise: true }, sessionId);
+	if (result.exceptionDetails)
+		throw new Error(`evaluate ${expression}: ${result.exceptionDetails.exception?.description ?? result.exceptionDetails.text}`);
+	return result.result;
+}
+
+// Chromium's accessibility nodes of a frame by backend DOM node id.
+async function axNodes(cdp, sessionId, frameId) {
+	const { nodes } = await cdp.send('Accessibility.getFullAXTree', { frameId }, sessionId);
+	const byNode = new Map();
+	for (const node of nodes) {
+		if (node.backendDOMNodeId !== undefined)
+			byNode.set(node.backendDOMNodeId, node);
+	}
+	return byNode;
+}
+
+// A short description of a DOM node for reports: tag#id.class "text".
+const DESCRIBE = `function () {
+	const e = this;
+	let s = e.localName;
+	if (e.id) s += '#' + e.id;
+	const c = typeof e.className === 'string' ? e.className.trim().split(/\\s+/).filter(Boolean).slice(0, 2) : [];
+	for (const k of c) s += '.' + k;
+	const html = e.outerHTML.replace(/\\s+/g, ' ');
+	return s + ' ' + (html.length > 160 ? html.slice(0, 159) + '…' : html);
+}`;
+
+/**
+ * Compares the state of the page open in the active tab, whose URL is url,
+ * with Chromium's accessibility tree. Resolves to { compared: [{page, ref,
+ * element, ours: {role, name}, theirs: {role, name}, roleOk, nameOk,
+ * intended}], problems: [string] } where problems are failures to tie an
+ * element to a node (each one a difference too).
+ */
+export async function compareWithChromium(bridge, url) {
+	const { data } = await bridge.ok('get_browser_state', { full_page: true });
+	const cdp = bridge.cdp;
+	const sessionId = await pageSession(bridge, url);
+	const problems = [];
+	const compared = [];
+	try {
+		await cdp.send('DOM.enable', {}, sessionId);
+		await cdp.send('Accessibility.enable', {}, sessionId);
+		const { frameTree } = await cdp.send('Page.getFrameTree', {}, sessionId);
+		const frames = framesOf(frameTree);
+		const worlds = await isolatedWorlds(cdp, sessionId);
+		// The state's frames: index -> URL (the top frame is index null).
+		const stateFrames = [{ index: null, url: data.tab?.url ?? url }, ...(data.frames ?? [])];
+		for (const stateFrame of stateFrames) {
+			const ours = data.elements.filter(e => (e.frame ?? null) === stateFrame.index);
+			const frame = stateFrame.index === null ? frames[0] : frames.find(f => f.url === stateFrame.url);
+			if (frame === undefined) {
+				problems.push(`${url}: no DevTools frame for the state's frame ${stateFrame.url}`);
+				continue;
+			}
+			const contextId = worlds.get(frame.id);
+			if (contextId === undefined) {
+				problems.push(`${url}: no extension world in frame ${frame.url}`);
+				continue;
+			}
+			const listing = (await run(cdp, sessionId, contextId,
+			    'globalThis.__browserBridgePage.snapshot({}).items.filter(i => i.frame === undefined)' +
+			    '.map(i => ({ id: i.id, role: i.role, name: i.name ?? "" }))', true)).value;
+			const same = listing.length === ours.length &&
+			    listing.every((item, i) => item.role === ours[i].role && item.name === ours[i].name);
+			if (!same) {
+				problems.push(`${frame.url}: the state's elements and the in-page listing differ ` +
+				    `(${ours.length} against ${listing.length}): ${JSON.stringify(ours.map(e => [e.role, e.name]))} ` +
+				    `against ${JSON.stringify(listing.map(e => [e.role, e.name]))}`);
+				continue;
+			}
+			const ax = await axNodes(cdp, sessionId, frame.id);
+			for (let i = 0; i < ours.length; i++) {
+				const element = await run(cdp, sessionId, contextId, `globalThis.__browserBridgePage.element(${listing[i].id})`, false);
+				const { node } = await cdp.send('DOM.describeNode', { objectId: element.objectId }, sessionId);
+				const described = (await cdp.send('Runtime.callFunctionOn',
+				    { objectId: element.objectId, functionDeclaration: DESCRIBE, returnByValue: true }, sessionId)).result.value;
+				await cdp.send('Runtime.releaseObject', { objectId: element.objectId }, sessionId);
+				const axNode = ax.get(node.backendNodeId);
+				const mine = { role: ours[i].role, name: clean(ours[i].name), placeholder: ours[i].placeholder };
+				const theirs = axNode === undefined ? { role: '(no node)', name: '' } :
+				    axNode.ignored ? { role: '(ignored)', name: '' } :
+				    { role: axNode.role?.value ?? '', name: clean(axNode.name?.value) };
+				const roleRule = INTENDED.find(rule => rule.role && rule.test(mine, theirs, described));
+				const roleOk = roleAgrees(mine.role, theirs.role) || roleRule !== undefined;
+				const nameOk = mine.name === theirs.name;
+				const intended = nameOk ? roleRule?.key ?? null :
+				    INTENDED.find(rule => !rule.role && rule.test(mine, theirs, described))?.key ?? null;
+				compared.push({ page: frame.url, ref: ours[i].ref, element: described, ours: mine, theirs,
+					roleOk: roleOk || NO_ROLE.has(mine.role), nameOk, intended });
+			}
+		}
+	} finally {
+		await cdp.send('Target.detachFromTarget', { sessionId }).catch(() => {});
+	}
+	return { compared, problems };
+}
+
+// The lines of a report: one per element that disagrees.
+export function disagreements(compared) {
+	return compared.filter(c => !c.roleOk || (!c.nameOk && c.intended === null))
+	    .map(c => `${c.page}\n    ${c.element}\n    ours: ${c.ours.role} ${JSON.stringify(c.ours.name)}  ` +
+		`Chromium: ${c.theirs.role} ${JSON.stringify(c.theirs.name)}`);
+}
+
+// A one-line summary: how many names and roles agree.
+export function agreement(compared) {
+	const names = compared.filter(c => c.nameOk || c.intended !== null).length;
+	const roles = compared.filter(c => c.roleOk).length;
+	const exact = compared.filter(c => c.nameOk).length;
+	return `names: ${names} of ${compared.length} agree (${exact} exactly, ${names - exact} by an intended difference); ` +
+	    `roles: ${roles} of ${compared.length} agree`;
+}

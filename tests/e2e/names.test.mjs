@@ -1,0 +1,57 @@
+// End-to-end: names and roles against Chromium's own accessibility tree
+// (#32). Every fixture page of the suite (tests/e2e/site, the corpus of
+// real page shapes in site/names included) is opened through the tools,
+// and each element of its state is compared with the accessibility node
+// Chromium gives the same DOM node (ax-oracle.mjs). The agreement is
+// printed; any difference not listed in ax-oracle.mjs's INTENDED fails.
+
+import { describe, before, after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { startBridge } from './harness.mjs';
+import { agreement, compareWithChromium, disagreements } from './ax-oracle.mjs';
+
+const SITE = join(dirname(fileURLToPath(import.meta.url)), 'site');
+
+// Pages that are no page to name: parts of others (loaded in their
+// frames), or pages whose point is to never settle or to open a dialog.
+const NOT_PAGES = new Set(['child.html', 'dialogs.html', 'hovermenu.html']);
+
+// Every .html file under dir, relative to the site.
+function pagesUnder(dir) {
+	return readdirSync(dir, { withFileTypes: true }).flatMap(entry => {
+		const path = join(dir, entry.name);
+		if (entry.isDirectory())
+			return pagesUnder(path);
+		return entry.name.endsWith('.html') ? [relative(SITE, path)] : [];
+	}).filter(page => !NOT_PAGES.has(page)).sort();
+}
+
+describe('names and roles agree with Chromium', () => {
+	let b;
+	before(async () => {
+		b = await startBridge();
+	});
+	after(async () => {
+		await b?.close();
+	});
+
+	test('every fixture page', async () => {
+		const compared = [];
+		const problems = [];
+		for (const page of pagesUnder(SITE)) {
+			const { url } = await b.open(page);
+			const result = await compareWithChromium(b, url);
+			compared.push(...result.compared);
+			problems.push(...result.problems);
+		}
+		console.log(agreement(compared));
+		// Every element compared, for a person to look through.
+		writeFileSync(join(process.env.E2E_ARTEFACTS, 'names.json'), JSON.stringify({ compared, problems }, null, 1));
+		const wrong = disagreements(compared);
+		assert.deepEqual([...problems, ...wrong], [], `${agreement(compared)}\n${[...problems, ...wrong].join('\n')}`);
+	});
+});
