@@ -19,6 +19,8 @@
 	const { isInert, isRendered, hitTest, clippedSide, box } = parts.visibility;
 	const { isFrame, frameIndexOf, ownFrameIndex, contentBox } = parts.frames;
 
+	/** A name with a letter or digit: one that tells alike controls apart without their context. */
+	const WORDY = /[\p{L}\p{N}]/u;
 	/** Elements that are never shown, nor hold anything shown. */
 	const SKIP_TAGS = new Set([
 		'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK',
@@ -139,7 +141,7 @@
 				}
 				if (keep) {
 					const item = { id: localIdOf(element), role, name: nameOf(element, role), rect: box(rect) };
-					if (item.name === '') {
+					if (!WORDY.test(item.name)) {
 						const context = contextOf(element);
 						if (context !== '')
 							item.context = context;

@@ -121,9 +121,9 @@ test('the snapshot leaves out what no scroll reveals: controls parked off the pa
 	assert.equal(state.items[3].clipped, 'below', 'its box scrolls: it counts as below');
 });
 
-test('an unnamed control gets the text of its list item or row, or its fieldset\'s legend, cut at a word', () => {
+test('an unnamed control, or one named by a symbol alone, gets the text of its list item or row, or its fieldset\'s legend, cut at a word', () => {
 	const { api } = pageWith(`
-		<ul><li><input type="checkbox" data-box="0 0 20 20"><label>walk the dog</label><button data-box="200 0 20 20"></button></li>
+		<ul><li><input type="checkbox" data-box="0 0 20 20"><label>walk the dog</label><button data-box="200 0 20 20">×</button></li>
 		<li><input type="checkbox" data-box="0 30 20 20"><label>buy milk, eggs, flour and sugar for the birthday cake</label></li></ul>
 		<table><tr><td><input type="checkbox" data-box="0 60 20 20"></td><td>report.pdf</td><td>2 MB</td></tr></table>
 		<fieldset><legend>Priority</legend><select data-box="0 90 80 20"><option>High</option></select></fieldset>
@@ -131,7 +131,7 @@ test('an unnamed control gets the text of its list item or row, or its fieldset\
 		<div><button data-box="0 150 20 20"></button></div>`);
 	const listed = api.snapshot().items.map(item => [item.role, item.name, item.context]);
 	assert.deepEqual(listed, [
-		['checkbox', '', 'walk the dog'], ['button', '', 'walk the dog'],
+		['checkbox', '', 'walk the dog'], ['button', '×', 'walk the dog'],
 		['checkbox', '', 'buy milk, eggs, flour and sugar…'],
 		['checkbox', '', 'report.pdf 2 MB'], ['select', '', 'Priority'],
 		['radio', 'Large', undefined], ['button', '', undefined],

@@ -129,11 +129,12 @@ test('formatElement writes one compact line with the attributes an agent needs',
 	    'e10 tab "One" selected collapsed');
 });
 
-test('an unnamed control is written with its context, a named one without', () => {
+test('a control is written with the context the page gave it: an unnamed one, or one named by a symbol alone', () => {
 	const page = 'http://a.test/';
 	assert.equal(formatElement({ ref: 'e1', role: 'checkbox', name: '', context: 'walk the dog', checked: false }, page),
 	    'e1 checkbox in "walk the dog" unchecked');
-	assert.equal(formatElement({ ref: 'e2', role: 'button', name: 'Delete', context: 'walk the dog' }, page), 'e2 button "Delete"');
+	assert.equal(formatElement({ ref: 'e2', role: 'button', name: '×', context: 'walk the dog' }, page), 'e2 button "×" in "walk the dog"');
+	assert.equal(formatElement({ ref: 'e3', role: 'button', name: 'Delete' }, page), 'e3 button "Delete"');
 	const state = build([[0, { documentId: 'd0', report: report([
 		{ id: 1, role: 'button', name: '', context: 'walk the dog', rect: [10, 10, 20, 20] },
 	]) }]]);

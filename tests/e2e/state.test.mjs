@@ -111,13 +111,13 @@ describe('page state', () => {
 		console.log(`page-state size: todos.html ${Buffer.byteLength(s.text, 'utf8')} bytes of text\n${s.text}`);
 		for (const todo of ['walk the dog', 'water the plants', 'call the bank about the new…']) {
 			assert.match(s.text, new RegExp(`^e\\d+ checkbox in "${todo}" unchecked$`, 'm'), s.text);
-			assert.match(s.text, new RegExp(`^e\\d+ button in "${todo}"$`, 'm'), s.text);
+			assert.match(s.text, new RegExp(`^e\\d+ button "×" in "${todo}"$`, 'm'), s.text);
 		}
 		assert.ok(Buffer.byteLength(s.text, 'utf8') <= TODOS_BUDGET, `${Buffer.byteLength(s.text, 'utf8')} bytes:\n${s.text}`);
 		const water = /^(e\d+) checkbox in "water the plants"/m.exec(s.text)[1];
 		await b.ok('click_element', { ref: water });
 		assert.equal(await b.evaluate(url, 'document.querySelectorAll(".todo-list li")[1].className'), 'completed');
-		const bin = /^(e\d+) button in "walk the dog"/m.exec(s.text)[1];
+		const bin = /^(e\d+) button "×" in "walk the dog"/m.exec(s.text)[1];
 		await b.ok('click_element', { ref: bin });
 		assert.deepEqual(await b.evaluate(url, '[...document.querySelectorAll(".todo-list label")].map(l => l.textContent)'),
 		    ['water the plants', 'call the bank about the new card and the old account']);

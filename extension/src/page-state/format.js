@@ -51,7 +51,7 @@ export function formatElement(e, pageUrl) {
 		line += ` ${e.tag}`;
 	if (e.name)
 		line += ` ${quote(e.name)}`;
-	else if (e.context !== undefined)
+	if (e.context !== undefined)
 		line += ` in ${quote(e.context)}`;
 	if (e.type !== undefined)
 		line += ` type=${e.type}`;
