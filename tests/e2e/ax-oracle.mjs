@@ -12,6 +12,33 @@
 // in order, role and name, and the in-page listing's numbers give the live
 // elements, whose DevTools backend node ids find their accessibility nodes.
 
+import { readdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SITE = join(dirname(fileURLToPath(import.meta.url)), 'site');
+
+// Pages that are no page to name: parts of others (loaded in their
+// frames), or pages whose point is to never settle or to open a dialog.
+const NOT_PAGES = new Set(['child.html', 'dialogs.html', 'hovermenu.html']);
+
+// Every .html file under dir, relative to the site, less NOT_PAGES.
+function pagesUnder(dir) {
+	return readdirSync(dir, { withFileTypes: true }).flatMap(entry => {
+		const path = join(dir, entry.name);
+		if (entry.isDirectory())
+			return pagesUnder(path);
+		return entry.name.endsWith('.html') ? [relative(SITE, path)] : [];
+	}).filter(page => !NOT_PAGES.has(page)).sort();
+}
+
+// The pages the oracle compares: every fixture page of the suite
+// (tests/e2e/site, the names corpus in site/names included), relative to
+// the site, sorted.
+export function oraclePages() {
+	return pagesUnder(SITE);
+}
+
 // The roles Chromium may give each role of the state: the state folds some
 // of Chromium's roles into fewer words an agent acts on the same way.
 const ROLES = {
@@ -72,7 +99,7 @@ export const INTENDED = [
 ];
 
 // Collapses whitespace as the state does.
-function clean(text) {
+export function clean(text) {
 	return String(text ?? '').replace(/\s+/g, ' ').trim();
 }
 
@@ -101,14 +128,20 @@ function framesOf(tree, out = []) {
 	return out;
 }
 
-// The extension's isolated world in each frame: frameId -> contextId.
-async function isolatedWorlds(cdp, sessionId) {
+// The extension's isolated world and the page's own (main) world in each
+// frame: frameId -> { isolated, main } context ids.
+async function worldsOf(cdp, sessionId) {
 	const worlds = new Map();
 	const stop = cdp.on(message => {
 		if (message.sessionId === sessionId && message.method === 'Runtime.executionContextCreated') {
 			const context = message.params.context;
+			const frameId = context.auxData?.frameId;
+			if (!worlds.has(frameId))
+				worlds.set(frameId, {});
 			if (context.auxData?.type === 'isolated' && context.origin.startsWith('chrome-extension://'))
-				worlds.set(context.auxData.frameId, context.id);
+				worlds.get(frameId).isolated = context.id;
+			else if (context.auxData?.isDefault === true)
+				worlds.get(frameId).main = context.id;
 		}
 	});
 	await cdp.send('Runtime.enable', {}, sessionId);
@@ -148,24 +181,27 @@ const DESCRIBE = `function () {
 }`;
 
 /**
- * Compares the state of the page open in the active tab, whose URL is url,
- * with Chromium's accessibility tree. Resolves to { compared: [{page, ref,
- * element, ours: {role, name}, theirs: {role, name}, roleOk, nameOk,
- * intended}], problems: [string] } where problems are failures to tie an
- * element to a node (each one a difference too).
+ * Ties each element of the state of the page open in the active tab, whose
+ * URL is url, to its DOM node and to Chromium's accessibility node for it.
+ * For each frame of the state, while the page's DevTools session is still
+ * attached, awaits visit(frame, elements): frame is { url, sessionId,
+ * isolatedContext, mainContext } (the extension's isolated world and the
+ * page's own world), elements [{ ref, localId, backendNodeId, element,
+ * ours: {role, name, placeholder}, theirs: {role, name} }] in the state's
+ * order, element being "tag#id.class <html>". Resolves to the problems:
+ * failures to tie a frame's elements to nodes.
  */
-export async function compareWithChromium(bridge, url) {
+export async function tieToChromium(bridge, url, visit) {
 	const { data } = await bridge.ok('get_browser_state', { full_page: true });
 	const cdp = bridge.cdp;
 	const sessionId = await pageSession(bridge, url);
 	const problems = [];
-	const compared = [];
 	try {
 		await cdp.send('DOM.enable', {}, sessionId);
 		await cdp.send('Accessibility.enable', {}, sessionId);
 		const { frameTree } = await cdp.send('Page.getFrameTree', {}, sessionId);
 		const frames = framesOf(frameTree);
-		const worlds = await isolatedWorlds(cdp, sessionId);
+		const worlds = await worldsOf(cdp, sessionId);
 		// The state's frames: index -> URL (the top frame is index null).
 		const stateFrames = [{ index: null, url: data.tab?.url ?? url }, ...(data.frames ?? [])];
 		for (const stateFrame of stateFrames) {
@@ -175,7 +211,7 @@ export async function compareWithChromium(bridge, url) {
 				problems.push(`${url}: no DevTools frame for the state's frame ${stateFrame.url}`);
 				continue;
 			}
-			const contextId = worlds.get(frame.id);
+			const { isolated: contextId, main: mainContext } = worlds.get(frame.id) ?? {};
 			if (contextId === undefined) {
 				problems.push(`${url}: no extension world in frame ${frame.url}`);
 				continue;
@@ -192,6 +228,7 @@ export async function compareWithChromium(bridge, url) {
 				continue;
 			}
 			const ax = await axNodes(cdp, sessionId, frame.id);
+			const elements = [];
 			for (let i = 0; i < ours.length; i++) {
 				const element = await run(cdp, sessionId, contextId, `globalThis.__browserBridgePage.element(${listing[i].id})`, false);
 				const { node } = await cdp.send('DOM.describeNode', { objectId: element.objectId }, sessionId);
@@ -199,22 +236,50 @@ export async function compareWithChromium(bridge, url) {
 				    { objectId: element.objectId, functionDeclaration: DESCRIBE, returnByValue: true }, sessionId)).result.value;
 				await cdp.send('Runtime.releaseObject', { objectId: element.objectId }, sessionId);
 				const axNode = ax.get(node.backendNodeId);
-				const mine = { role: ours[i].role, name: clean(ours[i].name), placeholder: ours[i].placeholder };
 				const theirs = axNode === undefined ? { role: '(no node)', name: '' } :
 				    axNode.ignored ? { role: '(ignored)', name: '' } :
 				    { role: axNode.role?.value ?? '', name: clean(axNode.name?.value) };
-				const roleRule = INTENDED.find(rule => rule.role && rule.test(mine, theirs, described));
-				const roleOk = roleAgrees(mine.role, theirs.role) || roleRule !== undefined;
-				const nameOk = mine.name === theirs.name;
-				const intended = nameOk ? roleRule?.key ?? null :
-				    INTENDED.find(rule => !rule.role && rule.test(mine, theirs, described))?.key ?? null;
-				compared.push({ page: frame.url, ref: ours[i].ref, element: described, ours: mine, theirs,
-					roleOk: roleOk || NO_ROLE.has(mine.role), nameOk, intended });
+				elements.push({ ref: ours[i].ref, localId: listing[i].id, backendNodeId: node.backendNodeId, element: described,
+					ours: { role: ours[i].role, name: clean(ours[i].name), placeholder: ours[i].placeholder }, theirs });
 			}
+			await visit({ url: frame.url, sessionId, isolatedContext: contextId, mainContext }, elements);
 		}
 	} finally {
 		await cdp.send('Target.detachFromTarget', { sessionId }).catch(() => {});
 	}
+	return problems;
+}
+
+/**
+ * Judges a name and role against Chromium's: mine is { role, name,
+ * placeholder } (the state's role and placeholder, a name), theirs
+ * Chromium's { role, name }, element "tag#id.class <html>". Resolves to {
+ * roleOk, nameOk, intended }: nameOk when the names are equal, intended the
+ * key of the INTENDED rule that excuses a difference (or, when the names
+ * agree, the role rule that excused the role), else null.
+ */
+export function judge(mine, theirs, element) {
+	const roleRule = INTENDED.find(rule => rule.role && rule.test(mine, theirs, element));
+	const roleOk = roleAgrees(mine.role, theirs.role) || roleRule !== undefined || NO_ROLE.has(mine.role);
+	const nameOk = mine.name === theirs.name;
+	const intended = nameOk ? roleRule?.key ?? null :
+	    INTENDED.find(rule => !rule.role && rule.test(mine, theirs, element))?.key ?? null;
+	return { roleOk, nameOk, intended };
+}
+
+/**
+ * Compares the state of the page open in the active tab, whose URL is url,
+ * with Chromium's accessibility tree. Resolves to { compared: [{page, ref,
+ * element, ours: {role, name}, theirs: {role, name}, roleOk, nameOk,
+ * intended}], problems: [string] } where problems are failures to tie an
+ * element to a node (each one a difference too).
+ */
+export async function compareWithChromium(bridge, url) {
+	const compared = [];
+	const problems = await tieToChromium(bridge, url, (frame, elements) => {
+		for (const { ref, element, ours, theirs } of elements)
+			compared.push({ page: frame.url, ref, element, ours, theirs, ...judge(ours, theirs, element) });
+	});
 	return { compared, problems };
 }
 

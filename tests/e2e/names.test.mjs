@@ -7,28 +7,11 @@
 
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { startBridge } from './harness.mjs';
-import { agreement, compareWithChromium, disagreements } from './ax-oracle.mjs';
-
-const SITE = join(dirname(fileURLToPath(import.meta.url)), 'site');
-
-// Pages that are no page to name: parts of others (loaded in their
-// frames), or pages whose point is to never settle or to open a dialog.
-const NOT_PAGES = new Set(['child.html', 'dialogs.html', 'hovermenu.html']);
-
-// Every .html file under dir, relative to the site.
-function pagesUnder(dir) {
-	return readdirSync(dir, { withFileTypes: true }).flatMap(entry => {
-		const path = join(dir, entry.name);
-		if (entry.isDirectory())
-			return pagesUnder(path);
-		return entry.name.endsWith('.html') ? [relative(SITE, path)] : [];
-	}).filter(page => !NOT_PAGES.has(page)).sort();
-}
+import { agreement, compareWithChromium, disagreements, oraclePages } from './ax-oracle.mjs';
 
 describe('names and roles agree with Chromium', () => {
 	let b;
@@ -42,7 +25,7 @@ describe('names and roles agree with Chromium', () => {
 	test('every fixture page', async () => {
 		const compared = [];
 		const problems = [];
-		for (const page of pagesUnder(SITE)) {
+		for (const page of oraclePages()) {
 			const { url } = await b.open(page);
 			const result = await compareWithChromium(b, url);
 			compared.push(...result.compared);
