@@ -2,8 +2,11 @@
 # Runs the extension's unit tests (extension/test/*.test.mjs): the pure
 # logic of the extension (key sequences, refs, page-state building and
 # formatting, the RPC runner, chunks, queues, wording) under `node --test`,
-# without a browser, and the in-page script in a jsdom document. `make
-# check` runs it with BRIDGE_SRCDIR, BRIDGE_BUILDDIR, NODE and NPM set.
+# without a browser, and the in-page script in a jsdom document. The tests
+# of the agents' tools read the catalogue the built host sends in its
+# welcome (tests/welcome-catalogue.mjs writes it; BRIDGE_WELCOME_CATALOGUE
+# names the file). `make check` runs it with BRIDGE_BIN, BRIDGE_SRCDIR,
+# BRIDGE_BUILDDIR, NODE and NPM set.
 # Exit 77 (skip) without Node 20 or later; npm missing or `npm ci` failing
 # (jsdom comes from the npm registry) is an error (99), never a skip.
 
@@ -11,6 +14,7 @@ set -u
 
 srcdir=${BRIDGE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${BRIDGE_BUILDDIR:-$(pwd)}
+BRIDGE_BIN=${BRIDGE_BIN:-$builddir/browser-bridge}
 NODE=${NODE:-}
 NPM=${NPM:-}
 [ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null) || NODE=
@@ -27,6 +31,10 @@ if ! "$NODE" -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 
 	echo "extension-unit.sh: skipped: $NODE is Node $("$NODE" --version); the tests need Node 20 or later" >&2
 	exit 77
 fi
+if [ ! -x "$BRIDGE_BIN" ]; then
+	echo "extension-unit.sh: $BRIDGE_BIN is missing: run make first (the tests read the catalogue the host sends)" >&2
+	exit 99
+fi
 
 # jsdom goes to the build tree (the source tree may be read-only under
 # distcheck); the tests run in place and find it through BRIDGE_TEST_PACKAGES.
@@ -37,7 +45,9 @@ chmod u+w "$dest/package.json" "$dest/package-lock.json" || exit 99
 . "$srcdir/tests/npm-ci.sh"
 npm_ci_once "$dest" extension-unit.sh || exit 99
 BRIDGE_TEST_PACKAGES=$dest
-export BRIDGE_TEST_PACKAGES
+BRIDGE_WELCOME_CATALOGUE=$dest/welcome-catalogue.json
+export BRIDGE_TEST_PACKAGES BRIDGE_WELCOME_CATALOGUE
+BRIDGE_BIN=$BRIDGE_BIN "$NODE" "$srcdir/tests/welcome-catalogue.mjs" "$BRIDGE_WELCOME_CATALOGUE" || exit 99
 
 cd "$srcdir/extension" || exit 99
 exec "$NODE" --test --test-reporter=spec test/*.test.mjs

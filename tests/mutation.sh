@@ -6,12 +6,15 @@
 # module's score and fails when one is under 85 % (docs/mutation.md lists
 # the survivors). MUTATION_MODULES=url-policy,refs picks modules by file
 # name; MUTATION_INCREMENTAL=1 retests only what changed since the last
-# run. Not part of make check.
+# run. The tests of the agents' tools read the catalogue the built host
+# (BRIDGE_BIN) sends, as under tests/extension-unit.sh. Not part of make
+# check.
 
 set -u
 
 srcdir=${BRIDGE_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${BRIDGE_BUILDDIR:-$(pwd)}
+BRIDGE_BIN=${BRIDGE_BIN:-$builddir/browser-bridge}
 NODE=${NODE:-}
 NPM=${NPM:-}
 [ -n "$NODE" ] || NODE=$(command -v node 2>/dev/null) || NODE=
@@ -32,8 +35,16 @@ url-policy url-policy small
 json-schema json-schema
 '
 
+if [ ! -x "$BRIDGE_BIN" ]; then
+	echo "mutation.sh: $BRIDGE_BIN is missing: run make first (the tests read the catalogue the host sends)" >&2
+	exit 1
+fi
+
 dest=$builddir/tests/mutation-run
 mkdir -p "$dest" || exit 1
+BRIDGE_WELCOME_CATALOGUE=$dest/welcome-catalogue.json
+export BRIDGE_WELCOME_CATALOGUE
+BRIDGE_BIN=$BRIDGE_BIN "$NODE" "$srcdir/tests/welcome-catalogue.mjs" "$BRIDGE_WELCOME_CATALOGUE" || exit 1
 cp "$srcdir/tests/mutation/package.json" "$srcdir/tests/mutation/package-lock.json" "$dest/" &&
 chmod u+w "$dest/package.json" "$dest/package-lock.json" || exit 1
 . "$srcdir/tests/npm-ci.sh"

@@ -5,24 +5,15 @@
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
 
 import { AgentTask } from '../src/agents/task-loop.js';
 import { buildPrompt } from '../src/agents/prompts.js';
-import { agentTools, toolLine } from '../src/agents/tools.js';
+import { toolLine } from '../src/agents/tools.js';
 import { DEFAULT_LIMITS } from '../src/agents/settings.js';
 import { createProvider } from '../src/agents/providers/index.js';
-import { networkActions } from '../src/actions/network.js';
 import { startModelServer } from '../../tests/agents/model-server.mjs';
+import { AGENT_CATALOGUE, navigatorTools } from './host-catalogue.mjs';
 
-const CATALOGUE_DIR = new URL('../../catalogue/', import.meta.url);
-/** The real catalogue, as the extension gets it from the host. */
-const CATALOGUE = readdirSync(CATALOGUE_DIR).filter(name => name.endsWith('.json'))
-    .map(name => JSON.parse(readFileSync(new URL(name, CATALOGUE_DIR), 'utf8')))
-    .map(tool => ({ name: tool.name, description: tool.description, input_schema: tool.input_schema }));
-
-/** The network tools' names, as the task manager passes them. */
-const NETWORK = Object.keys(networkActions);
 const plan = { plan: '1. do it', next_goal: 'do it', status: 'continue' };
 const accept = { verdict: 'accept', reason: 'matches' };
 
@@ -100,7 +91,7 @@ async function shopTask({ limits = {}, navigator, validator } = {}) {
 	const navigatorCalls = [];
 	const task = new AgentTask({
 		task: 'Order the blue mug for Ada.', models, browser, buildPrompt,
-		tools: agentTools(CATALOGUE, { script: false, network: false, networkTools: NETWORK }),
+		tools: navigatorTools(),
 		limits: { ...DEFAULT_LIMITS, ...limits },
 	});
 	const ask = task.ask.bind(task);
@@ -146,7 +137,7 @@ test('two tasks get different nonces', async () => {
 });
 
 test('the navigator\'s tools follow the settings and are listed one line each, without JSON Schema', () => {
-	const names = allowed => agentTools(CATALOGUE, { ...allowed, networkTools: NETWORK }).map(tool => tool.name);
+	const names = allowed => navigatorTools(allowed).map(tool => tool.name);
 	const base = names({ script: false, network: false });
 	for (const name of ['click_element', 'type_value', 'select_option', 'navigate_to', 'get_page_content', 'wait_for', 'manage_tabs'])
 		assert.ok(base.includes(name), `${name} is offered`);
@@ -156,17 +147,36 @@ test('the navigator\'s tools follow the settings and are listed one line each, w
 	assert.deepEqual(names({ script: true, network: false }).filter(name => !base.includes(name)), ['evaluate_script']);
 	assert.deepEqual(names({ script: false, network: true }).filter(name => !base.includes(name)).sort(), ['get_network_request', 'list_network_requests']);
 
-	const tools = agentTools(CATALOGUE, { script: false, network: false, networkTools: NETWORK });
+	const tools = navigatorTools();
 	const system = buildPrompt('navigator', { task: 't', state: '', history: [], tools }).system;
 	const listed = system.split('\n').filter(line => /^- \w+\(/.test(line));
 	assert.deepEqual(listed.map(line => /^- (\w+)\(/.exec(line)[1]), base, 'one line per tool');
 	assert.doesNotMatch(system, /"type"|"properties"|additionalProperties/);
-	assert.equal(toolLine(CATALOGUE.find(tool => tool.name === 'select_option')), '- select_option(ref: string, values: [string]): Choose options of a select element.');
-	assert.match(toolLine(CATALOGUE.find(tool => tool.name === 'navigate_to')), /^- navigate_to\(url: string, wait_until\?: load\|domcontentloaded\|networkidle\|none, /);
-	assert.doesNotMatch(toolLine(CATALOGUE.find(tool => tool.name === 'click_element')), /tab_id|include_state/, 'the loop fills those in');
-	assert.match(toolLine(CATALOGUE.find(tool => tool.name === 'manage_tabs')), /tab_id\?: integer/, 'manage_tabs names other tabs');
+	assert.equal(toolLine(AGENT_CATALOGUE.find(tool => tool.name === 'select_option')), '- select_option(ref: string, values: [string]): Choose options of a select element.');
+	assert.match(toolLine(AGENT_CATALOGUE.find(tool => tool.name === 'navigate_to')), /^- navigate_to\(url: string, wait_until\?: load\|domcontentloaded\|networkidle\|none, /);
+	assert.doesNotMatch(toolLine(AGENT_CATALOGUE.find(tool => tool.name === 'click_element')), /tab_id|include_state/, 'the loop fills those in');
+	assert.match(toolLine(AGENT_CATALOGUE.find(tool => tool.name === 'manage_tabs')), /tab_id\?: integer/, 'manage_tabs names other tabs');
 	const toolsChars = listed.join('\n').length;
 	assert.ok(toolsChars < 3500, `the tool list takes ${toolsChars} characters`);
+});
+
+// Issue #32: the scope each tool needs comes from the host's welcome; an
+// OAuth client's agents keep to its key's scopes, over the settings.
+test('an OAuth client\'s key picks the navigator\'s tools by the scope the host names for each', () => {
+	const names = allowed => navigatorTools(allowed).map(tool => tool.name);
+	const readOnly = new Map(AGENT_CATALOGUE.map(tool => [tool.name, tool.read_only]));
+	const reading = names({ scopes: ['pages:read', 'tasks'] });
+	assert.deepEqual(reading, ['get_browser_state', 'get_page_content']);
+	const acting = names({ scopes: ['pages:act'] });
+	for (const name of ['click_element', 'type_value', 'navigate_to', 'wait_for'])
+		assert.ok(acting.includes(name), `${name} comes with pages:act`);
+	assert.ok(acting.every(name => !reading.includes(name)));
+	assert.deepEqual([...reading, ...acting].sort(), names({}).sort(), 'the two page scopes together: every tool of the settings');
+	assert.ok(reading.every(name => readOnly.get(name)), 'without pages:act the agents only read');
+	assert.deepEqual(names({ script: true, network: true, scopes: ['pages:read', 'pages:act'] }), names({}),
+	    'scripts and network details need their scopes as well as their settings');
+	assert.deepEqual(names({ script: true, network: true, scopes: ['network', 'scripts'] }).sort(),
+	    ['evaluate_script', 'get_network_request', 'list_network_requests']);
 });
 
 test('the model\'s actions are still checked against the full schema the compact list leaves out', async () => {

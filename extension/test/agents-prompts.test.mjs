@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { buildPrompt, defuse, historyText, RECENT_STEPS, STATE_CHARS } from '../src/agents/prompts.js';
 import { checkOutput } from '../src/agents/roles.js';
 import { redact, REDACTED } from '../src/agents/redact.js';
+import { toolLine } from '../src/agents/tools.js';
+import { navigatorTools } from './host-catalogue.mjs';
 
+/** The tools the prompts are given: click_element, as the host's catalogue has it. */
+const CLICK = navigatorTools().filter(tool => tool.name === 'click_element');
 const NONCE = '0123456789abcdef';
 const OPEN = `<untrusted_page_data nonce="${NONCE}">`;
 const CLOSE = `</untrusted_page_data nonce="${NONCE}">`;
@@ -25,7 +29,7 @@ function hostileInput() {
 		url: `https://shop.example/URL-MARK?q=${encodeURIComponent(ATTACK)}`,
 		title: `TITLE-MARK ${ATTACK}`,
 		history: [{ step: 1, tool: 'click_element', args: { ref: 'e1' }, label: `LABEL-MARK ${ATTACK}`, outcome: 'ok', detail: `DETAIL-MARK ${ATTACK}` }],
-		tools: [{ name: 'click_element', description: 'Click an element.', input_schema: { type: 'object' } }],
+		tools: CLICK,
 		rejection: `REJECTION-MARK ${ATTACK}`,
 		claimed_answer: `ANSWER-MARK ${ATTACK}`,
 		steps_left: 10,
@@ -58,7 +62,7 @@ for (const role of ['planner', 'navigator', 'validator']) {
 
 test('only the navigator gets the tools, and only the validator the claimed answer matters to', () => {
 	const input = hostileInput();
-	assert.match(promptText(buildPrompt('navigator', input, NONCE)), /- click_element\(\): Click an element\./);
+	assert.ok(promptText(buildPrompt('navigator', input, NONCE)).includes(`\n${toolLine(CLICK[0])}\n`));
 	assert.doesNotMatch(promptText(buildPrompt('planner', input, NONCE)), /Tools you may use/);
 	assert.match(promptText(buildPrompt('validator', input, NONCE)), /Claimed answer: ANSWER-MARK/);
 });

@@ -8,6 +8,7 @@ import { AgentTask, StopReason } from '../src/agents/task-loop.js';
 import { BridgeError, ErrorCode } from '../src/errors.js';
 import { DEFAULT_LIMITS } from '../src/agents/settings.js';
 import { MAX_ACTIONS_PER_STEP, ROLE_SCHEMAS } from '../src/agents/roles.js';
+import { navigatorTools } from './host-catalogue.mjs';
 
 // A model that answers each call with the next output of its role's script
 // (a function gets the prompt input and returns the output).
@@ -64,7 +65,8 @@ function fakeBrowser({ pages, actions = {} }) {
 	return browser;
 }
 
-const TOOLS = ['navigate_to', 'click_element', 'type_value', 'get_browser_state'].map(name => ({ name, description: name, input_schema: {} }));
+/** Some of the tools the navigator is offered, as the host's catalogue gives them. */
+const TOOLS = navigatorTools().filter(tool => ['navigate_to', 'click_element', 'type_value', 'get_browser_state'].includes(tool.name));
 const plan = (status = 'continue', extra = {}) => ({ plan: 'p', next_goal: 'g', status, ...extra });
 const act = (...actions) => ({ actions: actions.map(([tool, args]) => ({ tool, args })) });
 const done = answer => ({ actions: [], done: { answer } });
@@ -546,7 +548,6 @@ test('the planner runs again every planner_interval steps', async () => {
 
 test('arguments that break the tool\'s schema are an error the model sees, and the action never runs', async () => {
 	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });
-	const tools = [{ name: 'type_value', description: 'Type.', input_schema: { type: 'object', properties: { ref: { type: 'string' }, text: { type: 'string' } }, required: ['ref', 'text'], additionalProperties: false } }];
 	const { models } = scriptedModels({
 		planner: [plan()],
 		navigator: [act(['type_value', { ref: 'e1', text: 5 }]), input => {
@@ -555,7 +556,7 @@ test('arguments that break the tool\'s schema are an error the model sees, and t
 		}],
 		validator: [accept],
 	});
-	const task = new AgentTask({ task: 't', models, buildPrompt: passInput, browser, tools, limits: DEFAULT_LIMITS });
+	const task = new AgentTask({ task: 't', models, buildPrompt: passInput, browser, tools: TOOLS, limits: DEFAULT_LIMITS });
 	const result = await task.run(new AbortController().signal);
 	assert.equal(result.stop_reason, StopReason.DONE);
 	assert.deepEqual(browser.acted, []);

@@ -1,39 +1,25 @@
-// The catalogue (catalogue/*.json) and the extension's registered actions
-// agree in both directions: every tool the extension answers has an
-// action, and every action is a catalogue tool or a named internal method.
+// The catalogue the host sends in its welcome and the extension's
+// registered actions agree in both directions: every tool the extension
+// answers has an action, and every action is a catalogue tool or a named
+// internal method. Each tool names the OAuth scope its agents filter on.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-import { Dispatcher } from '../src/dispatcher.js';
-import { registerActions } from '../src/actions/index.js';
-import { ConsoleStore } from '../src/actions/console.js';
-import { TaskManager } from '../src/agents/task-manager.js';
-
-const CATALOGUE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'catalogue');
+import { SCOPES } from '../src/client-approvals.js';
+import { WELCOME_CATALOGUE, navigatorTools, registeredDispatcher } from './host-catalogue.mjs';
 
 /** Methods the host calls that are not MCP tools. */
 const INTERNAL_METHODS = ['read_resource'];
 
-// The methods catalogue tools send to the extension.
+// The methods catalogue tools send to the extension (the host answers the tools without one).
 function catalogueMethods() {
-	const methods = [];
-	for (const file of readdirSync(CATALOGUE).filter(name => name.endsWith('.json'))) {
-		const tool = JSON.parse(readFileSync(join(CATALOGUE, file), 'utf8'));
-		if (tool.answered_by === 'extension')
-			methods.push(tool.method);
-	}
-	return methods.sort();
+	return WELCOME_CATALOGUE.filter(tool => tool.method !== undefined).map(tool => tool.method).sort();
 }
 
 // The methods the service worker registers (the same function it calls).
 function registeredMethods() {
-	const dispatcher = new Dispatcher({});
-	registerActions(dispatcher, { consoleStore: new ConsoleStore(), tasks: new TaskManager({ dispatcher }) });
-	return dispatcher.methods;
+	return registeredDispatcher().methods;
 }
 
 test('every catalogue tool answered by the extension has an action', () => {
@@ -49,7 +35,7 @@ test('every action is a catalogue tool or a named internal method', () => {
 });
 
 test('the comparison sees the whole catalogue', () => {
-	assert.ok(catalogueMethods().length >= 20, 'the catalogue directory was read');
+	assert.ok(catalogueMethods().length >= 20, 'the welcome\'s catalogue was read');
 	assert.ok(catalogueMethods().includes('run_task'));
 });
 
@@ -62,17 +48,24 @@ test('the named internal methods are registered and are not tools', () => {
 });
 
 test('traits are set only on tools the dispatcher runs in a tab, where it reads them', () => {
-	const dispatcher = new Dispatcher({});
-	registerActions(dispatcher, { consoleStore: new ConsoleStore(), tasks: new TaskManager({ dispatcher }) });
+	const dispatcher = registeredDispatcher();
 	const traits = new Map();
-	for (const file of readdirSync(CATALOGUE).filter(name => name.endsWith('.json'))) {
-		const tool = JSON.parse(readFileSync(join(CATALOGUE, file), 'utf8'));
-		if (tool.traits === undefined)
-			continue;
+	for (const tool of WELCOME_CATALOGUE.filter(entry => entry.traits !== undefined)) {
 		traits.set(tool.name, tool.traits);
 		assert.equal(dispatcher.registry.get(tool.method)?.scope ?? 'tab', 'tab', `${tool.name} has traits but no tab action`);
 	}
 	/* fill_form and drag_and_drop send the input click_element and type_value send, so they watch dialogs too. */
 	for (const name of ['click_element', 'type_value', 'fill_form', 'drag_and_drop'])
 		assert.equal(traits.get(name)?.watches_dialogs, true, `${name} watches dialogs`);
+});
+
+// Issue #32: the welcome carried no scope, so an OAuth client's agents kept no tool.
+test('every tool names a scope the approval page offers, and a key holding every scope gives the agents the owner key\'s tools', () => {
+	const known = SCOPES.map(scope => scope.name);
+	for (const tool of WELCOME_CATALOGUE)
+		assert.ok(known.includes(tool.scope), `${tool.name}: scope ${tool.scope}`);
+	const names = allowed => navigatorTools(allowed).map(tool => tool.name);
+	for (const allowed of [{}, { script: true, network: true }])
+		assert.deepEqual(names({ ...allowed, scopes: known }), names(allowed));
+	assert.ok(names({}).includes('click_element'), names({}).join(' '));
 });

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { Dispatcher } from '../src/dispatcher.js';
 import { ErrorCode } from '../src/errors.js';
 import { ActiveTabGone } from '../src/browser/tabs.js';
+import { WELCOME_CATALOGUE } from './host-catalogue.mjs';
 
 const TABS = new Set([1, 2]);
 beforeEach(() => {
@@ -111,13 +112,17 @@ test('a closed tab forgets its hold', async () => {
 	assert.deepEqual(ran, ['poke@1']);
 });
 
-test('catalogueActions lists the welcome catalogue tools that have actions, with read_only', () => {
-	const { dispatcher } = makeDispatcher();
-	dispatcher.services.welcome.catalogue.push({ name: 'elsewhere', method: 'not_registered', description: '', inputSchema: {} });
-	assert.deepEqual(dispatcher.catalogueActions(), [
-		{ name: 'poke', description: 'Change the page.', input_schema: { type: 'object' }, read_only: false },
-		{ name: 'peek', description: 'Read the page.', input_schema: { type: 'object' }, read_only: true },
-	]);
+// What the agents are given comes from the catalogue the host sends (issue #32: it had no scopes).
+test('catalogueActions lists the welcome catalogue\'s tools that have actions, with read_only and scope', () => {
+	const dispatcher = new Dispatcher({ welcome: { catalogue: WELCOME_CATALOGUE } });
+	const action = { run: async () => ({ content: [] }) };
+	dispatcher.register({ click_element: action, get_browser_state: action });
+	const listed = dispatcher.catalogueActions();
+	assert.deepEqual(listed.map(tool => [tool.name, tool.read_only, tool.scope]),
+	    [['get_browser_state', true, 'pages:read'], ['click_element', false, 'pages:act']], 'in the catalogue\'s order; the tools without an action left out');
+	const sent = WELCOME_CATALOGUE.find(tool => tool.name === 'click_element');
+	assert.equal(listed[1].description, sent.description);
+	assert.deepEqual(listed[1].input_schema, sent.inputSchema);
 });
 
 test('a foreign action that names an element of the held tab by ref is refused too', async () => {

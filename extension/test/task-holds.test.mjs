@@ -14,6 +14,7 @@ import { Fence } from '../src/agents/fence.js';
 import { RequestRunner } from '../src/rpc.js';
 import { PAGE_TEXT_CHARS } from '../src/agents/prompts.js';
 import { contentText } from '../src/content-math.js';
+import { AGENT_CATALOGUE, WELCOME_CATALOGUE } from './host-catalogue.mjs';
 
 beforeEach(() => {
 	globalThis.chrome = {
@@ -24,17 +25,6 @@ beforeEach(() => {
 		},
 	};
 });
-
-const readOnly = { readOnlyHint: true };
-const CATALOGUE = [
-	{ name: 'get_browser_state', method: 'get_browser_state', description: 'State.', inputSchema: { type: 'object' }, annotations: readOnly,
-		scope: 'pages:read' },
-	{ name: 'get_page_content', method: 'get_page_content', description: 'Text.', inputSchema: { type: 'object' }, annotations: readOnly,
-		scope: 'pages:read' },
-	{ name: 'poke', method: 'poke', description: 'Change the page.', inputSchema: { type: 'object' }, annotations: {}, scope: 'pages:act' },
-	{ name: 'run_task', method: 'run_task', description: 'Run.', inputSchema: { type: 'object' }, annotations: {}, scope: 'tasks' },
-	{ name: 'stop_task', method: 'stop_task', description: 'Stop.', inputSchema: { type: 'object' }, annotations: {}, scope: 'tasks' },
-];
 
 // A model that answers each role from its script, in order; when a role's
 // script is used up, the call waits until the test answers it
@@ -69,13 +59,13 @@ function setup(scripts, settings = {}, { onChange } = {}) {
 	const model = scriptedModel(scripts);
 	const dispatcher = new Dispatcher({
 		debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} },
-		welcome: { catalogue: CATALOGUE },
+		welcome: { catalogue: WELCOME_CATALOGUE },
 	});
 	const record = name => async (params, context) => {
 		issued.push(`${name}@${context.tab.id} by ${context.owner?.label ?? 'client'}`);
 		return { content: [{ type: 'text', text: name }], structuredContent: { tab: { url: context.tab.url, title: context.tab.title }, elements: [] } };
 	};
-	dispatcher.register({ get_browser_state: { run: record('read') }, get_page_content: { run: record('text') }, poke: { run: record('poke') } });
+	dispatcher.register({ get_browser_state: { run: record('read') }, get_page_content: { run: record('text') }, scroll_page: { run: record('scroll') } });
 	const stored = new Map([['agents', { provider: { kind: 'openai', model: 'scripted' }, ...settings }]]);
 	const closed = [];
 	const storage = {
@@ -137,21 +127,21 @@ const busy = label => error => {
 test('a running task acts on its tab while others are refused; the hold ends when the task finishes', async () => {
 	const { dispatcher, tasks, model, issued } = setup({
 		planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }],
-		navigator: [{ actions: [{ tool: 'poke', args: {} }] }],
+		navigator: [{ actions: [{ tool: 'scroll_page', args: { direction: 'down' } }] }],
 	});
 	const started = await dispatcher.dispatch('run_task', { task: 'Buy a mug', tab_id: 1, wait: false }, call());
 	const id = started.structuredContent.task_id;
 	await model.waiting(1);
 	const task = `by task ${id} ("Buy a mug")`;
-	/* After the poke the page reads the same, so its text is not read again (docs/agents.md). */
-	assert.deepEqual(issued, [`read@1 ${task}`, `text@1 ${task}`, `poke@1 ${task}`, `read@1 ${task}`]);
+	/* After the scroll the page reads the same, so its text is not read again (docs/agents.md). */
+	assert.deepEqual(issued, [`read@1 ${task}`, `text@1 ${task}`, `scroll@1 ${task}`, `read@1 ${task}`]);
 	issued.length = 0;
 
-	await assert.rejects(dispatcher.dispatch('poke', { tab_id: 1 }, call()), busy(`task ${id} ("Buy a mug")`));
+	await assert.rejects(dispatcher.dispatch('scroll_page', { tab_id: 1, direction: 'down' }, call()), busy(`task ${id} ("Buy a mug")`));
 	await assert.rejects(dispatcher.dispatch('run_task', { task: 'Another', tab_id: 1, wait: false }, call()), busy(`task ${id}`));
 	await dispatcher.dispatch('get_browser_state', { tab_id: 1 }, call());
-	await dispatcher.dispatch('poke', { tab_id: 2 }, call());
-	assert.deepEqual(issued, ['read@1 by client', 'poke@2 by client']);
+	await dispatcher.dispatch('scroll_page', { tab_id: 2, direction: 'down' }, call());
+	assert.deepEqual(issued, ['read@1 by client', 'scroll@2 by client']);
 
 	model.pending[0]({ actions: [], done: { answer: 'Mug ordered' } });
 	await model.waiting(2);
@@ -161,8 +151,8 @@ test('a running task acts on its tab while others are refused; the hold ends whe
 	const result = await (await tasks.get(id, { caller: 'alice' })).done;
 	assert.equal(result.stop_reason, 'impossible');
 	assert.equal(dispatcher.holds.size, 0);
-	await dispatcher.dispatch('poke', { tab_id: 1 }, call());
-	assert.equal(issued.at(-1), 'poke@1 by client');
+	await dispatcher.dispatch('scroll_page', { tab_id: 1, direction: 'down' }, call());
+	assert.equal(issued.at(-1), 'scroll@1 by client');
 });
 
 test('the tabs a task opened are listed in its result and closed at its end, unless the person keeps them', async () => {
@@ -194,7 +184,7 @@ test('stop_task ends the hold', async () => {
 	assert.equal(stopped.structuredContent.stop_reason, 'cancelled');
 	assert.equal(stopped.structuredContent.stopped, true);
 	assert.equal(dispatcher.holds.size, 0);
-	await dispatcher.dispatch('poke', { tab_id: 1 }, call());
+	await dispatcher.dispatch('scroll_page', { tab_id: 1, direction: 'down' }, call());
 });
 
 test('a caller that cancels a waiting run_task ends the hold', async () => {
@@ -215,8 +205,8 @@ test('tasks on two tabs hold them independently', async () => {
 	const second = await dispatcher.dispatch('run_task', { task: 'Second', tab_id: 2, wait: false }, call());
 	await model.waiting(2);
 	await dispatcher.dispatch('stop_task', { task_id: first.structuredContent.task_id }, call());
-	await dispatcher.dispatch('poke', { tab_id: 1 }, call());
-	await assert.rejects(dispatcher.dispatch('poke', { tab_id: 2 }, call()), busy(`task ${second.structuredContent.task_id} ("Second")`));
+	await dispatcher.dispatch('scroll_page', { tab_id: 1, direction: 'down' }, call());
+	await assert.rejects(dispatcher.dispatch('scroll_page', { tab_id: 2, direction: 'down' }, call()), busy(`task ${second.structuredContent.task_id} ("Second")`));
 	await dispatcher.dispatch('stop_task', { task_id: second.structuredContent.task_id }, call());
 	assert.equal(dispatcher.holds.size, 0);
 });
@@ -338,7 +328,7 @@ test('an unfenced start_url task opens its tab at start_url, held from the momen
 		const tabId = nextTab++;
 		context.opened(tabId);
 		/* Another caller cannot act in the tab while it loads. */
-		await assert.rejects(dispatcher.dispatch('poke', { tab_id: tabId }, call()), busy('task'));
+		await assert.rejects(dispatcher.dispatch('scroll_page', { tab_id: tabId, direction: 'down' }, call()), busy('task'));
 		await load();
 		return { content: [{ type: 'text', text: 'at it' }] };
 	} } });
@@ -563,11 +553,11 @@ test('an action that reports the page gives the task its tab\'s URL; one that do
 	const replies = {
 		click_element: { content: [{ type: 'text', text: 'Clicked.' }, { type: 'text', text: 'e2 button "Pay"' }],
 			structuredContent: { state: { tab: { id: 1, url: 'http://shop.test/cart', title: 'Cart' }, elements: [{ ref: 'e2', name: 'Pay' }] } } },
-		scroll_page: { content: [{ type: 'text', text: 'Scrolled.' }], structuredContent: {} },
+		wait_for: { content: [{ type: 'text', text: 'Waited.' }], structuredContent: {} },
 	};
 	const tasks = new TaskManager({
 		dispatcher: {
-			catalogueActions: () => [{ name: 'click_element', input_schema: { properties: { include_state: {} } } }, { name: 'scroll_page', input_schema: {} }],
+			catalogueActions: () => AGENT_CATALOGUE,
 			dispatch: async method => replies[method],
 		},
 		fence: new Fence({ rules: { getSessionRules: async () => [], updateSessionRules: async () => {} }, tabs: chrome.tabs }),
@@ -578,8 +568,8 @@ test('an action that reports the page gives the task its tab\'s URL; one that do
 	assert.equal(clicked.view.url, 'http://shop.test/cart');
 	assert.equal(clicked.text, 'Clicked.');
 	assert.deepEqual(asked, [], 'the reported page says where the tab is');
-	const scrolled = await browser.act('scroll_page', {}, new AbortController().signal);
-	assert.deepEqual({ url: scrolled.url, view: scrolled.view, asked }, { url: 'http://shop.test/asked', view: undefined, asked: [1] });
+	const waited = await browser.act('wait_for', { delay_ms: 1 }, new AbortController().signal);
+	assert.deepEqual({ url: waited.url, view: waited.view, asked }, { url: 'http://shop.test/asked', view: undefined, asked: [1] });
 });
 
 test('the task\'s reads and actions ask for the page\'s text in the same pass; it reaches the loop cut as get_page_content cuts it', async () => {
@@ -593,7 +583,7 @@ test('the task\'s reads and actions ask for the page\'s text in the same pass; i
 	};
 	const tasks = new TaskManager({
 		dispatcher: {
-			catalogueActions: () => ['click_element', 'type_value'].map(name => ({ name, input_schema: { properties: { include_state: {} } } })),
+			catalogueActions: () => AGENT_CATALOGUE,
 			dispatch: async (method, params, call) => {
 				calls.push(`${method} ${call.pageText}`);
 				return replies[method];
@@ -618,7 +608,7 @@ test('the task\'s reads and actions ask for the page\'s text in the same pass; i
 test('a task keeps to the scopes of the key that started it', async () => {
 	const { dispatcher, tasks, model } = setup({ planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }] });
 	const names = tools => tools.map(tool => tool.name);
-	assert.deepEqual(names(await tasks.modelTools()), ['get_browser_state', 'get_page_content', 'poke'], 'the owner key: every tool');
+	assert.deepEqual(names(await tasks.modelTools()), ['get_browser_state', 'scroll_page', 'get_page_content'], 'the owner key: every tool');
 	assert.deepEqual(names(await tasks.modelTools(['pages:read', 'tasks'])), ['get_browser_state', 'get_page_content'],
 	    'without pages:act the agents only read');
 	const runner = new RequestRunner({ send: () => {}, dispatch: (method, params, context) => dispatcher.dispatch(method, params, context) });

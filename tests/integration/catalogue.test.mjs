@@ -3,7 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 
@@ -232,6 +233,26 @@ describe('catalogue', () => {
 
 		const badParams = await host.request('status', [1, 2]);
 		assert.equal(badParams.error.code, 'INVALID_ARGUMENT');
+	});
+
+	// Issue #32: the agents of an OAuth client's task keep to the tools whose
+	// scope its key holds, read from this catalogue, which carried none.
+	it('the welcome\'s catalogue is tools/list\'s tools, each with the scope, method and traits of its catalogue file', async () => {
+		const client = await connect(host);
+		try {
+			const { tools } = await client.listTools(undefined, opts());
+			const listed = new Map(tools.map(tool => [tool.name, tool]));
+			assert.deepEqual(host.welcome.catalogue.map(tool => tool.name).sort(), [...TOOL_NAMES].sort());
+			for (const { scope, method, traits, ...listing } of host.welcome.catalogue) {
+				const data = JSON.parse(readFileSync(join(process.env.BRIDGE_SRCDIR, 'catalogue', `${listing.name}.json`), 'utf8'));
+				assert.deepEqual(listing, listed.get(listing.name), `${listing.name}: its tools/list object`);
+				assert.equal(scope, data.scope, `${listing.name}: its scope`);
+				assert.equal(method, data.answered_by === 'extension' ? data.method : undefined, `${listing.name}: its method`);
+				assert.deepEqual(traits, data.traits, `${listing.name}: its traits`);
+			}
+		} finally {
+			await close(client);
+		}
 	});
 
 	it('a second hello is welcomed again with the same answer', async () => {
