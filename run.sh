@@ -2,8 +2,10 @@
 # Builds Browser Bridge (installing missing Debian packages as root) and runs
 # it: Chromium with a private profile in which the extension is loaded and
 # the host registered, then prints the MCP endpoint, the token and client
-# configurations that work as pasted (commands name the binary by its full
-# path: run.sh installs nothing on PATH). HEADLESS=1 runs the browser
+# configurations that work as pasted, as README's client table has them:
+# the URL alone for clients with OAuth first, then the owner key's forms
+# and stdio (commands name the binary by its full path: run.sh installs
+# nothing on PATH). HEADLESS=1 runs the browser
 # headless (servers, CI); without a display it is headless anyway. Ctrl-C
 # stops everything.
 set -eu
@@ -73,18 +75,25 @@ Browser Bridge is running (instance $instance).
 MCP endpoint: $url
 Token:        $token
 
+With OAuth, the URL alone (approve the client in the Browser Bridge popup when it asks):
+Claude Code:
+  claude mcp add --transport http browser-bridge $url
+Cursor, VS Code and other clients that read JSON (HTTP):
+{ "mcpServers": { "browser-bridge": { "type": "http", "url": "$url" } } }
+
+Without OAuth, the owner key (the token above):
 Claude Code:
   claude mcp add --transport http browser-bridge $url --header "Authorization: Bearer $token"
-
-Claude Desktop, Cursor, VS Code and other clients that read JSON (HTTP):
+Cursor, VS Code and other clients that read JSON (HTTP):
 { "mcpServers": { "browser-bridge": {
     "type": "http", "url": "$url",
     "headers": { "Authorization": "Bearer $token" } } } }
 
-Clients that only start stdio servers:
+Claude Desktop and other clients that only start stdio servers:
 { "mcpServers": { "browser-bridge": {
     "command": "$bridge", "args": ["stdio", "--instance", "$instance"] } } }
 
+VS Code's .vscode/mcp.json holds these under "servers", not "mcpServers".
 Check the setup: $bridge doctor
 Press Ctrl-C to stop.
 MSG

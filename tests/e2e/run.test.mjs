@@ -1,8 +1,9 @@
 // The README's run command in headless mode: it starts Chromium with the
 // extension loaded and the host registered, prints the MCP endpoint, the
-// token and client configurations, which work pasted as they are (played
-// here by the MCP SDK with the command and environment a client would
-// use), doctor passes, and nothing is left behind on Ctrl-C.
+// token and client configurations in the order of README's client table
+// (the URL alone for OAuth clients first), which work pasted as they are
+// (played here by the MCP SDK with the command and environment a client
+// would use), doctor passes, and nothing is left behind on Ctrl-C.
 
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -68,9 +69,29 @@ test('run.sh with HEADLESS=1 prints configurations that work pasted, doctor pass
 		assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
 		assert.match(out, /running \(instance chromium:profile\)/);
 
-		// The JSON configuration, pasted: its url and headers.
-		const http = JSON.parse(blockAfter(out, 'Claude Desktop, Cursor, VS Code and other clients that read JSON (HTTP):'))
-		    .mcpServers['browser-bridge'];
+		// First, as in README's client table, the URL alone for clients with
+		// OAuth: no key in it, and the endpoint answers a request without
+		// one by pointing at its OAuth metadata, where such a client
+		// registers itself (the flow itself is tests/e2e/oauth.test.mjs's).
+		const withOAuth = 'With OAuth, the URL alone (approve the client in the Browser Bridge popup when it asks):';
+		const withKey = 'Without OAuth, the owner key (the token above):';
+		assert.ok(out.indexOf(withOAuth) < out.indexOf(withKey), `the OAuth forms come first:\n${out}`);
+		const oauth = blockAfter(out, withOAuth);
+		assert.equal(/^ {2}claude mcp add --transport http browser-bridge (\S+)$/m.exec(oauth)?.[1], url, oauth);
+		assert.deepEqual(JSON.parse(oauth.slice(oauth.indexOf('\n{') + 1)).mcpServers['browser-bridge'], { type: 'http', url });
+		assert.doesNotMatch(oauth, /Bearer|[0-9a-f]{64}/, 'no key in the OAuth forms');
+		const refused = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+			body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize',
+				params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'run-test', version: '1.0.0' } } }) });
+		assert.equal(refused.status, 401);
+		const metadata = /resource_metadata="([^"]+)"/.exec(refused.headers.get('www-authenticate'))?.[1];
+		const issuer = (await (await fetch(metadata)).json()).authorization_servers[0];
+		const server = await (await fetch(new URL('/.well-known/oauth-authorization-server', issuer))).json();
+		assert.equal(typeof server.registration_endpoint, 'string', JSON.stringify(server));
+
+		// Then the owner key's forms. The JSON configuration, pasted: its url and headers.
+		const owner = blockAfter(out, withKey);
+		const http = JSON.parse(owner.slice(owner.indexOf('\n{') + 1)).mcpServers['browser-bridge'];
 		const client = new Client({ name: 'run-test', version: '1.0.0' });
 		await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers: http.headers } }));
 		const status = await client.callTool({ name: 'host_status', arguments: {} });
@@ -79,7 +100,7 @@ test('run.sh with HEADLESS=1 prints configurations that work pasted, doctor pass
 		await client.close();
 
 		// The Claude Code command, as Claude Code would use its arguments.
-		const claude = /^ {2}claude mcp add --transport http browser-bridge (\S+) --header "Authorization: (Bearer [0-9a-f]{64})"$/m.exec(out);
+		const claude = /^ {2}claude mcp add --transport http browser-bridge (\S+) --header "Authorization: (Bearer [0-9a-f]{64})"$/m.exec(owner);
 		assert.ok(claude, out);
 		const viaClaude = new Client({ name: 'claude-code', version: '1.0.0' });
 		await viaClaude.connect(new StreamableHTTPClientTransport(new URL(claude[1]),
@@ -90,7 +111,7 @@ test('run.sh with HEADLESS=1 prints configurations that work pasted, doctor pass
 		// The stdio configuration, started as Claude Desktop and Cursor start
 		// servers: the command and args as printed, the SDK's minimal
 		// environment (HOME, PATH, USER...), nothing of run.sh's.
-		const stdio = JSON.parse(blockAfter(out, 'Clients that only start stdio servers:')).mcpServers['browser-bridge'];
+		const stdio = JSON.parse(blockAfter(out, 'Claude Desktop and other clients that only start stdio servers:')).mcpServers['browser-bridge'];
 		assert.ok(stdio.command.startsWith('/'), 'the command is a full path: nothing is assumed on PATH');
 		const viaStdio = new Client({ name: 'claude-desktop', version: '1.0.0' });
 		await viaStdio.connect(new StdioClientTransport({ command: stdio.command, args: stdio.args,
