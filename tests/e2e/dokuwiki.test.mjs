@@ -7,12 +7,15 @@
 // like the fixture site.
 //
 // DokuWiki's labels wrap their text in markup (<label><span>Username</span>
-// <input></label>): the state must still name the fields.
+// <input></label>): the state must still name the fields. The names and
+// roles of the login form, the editor and the search results are also
+// compared with Chromium's accessibility tree (ax-oracle.mjs).
 
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 
+import { agreement, compareWithChromium, disagreements } from './ax-oracle.mjs';
 import { startBridge, until } from './harness.mjs';
 import { startDokuWiki } from './dokuwiki.mjs';
 
@@ -41,9 +44,22 @@ describe('DokuWiki', () => {
 	// What the wiki's tab shows.
 	const shown = () => inWiki('document.body.innerText');
 
+	// Fails when a name or role in the state of the wiki page in the active
+	// tab differs from Chromium's accessibility tree, other than by a
+	// difference ax-oracle.mjs's INTENDED lists; prints how many agree.
+	async function namesAgreeWithChromium(what) {
+		const tab = await b.cdp.findTarget(url => url.startsWith(`${wiki.origin}/`), ['page']);
+		const { compared, problems } = await compareWithChromium(b, tab.url);
+		console.log(`DokuWiki's ${what}: ${agreement(compared)}`);
+		const wrong = [...problems, ...disagreements(compared)];
+		assert.deepEqual(wrong, [], `the ${what}: ${agreement(compared)}\n${wrong.join('\n')}`);
+		assert.ok(compared.length > 0, `the oracle compared no element of the ${what}`);
+	}
+
 	test('logs in with the fields the state names Username and Password', async () => {
 		await b.ok('navigate_to', { url: wiki.url('start') });
 		await b.ok('click_element', { ref: (await b.state()).ref('link', 'Log In') });
+		await namesAgreeWithChromium('login form');
 		const form = await b.state();
 		await b.ok('type_value', { ref: form.ref('textbox', 'Username'), text: wiki.user });
 		await b.ok('type_value', { ref: form.ref('textbox', 'Password'), text: wiki.password });
@@ -56,6 +72,7 @@ describe('DokuWiki', () => {
 	test('writes a new page in the editor and saves it', async () => {
 		await b.ok('navigate_to', { url: wiki.url(PAGE) });
 		await b.ok('click_element', { ref: (await b.state()).ref('link', /^Create this page/) });
+		await namesAgreeWithChromium('editor');
 		const editor = await b.state();
 		const textarea = editor.data.elements.filter(e => e.role === 'textarea');
 		assert.equal(textarea.length, 1, `one text area to write in:\n${editor.text}`);
@@ -84,5 +101,6 @@ describe('DokuWiki', () => {
 		const results = await b.state();
 		assert.ok(results.data.elements.some(e => e.role === 'link' && e.href?.includes(`id=${PAGE}`)),
 		    `the state links the hit:\n${results.text}`);
+		await namesAgreeWithChromium('search results');
 	});
 });
