@@ -54,7 +54,7 @@ const ROLES = {
 };
 
 // The state's roles for elements that have no ARIA role.
-const NO_ROLE = new Set(['clickable', 'draggable', 'hoverable', 'scrollable']);
+export const NO_ROLE = new Set(['clickable', 'draggable', 'hoverable', 'scrollable']);
 
 // The differences Browser Bridge makes on purpose, each with its reason.
 // A state element whose pair with Chromium matches one is counted as
