@@ -47,7 +47,11 @@ describe('DokuWiki', () => {
 	// Fails when a name or role in the state of the wiki page in the active
 	// tab differs from Chromium's accessibility tree, other than by a
 	// difference ax-oracle.mjs's INTENDED lists; prints how many agree.
-	async function namesAgreeWithChromium(what) {
+	// The oracle reads the page twice (the state, then the in-page listing
+	// it ties to DOM nodes), so it waits first until the page has loaded and
+	// the expression ready holds: the page's scripts have added what they add.
+	async function namesAgreeWithChromium(what, ready = 'true') {
+		await until(() => inWiki(`document.readyState === "complete" && (${ready})`), { what: `the ${what} to be ready` });
 		const tab = await b.cdp.findTarget(url => url.startsWith(`${wiki.origin}/`), ['page']);
 		const { compared, problems } = await compareWithChromium(b, tab.url);
 		console.log(`DokuWiki's ${what}: ${agreement(compared)}`);
@@ -72,7 +76,8 @@ describe('DokuWiki', () => {
 	test('writes a new page in the editor and saves it', async () => {
 		await b.ok('navigate_to', { url: wiki.url(PAGE) });
 		await b.ok('click_element', { ref: (await b.state()).ref('link', /^Create this page/) });
-		await namesAgreeWithChromium('editor');
+		// DokuWiki's editor script adds the text area's size controls once the document is ready
+		await namesAgreeWithChromium('editor', 'document.querySelector("#size__ctl img") !== null');
 		const editor = await b.state();
 		const textarea = editor.data.elements.filter(e => e.role === 'textarea');
 		assert.equal(textarea.length, 1, `one text area to write in:\n${editor.text}`);
