@@ -134,9 +134,9 @@ describe('run_task', () => {
 	});
 
 	test('a ref that goes stale mid-task is recovered by reading the page again', async () => {
-		// order.html?rerender=1 re-creates its button 500 ms after the country
+		// order.html?rerender=1 re-creates its button 2 s after the country
 		// changes; the model answers the click late, with the ref it saw before.
-		await useScenario({ steps: SHOP_ORDER_STEPS.slice(2), faults: [{ request: 4, delay_ms: 1500 }] });
+		await useScenario({ steps: SHOP_ORDER_STEPS.slice(2), faults: [{ request: 4, delay_ms: 3500 }] });
 		const r = await runTask({ task: 'Order the mug for Ada Lovelace in Canada and report the order number.',
 		    start_url: b.page('shop/order.html?item=blue&rerender=1') });
 		assert.equal(r.data.stop_reason, 'done', r.text);
