@@ -7,6 +7,7 @@
 //
 // Usage: node tests/agents/model-server.mjs --scenario FILE [--port N]
 // Prints "listening on http://127.0.0.1:PORT" as its first line.
+// POST /release?request=N lets request N, held by a hold fault, answer.
 // GET /log answers the requests so far: [{n, time, done, api, role, status,
 // model, key, offered, chars_in, repeat, state_chars, chars_out, usage}] (key: the API key the
 // request carried, or null; offered: the tools the navigator's prompt lists, by
@@ -255,6 +256,16 @@ export function startModelServer(scenario, port = 0) {
 	const lastPrompt = new Map();
 	const faults = new Map((scenario.faults ?? []).map(f => [f.request, f]));
 	const log = [];
+	const holds = new Map();
+	// The release a held request number waits for (made by whichever comes first).
+	const holdOf = n => {
+		if (!holds.has(n)) {
+			const hold = {};
+			hold.released = new Promise(resolve => { hold.release = resolve; });
+			holds.set(n, hold);
+		}
+		return holds.get(n);
+	};
 	const server = createServer((req, res) => {
 		const send = (status, body, headers = {}) => {
 			res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -265,6 +276,12 @@ export function startModelServer(scenario, port = 0) {
 		let entry = null;
 		if (req.method === 'GET' && req.url === '/log') {
 			send(200, log);
+			return;
+		}
+		if (req.method === 'POST' && req.url.startsWith('/release?')) {
+			const n = Number(new URL(req.url, 'http://x').searchParams.get('request'));
+			holdOf(n).release();
+			send(200, { released: n });
 			return;
 		}
 		const api = req.url.endsWith('/chat/completions') ? 'openai' : req.url.endsWith('/v1/messages') ? 'anthropic' : null;
@@ -294,8 +311,8 @@ export function startModelServer(scenario, port = 0) {
 			entry.repeat = commonPrefix(lastPrompt.get(role) ?? '', whole);
 			lastPrompt.set(role, whole);
 			entry.model = typeof body.model === 'string' ? body.model : null;
-			if (fault.delay_ms !== undefined) {
-				await new Promise(resolve => setTimeout(resolve, fault.delay_ms));
+			if (fault.delay_ms !== undefined || fault.hold) {
+				await (fault.hold ? holdOf(entry.n).released : new Promise(resolve => setTimeout(resolve, fault.delay_ms)));
 				if (res.destroyed || req.socket.destroyed)
 					return;
 			}

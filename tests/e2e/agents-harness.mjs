@@ -24,7 +24,8 @@ export const SHOP_ORDER_STEPS = [
 
 const MODEL_SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', 'agents', 'model-server.mjs');
 
-// Starts the model server on a scenario; resolves to { url, log(), close() }.
+// Starts the model server on a scenario; resolves to { url, log(),
+// release(n), close() }.
 export async function startModelServer(scenario) {
 	const dir = mkdtempSync(join(tmpdir(), 'bb-model-'));
 	const file = join(dir, 'scenario.json');
@@ -48,6 +49,12 @@ export async function startModelServer(scenario) {
 		async log() {
 			const response = await fetch(`${url}/log`);
 			return response.json();
+		},
+		// Lets request n, held by a hold fault, answer (now or when it comes).
+		async release(n) {
+			const response = await fetch(`${url}/release?request=${n}`, { method: 'POST' });
+			if (!response.ok)
+				throw new Error(`the model server did not release request ${n}: ${response.status}`);
 		},
 		async close() {
 			if (child.exitCode === null) {

@@ -202,7 +202,7 @@ describe('run_task', () => {
 	});
 
 	test('one task per tab: TAB_BUSY for a second task and foreign actions, reads interleave, stop_task frees it', async () => {
-		await useScenario({ steps: SHOP_ORDER_STEPS, faults: [{ request: 2, delay_ms: 30000 }] });
+		await useScenario({ steps: SHOP_ORDER_STEPS, faults: [{ request: 2, hold: true }] });
 		const started = await runTask({ task: 'Order a mug slowly.', start_url: b.page('shop/index.html'), wait: false });
 		const id = started.data.task_id;
 		const tab = started.data.tab_id;

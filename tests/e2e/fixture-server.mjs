@@ -5,6 +5,8 @@
 // Special paths:
 //   /slow?ms=N          answers after N ms (an HTML page)
 //   /hang               never answers (until the server closes)
+//   /held?key=K         answers (a page titled "Held page") once the test
+//                       calls release(K); arrived(K) resolves when it is asked
 //   /status/404         a 404 page
 //   /redirect?to=URL    a 302 to URL
 //   /resource?ms=N      a small script answered after N ms
@@ -107,10 +109,22 @@ function listen(handler) {
 	});
 }
 
-// Starts the two servers; resolves to { origin, other, requestsTo(host), close() }.
+// Starts the two servers; resolves to { origin, other, requestsTo(host),
+// arrived(key), release(key), close() }.
 export async function startFixtureSite() {
 	const origins = {};
 	const hanging = new Set();
+	const held = new Map();
+	// The /held request of a key: when it came, and the answer it waits for.
+	const heldOf = key => {
+		if (!held.has(key)) {
+			const entry = {};
+			entry.arrived = new Promise(resolve => { entry.arrive = resolve; });
+			entry.released = new Promise(resolve => { entry.release = resolve; });
+			held.set(key, entry);
+		}
+		return held.get(key);
+	};
 	/* The paths asked for, by the host name the browser used (the sites outside a task's fence are counted here). */
 	const requests = new Map();
 	const handler = which => async (req, res) => {
@@ -127,6 +141,17 @@ export async function startFixtureSite() {
 			const timer = setTimeout(() => send(200, TYPES['.html'],
 			    `<!doctype html><title>Slow page</title><h1>Slow page after ${ms} ms</h1><button>Slow button</button>`), ms);
 			res.on('close', () => clearTimeout(timer));
+			return;
+		}
+		if (url.pathname === '/held') {
+			const key = url.searchParams.get('key') ?? '';
+			const entry = heldOf(key);
+			hanging.add(res);
+			res.on('close', () => hanging.delete(res));
+			entry.arrive();
+			await entry.released;
+			if (!res.destroyed)
+				send(200, TYPES['.html'], `<!doctype html><title>Held page</title><h1>Held page ${key}</h1><button>Held button</button>`);
 			return;
 		}
 		if (url.pathname === '/hang') {
@@ -197,6 +222,10 @@ export async function startFixtureSite() {
 		other: b.origin,
 		// The paths requested under a host name (e.g. localhost), oldest first.
 		requestsTo: host => [...(requests.get(host) ?? [])],
+		// Resolves once /held?key=KEY was asked for.
+		arrived: key => heldOf(key).arrived,
+		// Lets /held?key=KEY answer, now or when it is asked for.
+		release: key => heldOf(key).release(),
 		async close() {
 			for (const res of hanging)
 				res.destroy();

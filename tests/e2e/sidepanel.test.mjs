@@ -95,8 +95,8 @@ describe('side panel', () => {
 	}
 
 	test('run a task from the panel, pause it before it acts, type by hand, resume: it reads the page again and finishes', async () => {
-		/* The navigator's first answer is held back past the pause, however slow this run. */
-		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, delay_ms: scaled(2500) }] });
+		/* The navigator's first answer is held back until the task is paused. */
+		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, hold: true }] });
 		const { url, tabId } = await b.open('shop/order.html?item=blue');
 		shopTab = tabId;
 		panel = await openPanel();
@@ -107,10 +107,13 @@ describe('side panel', () => {
 		assert.match(started.text, /Started by you/);
 		await panel.press(started.id, 'Pause');
 		await taskWhere(/^Paused in tab \d+/, 'the task to show as paused');
-		/* Whatever the model was asked before the pause may still answer (the navigator is held back)... */
+		/* Whatever the model was asked before the pause answers now (the navigator was held back)... */
 		const asked = (await model.log()).length;
-		await new Promise(resolve => setTimeout(resolve, scaled(3000)));
-		/* ...but nothing acts and nothing new is asked while paused. */
+		await model.release(2);
+		if (asked >= 2)
+			await until(async () => (await model.log())[1].done !== null, { what: 'the held-back answer to be sent' });
+		await new Promise(resolve => setTimeout(resolve, scaled(1000)));
+		/* ...but in the second after it, nothing acts and nothing new is asked while paused. */
 		assert.equal(await b.evaluate(url, 'document.querySelector("input[name=name]").value'), '', 'nothing acted while paused');
 		assert.equal((await model.log()).length, asked, 'no model call started while paused');
 		await panel.screenshot('paused');
@@ -132,7 +135,7 @@ describe('side panel', () => {
 
 	test('a task an MCP client started shows up live and the person stops it: the client gets stopped_by_user', async () => {
 		/* The navigator's first answer waits until the person stops the task (the stop aborts it). */
-		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, delay_ms: scaled(30000) }] });
+		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, hold: true }] });
 		await b.open('shop/order.html?item=red', { args: { tab_id: shopTab } });
 		const { structuredContent: started } = await b.client.callTool({ name: 'run_task',
 		    arguments: { task: 'Order the red mug for Grace Hopper.', wait: false, tab_id: shopTab } }, undefined, { timeout: 60000 });
@@ -154,7 +157,7 @@ describe('side panel', () => {
 
 		/* Run again: the same words, as the person's task, in the task's own tab; it too waits for
 		 * its navigator's first answer, so the Stop below finds it running. */
-		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, delay_ms: scaled(30000) }] });
+		await useScenario({ steps: ORDER_STEPS, faults: [{ request: 2, hold: true }] });
 		const first = (await panel.tasks()).find(t => t.status === 'Done');
 		await panel.press(first.id, 'Run again');
 		const rerun = await until(async () => (await panel.tasks()).find(t => t.id !== first.id && t.task === first.task && /^Running/.test(t.status)),

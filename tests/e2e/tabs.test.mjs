@@ -105,29 +105,27 @@ describe('tabs and connection', () => {
 	test('actions on different tabs run in parallel, on one tab in order', async () => {
 		const one = await b.ok('manage_tabs', { action: 'open', url: b.page('form.html') });
 		const two = await b.ok('manage_tabs', { action: 'open', url: b.page('form.html') });
-		/* The slow page outlasts the other tab's read however loaded the machine; the
-		 * navigation waits for it as long as it takes (past the default 30 s if need be). */
-		const slowMs = scaled(3000);
-		const slow = b.page(`slow?ms=${slowMs}`);
-		const start = Date.now();
-		const [navigation, state] = await Promise.all([
-			b.ok('navigate_to', { url: slow, tab_id: one.data.tab_id, timeout_ms: slowMs + scaled(10000) }),
-			(async () => {
-				await new Promise(resolve => setTimeout(resolve, 100));
-				const r = await b.ok('get_browser_state', { tab_id: two.data.tab_id });
-				return { r, at: Date.now() - start };
-			})(),
-		]);
-		assert.ok(state.at < scaled(2500), `the other tab waited ${state.at} ms`);
-		assert.equal(navigation.data.url, slow);
-		const sameTab = await Promise.all([
-			b.ok('navigate_to', { url: b.page('slow?ms=600'), tab_id: two.data.tab_id }),
-			(async () => {
-				await new Promise(resolve => setTimeout(resolve, 100));
-				return b.ok('get_browser_state', { tab_id: two.data.tab_id });
-			})(),
-		]);
-		assert.equal(sameTab[1].data.tab.title, 'Slow page', 'the state waited for the navigation queued before it');
+		/* The held page answers only when released, so tab one's navigation is still under way
+		 * when the other tab's read answers, however loaded the machine. */
+		const held = b.page('held?key=parallel');
+		let navigated = false;
+		const navigation = b.ok('navigate_to', { url: held, tab_id: one.data.tab_id });
+		navigation.then(() => { navigated = 'answered'; }, error => { navigated = error.message; });
+		await b.site.arrived('parallel');
+		await b.ok('get_browser_state', { tab_id: two.data.tab_id });
+		assert.equal(navigated, false, 'the read of the other tab waited for the navigation');
+		b.site.release('parallel');
+		assert.equal((await navigation).data.url, held);
+
+		/* On one tab, a read asked while a navigation is under way (both wait on the extension) runs after it. */
+		const queued = b.page('held?key=queued');
+		const sameTab = b.ok('navigate_to', { url: queued, tab_id: two.data.tab_id });
+		await b.site.arrived('queued');
+		const state = b.ok('get_browser_state', { tab_id: two.data.tab_id });
+		await until(async () => (await b.ok('host_status')).data.pending_calls === 2, { what: 'the read to wait beside the navigation' });
+		b.site.release('queued');
+		await sameTab;
+		assert.equal((await state).data.tab.title, 'Held page', 'the state waited for the navigation queued before it');
 		for (const t of [one, two])
 			await b.ok('manage_tabs', { action: 'close', tab_id: t.data.tab_id });
 	});
