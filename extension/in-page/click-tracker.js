@@ -1,7 +1,8 @@
 /*
  * In-page script: questions to the click-listener tracker
  * (page/click-listeners.js), which runs in the page's own world and knows
- * which elements the page gave click listeners. See text.js for how the files fit together.
+ * which elements the page gave click listeners, and what roles and states
+ * custom elements set through ElementInternals. See text.js for how the files fit together.
  */
 (parts => {
 	'use strict';
@@ -16,6 +17,9 @@
 	const LIST_QUERY = '__browser_bridge_list_listeners__';
 	const LISTED_CLICK = '__browser_bridge_listed_click__';
 	const LISTED_HOVER = '__browser_bridge_listed_hover__';
+	/* The question about one element's ElementInternals, and the answer (the list gives it too). */
+	const INTERNALS_QUERY = '__browser_bridge_internals__';
+	const LISTED_INTERNALS = '__browser_bridge_listed_internals__';
 
 	/**
 	 * Asks the click-listener tracker, which runs in the page's own world,
@@ -56,24 +60,30 @@
 
 	/**
 	 * Asks the tracker once for every element of the document, outside
-	 * closed shadow trees, that has click-like or pointer-entry listeners:
-	 * {click: Set, hover: Set}, or null when the tracker cannot list (one
-	 * from before listing existed): then ask element by element. One
-	 * question for the document instead of one per element: on a page of
-	 * 3,000 elements, the state is read in about half the time.
+	 * closed shadow trees, that has click-like or pointer-entry listeners,
+	 * and for what custom elements' ElementInternals set: {click: Set,
+	 * hover: Set, internals: Map(element -> semantics)}, or null when the
+	 * tracker cannot list (one from before listing existed): then ask
+	 * element by element. One question for the document instead of one per
+	 * element: on a page of 3,000 elements, the state is read in about half
+	 * the time.
 	 */
 	function listListeners() {
-		const listed = { click: new Set(), hover: new Set() };
-		const collect = set => event => set.add(event.composedPath()[0] ?? event.target);
+		const listed = { click: new Set(), hover: new Set(), internals: new Map() };
+		const targetOf = event => event.composedPath()[0] ?? event.target;
+		const collect = set => event => set.add(targetOf(event));
 		const onClick = collect(listed.click);
 		const onHover = collect(listed.hover);
+		const onInternals = event => listed.internals.set(targetOf(event), event.detail);
 		window.addEventListener(LISTED_CLICK, onClick, true);
 		window.addEventListener(LISTED_HOVER, onHover, true);
+		window.addEventListener(LISTED_INTERNALS, onInternals, true);
 		try {
 			return askTracker(LIST_QUERY, window, false) ? listed : null;
 		} finally {
 			window.removeEventListener(LISTED_CLICK, onClick, true);
 			window.removeEventListener(LISTED_HOVER, onHover, true);
+			window.removeEventListener(LISTED_INTERNALS, onInternals, true);
 		}
 	}
 
@@ -102,5 +112,35 @@
 		return answerFor(HOVER_QUERY, 'hover', element, listed);
 	}
 
-	parts.clickTracker = { trackerRuns, listListeners, hasClickListener, hasHoverListener };
+	/**
+	 * The role and ARIA states a custom element set through its
+	 * ElementInternals, which only the page's own world can read: {role,
+	 * ariaLabel, ariaChecked, ariaSelected, ariaPressed, ariaExpanded,
+	 * ariaDisabled, ariaValueNow, ariaValueText} with those that are set,
+	 * or null (not a custom element, no internals, or no tracker).
+	 * listed: listListeners()'s answer, or null to ask the tracker about
+	 * this element alone (it answers on the element, which a listener on
+	 * the element hears even inside a closed shadow tree).
+	 */
+	function internalsOf(element, listed = null) {
+		if (!element.localName.includes('-'))
+			return null;	/* only autonomous custom elements can attach internals */
+		if (listed !== null && !insideClosedTree(element))
+			return listed.internals.get(element) ?? null;
+		let semantics = null;
+		const take = event => {
+			semantics = event.detail ?? null;
+		};
+		element.addEventListener(LISTED_INTERNALS, take);
+		try {
+			element.dispatchEvent(new CustomEvent(INTERNALS_QUERY, { bubbles: false, composed: !insideClosedTree(element) }));
+		} catch {
+			/* no answer */
+		} finally {
+			element.removeEventListener(LISTED_INTERNALS, take);
+		}
+		return semantics;
+	}
+
+	parts.clickTracker = { trackerRuns, listListeners, hasClickListener, hasHoverListener, internalsOf };
 })(globalThis.__browserBridgePageParts ??= {});

@@ -10,13 +10,13 @@
 		return;
 
 	const { NAME_MAX, VALUE_MAX, clean } = parts.text;
-	const { hasClickListener } = parts.clickTracker;
+	const { hasClickListener, internalsOf } = parts.clickTracker;
 	const { contentName, labelledByText, labelsText, nativeAlternative } = parts.names;
 
 	/** Roles that make an element interactive wherever it is. */
 	const INTERACTIVE_ROLES = new Set([
 		'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem',
-		'menuitemcheckbox', 'menuitemradio', 'option', 'combobox', 'textbox',
+		'menuitemcheckbox', 'menuitemradio', 'option', 'combobox', 'listbox', 'textbox',
 		'searchbox', 'slider', 'spinbutton', 'treeitem',
 	]);
 	/**
@@ -89,19 +89,21 @@
 
 	/**
 	 * The accessible name, in accname's order: aria-labelledby,
-	 * aria-label, the host language's own (a button input's value, an
-	 * image's alt, label elements, an svg's title), the content for roles
-	 * named by it, the title. Fields and editable regions are not named by
-	 * their content (that is their value).
+	 * aria-label (the attribute, else the one a custom element's
+	 * ElementInternals set: semantics, internalsOf's answer), the host
+	 * language's own (a button input's value, an image's alt, label
+	 * elements, an svg's title), the content for roles named by it, the
+	 * title. Fields and editable regions are not named by their content
+	 * (that is their value).
 	 */
-	function nameOf(element, role) {
+	function nameOf(element, role, semantics = internalsOf(element)) {
 		const labelledBy = element.getAttribute('aria-labelledby');
 		if (labelledBy) {
 			const t = clean(labelledByText(element, labelledBy, NAME_MAX), NAME_MAX);
 			if (t)
 				return t;
 		}
-		const label = element.getAttribute('aria-label');
+		const label = element.getAttribute('aria-label') ?? semantics?.ariaLabel;
 		if (label && label.trim())
 			return clean(label, NAME_MAX);
 		const t = clean(labelsText(element, NAME_MAX), NAME_MAX) || clean(nativeAlternative(element), NAME_MAX);
@@ -123,12 +125,16 @@
 	/**
 	 * The role an agent sees, or null if the element is not interactive.
 	 * `cursorOf` answers its computed cursor (asked only when the role
-	 * depends on it), `parentCursor` is the parent's cursor.
+	 * depends on it), `parentCursor` is the parent's cursor. semantics:
+	 * what the element's ElementInternals set (internalsOf's answer), whose
+	 * role counts when the element has no role attribute.
 	 */
-	function roleOf(element, cursorOf, parentCursor, insideInteractive) {
+	function roleOf(element, cursorOf, parentCursor, insideInteractive, semantics = internalsOf(element)) {
 		const explicit = (element.getAttribute('role') || '').trim().split(/\s+/)[0];
 		if (INTERACTIVE_ROLES.has(explicit))
 			return explicit;
+		if (explicit === '' && INTERACTIVE_ROLES.has(semantics?.role))
+			return semantics.role;
 		switch (element.tagName) {
 		case 'A':
 			if (element.hasAttribute('href'))
@@ -176,8 +182,19 @@
 		return null;
 	}
 
-	/** The fields of an element an agent needs besides role and name. */
-	function detailsOf(element, role, out) {
+	/**
+	 * An ARIA state of an element: its attribute, else the default its
+	 * ElementInternals set (property of semantics), else null.
+	 */
+	function ariaState(element, semantics, attribute, property) {
+		return element.getAttribute(attribute) ?? semantics?.[property] ?? null;
+	}
+
+	/**
+	 * The fields of an element an agent needs besides role and name.
+	 * semantics: what its ElementInternals set (internalsOf's answer).
+	 */
+	function detailsOf(element, role, out, semantics = internalsOf(element)) {
 		const tag = element.tagName;
 		if (tag === 'INPUT') {
 			const type = element.type;
@@ -221,22 +238,22 @@
 			if (t)
 				out.value = t;
 		}
-		const ariaChecked = element.getAttribute('aria-checked');
+		const ariaChecked = ariaState(element, semantics, 'aria-checked', 'ariaChecked');
 		if (ariaChecked !== null && out.checked === undefined)
 			out.checked = ariaChecked === 'mixed' ? 'mixed' : ariaChecked === 'true';
-		const pressed = element.getAttribute('aria-pressed');
+		const pressed = ariaState(element, semantics, 'aria-pressed', 'ariaPressed');
 		if (pressed !== null)
 			out.pressed = pressed === 'true';
-		const selected = element.getAttribute('aria-selected');
+		const selected = ariaState(element, semantics, 'aria-selected', 'ariaSelected');
 		if (selected !== null && (role === 'tab' || role === 'option' || role === 'treeitem'))
 			out.selected = selected === 'true';
-		const expanded = element.getAttribute('aria-expanded');
+		const expanded = ariaState(element, semantics, 'aria-expanded', 'ariaExpanded');
 		if (expanded !== null)
 			out.expanded = expanded === 'true';
-		const valueNow = element.getAttribute('aria-valuenow');
+		const valueNow = ariaState(element, semantics, 'aria-valuenow', 'ariaValueNow');
 		if (valueNow !== null && out.value === undefined)
-			out.value = clean(element.getAttribute('aria-valuetext') || valueNow, VALUE_MAX);
-		if (element.matches(':disabled') || element.getAttribute('aria-disabled') === 'true')
+			out.value = clean(ariaState(element, semantics, 'aria-valuetext', 'ariaValueText') || valueNow, VALUE_MAX);
+		if (element.matches(':disabled') || ariaState(element, semantics, 'aria-disabled', 'ariaDisabled') === 'true')
 			out.disabled = true;
 		if (role === 'clickable')
 			out.tag = tag.toLowerCase();
@@ -272,15 +289,17 @@
 
 	/** Role and name of an element, for messages. */
 	function info(element) {
-		const role = roleOf(element, () => getComputedStyle(element).cursor, 'auto', false) ??
+		const semantics = internalsOf(element);
+		const role = roleOf(element, () => getComputedStyle(element).cursor, 'auto', false, semantics) ??
 		    (hasClickListener(element) ? 'clickable' : element.tagName.toLowerCase());
-		return { role, name: nameOf(element, role) };
+		return { role, name: nameOf(element, role, semantics) };
 	}
 
 	/** The parts of an element's state a click can change. */
 	function stateOf(element) {
-		const role = roleOf(element, () => getComputedStyle(element).cursor, 'auto', false) ?? 'element';
-		const details = detailsOf(element, role, {});
+		const semantics = internalsOf(element);
+		const role = roleOf(element, () => getComputedStyle(element).cursor, 'auto', false, semantics) ?? 'element';
+		const details = detailsOf(element, role, {}, semantics);
 		const out = {};
 		for (const key of ['checked', 'selected', 'pressed', 'expanded', 'value'])
 			if (details[key] !== undefined)

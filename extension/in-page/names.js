@@ -207,15 +207,24 @@
 		walk.out.push(generatedText(element, '::after'));
 	}
 
-	/** A list of strings that keeps its total length (the name's text so far). */
+	/**
+	 * A list of strings that keeps the length of their text with its
+	 * whitespace collapsed (the name's text so far, as clean leaves it): a
+	 * component's template indents its markup with more whitespace than a
+	 * name holds, which must not end the walk before the text.
+	 */
 	function textList() {
 		const list = [];
 		let length = 0;
+		let endsInSpace = true;
 		return {
 			push(...texts) {
 				for (const text of texts) {
 					list.push(text);
-					length += text.length;
+					const collapsed = text.replace(/\s+/g, ' ');
+					length += endsInSpace && collapsed.startsWith(' ') ? collapsed.length - 1 : collapsed.length;
+					if (collapsed !== '')
+						endsInSpace = collapsed.endsWith(' ');
 				}
 			},
 			get length() {
@@ -264,11 +273,24 @@
 		return texts.join(' ');
 	}
 
+	/**
+	 * An element's label elements: its labels, or for a custom element
+	 * (which has no labels property; a form-associated one is labelable)
+	 * the labels around it or pointing at its id whose control it is.
+	 */
+	function labelsOf(element) {
+		if (element.labels !== undefined || !element.localName.includes('-'))
+			return element.labels ? [...element.labels] : [];
+		const around = element.parentElement?.closest('label');
+		const found = around === null || around === undefined ? [] : [around];
+		if (element.id)
+			found.push(...[...element.getRootNode().querySelectorAll('label[for]')].filter(label => label.htmlFor === element.id));
+		return found.filter((label, i) => label.control === element && found.indexOf(label) === i);
+	}
+
 	/** The text of an element's labels (label elements), '' when it has none. */
 	function labelsText(element, max) {
-		if (!element.labels || element.labels.length === 0)
-			return '';
-		return [...element.labels].map(label => contentName(label, max, element)).join(' ');
+		return labelsOf(element).map(label => contentName(label, max, element)).join(' ');
 	}
 
 	parts.names = { contentName, labelledByText, labelsText, nativeAlternative };

@@ -12,7 +12,7 @@
 	const { fail } = parts.text;
 	const { elementById } = parts.refs;
 	const { info, stateOf, coverLabel } = parts.labels;
-	const { isInert, isRendered, whyHidden, hitTest, shownRect, bringIntoView, box } = parts.visibility;
+	const { isInert, isShown, whyHidden, hitTest, shownRect, bringIntoView, box } = parts.visibility;
 
 	/** Checks an element can take a click; returns the point or an error. */
 	function prepareClick(id, options = {}) {
@@ -20,7 +20,7 @@
 		if (element === null)
 			return { stale: true };
 		const about = info(element);
-		if (!isRendered(element) || element.getBoundingClientRect().width < 1 ||
+		if (!isShown(element) || element.getBoundingClientRect().width < 1 ||
 		    element.getBoundingClientRect().height < 1)
 			return { ...fail('NOT_INTERACTABLE', `it is hidden: ${whyHidden(element)}`), info: about };
 		if (element.matches(':disabled') || element.getAttribute('aria-disabled') === 'true')

@@ -12,7 +12,7 @@
 	const { elementById } = parts.refs;
 	const { composedParent, shadowRootOf } = parts.tree;
 	const { info } = parts.labels;
-	const { isRendered, whyHidden, box } = parts.visibility;
+	const { isRendered, isShown, whyHidden, box } = parts.visibility;
 
 	/** Whether an element (or the window) scrolls vertically. */
 	function canScrollY(element) {
@@ -87,7 +87,7 @@
 		if (direction === 'to_element') {
 			if (element === null)
 				return fail('INVALID_ARGUMENT', 'scroll_page to_element needs ref: the element to bring into view');
-			if (!isRendered(element))
+			if (!isShown(element))
 				return fail('NOT_INTERACTABLE', `The element cannot be scrolled into view: ${whyHidden(element)}`);
 			element.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' });
 			const r = element.getBoundingClientRect();

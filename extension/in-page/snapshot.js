@@ -14,11 +14,13 @@
 	const { NAME_MAX, clean } = parts.text;
 	const { localIdOf } = parts.refs;
 	const { shadowRootOf } = parts.tree;
-	const { trackerRuns, listListeners, hasClickListener, hasHoverListener } = parts.clickTracker;
+	const { trackerRuns, listListeners, hasClickListener, hasHoverListener, internalsOf } = parts.clickTracker;
 	const { nameOf, contextOf, roleOf, detailsOf, coverLabel } = parts.labels;
-	const { isInert, isRendered, hitTest, clippedSide, box } = parts.visibility;
+	const { isInert, isRendered, isShown, hitTest, clippedSide, box } = parts.visibility;
 	const { isFrame, frameIndexOf, ownFrameIndex, contentBox } = parts.frames;
 
+	/** The state's own roles, for elements with no role of their own (not controls). */
+	const STATE_ROLES = new Set(['clickable', 'draggable', 'hoverable', 'scrollable']);
 	/** A name with a letter or digit: one that tells alike controls apart without their context. */
 	const WORDY = /[\p{L}\p{N}]/u;
 	/** Elements that are never shown, nor hold anything shown. */
@@ -95,7 +97,9 @@
 			/* Its cursor: read at most once, for its role or for its children's. */
 			let cursor;
 			const cursorOf = () => (cursor ??= style.cursor);
-			let role = roleOf(element, cursorOf, parentCursor, insideInteractive);
+			/* What a custom element's ElementInternals set (its role, name and states), from the tracker's list. */
+			const semantics = internalsOf(element, listed);
+			let role = roleOf(element, cursorOf, parentCursor, insideInteractive, semantics);
 			/* Hovering it shows something (a CSS menu): the agent needs a ref to hover. */
 			if (role === null && !insideInteractive && hoverTriggers !== null && matchesSafely(element, hoverTriggers))
 				role = 'hoverable';
@@ -124,8 +128,8 @@
 				const clipped = clip === null ? null : clippedSide(rect, clip);
 				let keep = true;
 				let coveredBy;
-				if (rect.width < 1 || rect.height < 1 || !isRendered(element) || isInert(element, modal) ||
-				    !reachable(rect, reach)) {
+				if (rect.width < 1 || rect.height < 1 || !isShown(element) ||
+				    isInert(element, modal) || !reachable(rect, reach)) {
 					keep = false;
 					if (!byListener)
 						hiddenCount++;
@@ -140,7 +144,7 @@
 						coveredBy = coverLabel(hit.coveredBy, element);
 				}
 				if (keep) {
-					const item = { id: localIdOf(element), role, name: nameOf(element, role), rect: box(rect) };
+					const item = { id: localIdOf(element), role, name: nameOf(element, role, semantics), rect: box(rect) };
 					if (!WORDY.test(item.name)) {
 						const context = contextOf(element);
 						if (context !== '')
@@ -153,7 +157,7 @@
 					}
 					if (coveredBy !== undefined)
 						item.covered_by = coveredBy;
-					detailsOf(element, role, item);
+					detailsOf(element, role, item, semantics);
 					itemIndex = items.length;
 					items.push(item);
 				}
@@ -212,9 +216,21 @@
 				if (scroller.hiding === 0)
 					items.splice(items.indexOf(scroller), 1);	/* it hides nothing */
 			}
-			if (byListener && itemIndex >= 0 && items.length > itemIndex + 1)
+			if (itemIndex >= 0 && (byListener ? items.length > itemIndex + 1 : standsInFor(element, shadow, role, itemIndex)))
 				items.splice(itemIndex, 1);
 		};
+
+		/*
+		 * Whether an element listed as clickable (by its cursor or onclick)
+		 * only stands in for a control listed inside it: a label around its
+		 * control, or a custom element's host around the controls of its
+		 * shadow tree (Shoelace's checkbox label, @material/web's button
+		 * hosts). Its click is the control's; the control is listed, with
+		 * its own role, name and state.
+		 */
+		const standsInFor = (element, shadow, role, itemIndex) => role === 'clickable' &&
+		    (element.tagName === 'LABEL' || shadow !== null) &&
+		    items.slice(itemIndex + 1).some(item => item.frame === undefined && !STATE_ROLES.has(item.role));
 
 		const scroller = document.scrollingElement ?? document.documentElement;
 		if (document.documentElement) {

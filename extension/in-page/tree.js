@@ -16,6 +16,14 @@
 		return root instanceof ShadowRoot ? root.host : null;
 	}
 
+	/**
+	 * The parent in the flat tree, the one the page is laid out and
+	 * painted by: a slotted node's slot, else its composed parent.
+	 */
+	function flatParent(node) {
+		return node.assignedSlot ?? composedParent(node);
+	}
+
 	/*
 	 * The elements that can host a shadow root (the DOM standard's
 	 * attachShadow, which declarative shadow roots follow too): custom
@@ -59,5 +67,5 @@
 		return active;
 	}
 
-	parts.tree = { composedParent, shadowRootOf, composedContains, deepActiveElement };
+	parts.tree = { composedParent, flatParent, shadowRootOf, composedContains, deepActiveElement };
 })(globalThis.__browserBridgePageParts ??= {});

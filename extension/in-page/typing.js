@@ -13,7 +13,7 @@
 	const { elementById } = parts.refs;
 	const { deepActiveElement } = parts.tree;
 	const { TEXT_INPUT_TYPES, info } = parts.labels;
-	const { isInert, isRendered, whyHidden, hitTest, bringIntoView } = parts.visibility;
+	const { isInert, isShown, whyHidden, hitTest, bringIntoView } = parts.visibility;
 
 	/** Roles whose keys press or toggle, never type. */
 	const PRESSED_ROLES = new Set(['button', 'link', 'checkbox', 'radio', 'switch', 'menuitem', 'menuitemcheckbox',
@@ -112,7 +112,7 @@
 		const kind = editKind(element);
 		if (kind.error)
 			return { ...kind, info: about };
-		if (!isRendered(element))
+		if (!isShown(element))
 			return { ...fail('NOT_INTERACTABLE', `it is hidden: ${whyHidden(element)}`), info: about };
 		if (element.matches(':disabled') || element.getAttribute('aria-disabled') === 'true')
 			return { ...fail('NOT_INTERACTABLE', 'it is disabled'), info: about };

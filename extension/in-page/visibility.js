@@ -10,7 +10,9 @@
 		return;
 
 	const { describe } = parts.text;
-	const { composedContains, composedParent } = parts.tree;
+	const { composedContains, composedParent, flatParent } = parts.tree;
+	/** Input types that are buttons, not fields. */
+	const BUTTON_TYPES = /^(button|submit|reset|image|hidden)$/;
 
 	/**
 	 * Whether the element is inert or outside an open modal dialog. modal:
@@ -38,9 +40,42 @@
 		    Number(style.opacity) !== 0;
 	}
 
-	/** Why an element is not visible, naming the ancestor that hides it. */
+	/**
+	 * Whether an element that isRendered finds transparent is a field the
+	 * page draws some other way: a custom-drawn checkbox, radio, switch or
+	 * slider over (or under) its transparent native input, a text field
+	 * whose input is transparent under its resting label. That is: an
+	 * input (not a button), textarea or select, kept in the tab order, not
+	 * visibility: hidden, whose transparency (opacity 0) is its own or
+	 * comes from elements of shadow trees, a component's own parts. A field
+	 * inside a transparent element of the page's own tree (a section
+	 * faded out) is hidden like everything there, and one out of the tab
+	 * order is a script widget's copy of its data (Choices.js and Tom
+	 * Select keep the native select under their own widget).
+	 */
+	function isDrawnByPage(element) {
+		const tag = element.tagName;
+		if (!(tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'INPUT' && !BUTTON_TYPES.test(element.type)) ||
+		    element.tabIndex < 0 || getComputedStyle(element).visibility !== 'visible')
+			return false;
+		for (let n = flatParent(element); n !== null; n = flatParent(n)) {
+			if (!(n.getRootNode() instanceof ShadowRoot) && Number(getComputedStyle(n).opacity) === 0)
+				return false;
+		}
+		return true;
+	}
+
+	/**
+	 * Whether a person sees the element (isRendered), or the page draws it
+	 * in its place (isDrawnByPage): what the state lists and actions take.
+	 */
+	function isShown(element) {
+		return isRendered(element) || isDrawnByPage(element);
+	}
+
+	/** Why an element is not visible, naming the ancestor (in the flat tree, where it is painted) that hides it. */
 	function whyHidden(element) {
-		for (let n = element; n; n = composedParent(n)) {
+		for (let n = element; n; n = flatParent(n)) {
 			const style = getComputedStyle(n);
 			const who = n === element ? 'it' : `its ancestor ${describe(n, false)}`;
 			if (style.display === 'none')
@@ -162,5 +197,5 @@
 		return [Math.round(rect.left), Math.round(rect.top), Math.round(rect.width), Math.round(rect.height)];
 	}
 
-	parts.visibility = { isInert, isRendered, whyHidden, hitTest, clippedSide, shownRect, bringIntoView, box };
+	parts.visibility = { isInert, isRendered, isShown, whyHidden, hitTest, clippedSide, shownRect, bringIntoView, box };
 })(globalThis.__browserBridgePageParts ??= {});

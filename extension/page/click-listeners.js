@@ -36,6 +36,15 @@
  *   HOVER_QUERY; the agent collects them with a capture listener on the
  *   window. Elements inside closed shadow trees are left out (a listener
  *   outside cannot see them): the agent asks about those one by one.
+ * - Roles and ARIA states a custom element sets through ElementInternals
+ *   (internals.role = 'slider', internals.ariaChecked = 'true'), which no
+ *   DOM property shows either: HTMLElement.prototype.attachInternals is
+ *   wrapped to remember each element's internals. In the list, the
+ *   tracker also dispatches LISTED_INTERNALS (composed, not bubbling) on
+ *   each element whose internals set any, with those values as its detail
+ *   ({ role, ariaLabel, ariaChecked, ... }: strings, which the agent's
+ *   world reads as a copy); asked about one element with INTERNALS_QUERY,
+ *   it dispatches the same answer on that element alone.
  *
  * Nothing is written to the DOM and nothing is exposed to the page. The
  * wrappers are transparent: the original function runs first with the same
@@ -58,6 +67,11 @@
 	const LIST_QUERY = '__browser_bridge_list_listeners__';
 	const LISTED_CLICK = '__browser_bridge_listed_click__';
 	const LISTED_HOVER = '__browser_bridge_listed_hover__';
+	const INTERNALS_QUERY = '__browser_bridge_internals__';
+	const LISTED_INTERNALS = '__browser_bridge_listed_internals__';
+	/* The ElementInternals properties that give an element a role, a name or a state (ARIA reflection). */
+	const INTERNALS_PROPERTIES = ['role', 'ariaLabel', 'ariaChecked', 'ariaSelected', 'ariaPressed', 'ariaExpanded',
+		'ariaDisabled', 'ariaValueNow', 'ariaValueText'];
 	/*
 	 * Per question, the listener types and handler properties that answer
 	 * yes. Click-like, and drop: a drop zone is something to act on too
@@ -100,6 +114,13 @@
 	const fragmentQueryAll = ownMethod('DocumentFragment', 'querySelectorAll');
 	const openRootOf = typeof ElementClass === 'function' ?
 	    Object.getOwnPropertyDescriptor(ElementClass.prototype, 'shadowRoot')?.get : undefined;
+	const HTMLElementClass = global.HTMLElement;
+	const originalAttachInternals = typeof HTMLElementClass === 'function' ?
+	    HTMLElementClass.prototype.attachInternals : undefined;
+	/* The getters of INTERNALS_PROPERTIES as they were: [name, getter]. */
+	const internalsGetters = typeof global.ElementInternals === 'function' ?
+	    INTERNALS_PROPERTIES.map(name => [name, Object.getOwnPropertyDescriptor(global.ElementInternals.prototype, name)?.get])
+		.filter(([, getter]) => typeof getter === 'function') : [];
 	if (typeof originalAdd !== 'function' || typeof originalRemove !== 'function' ||
 	    typeof preventDefault !== 'function')
 		return;
@@ -117,6 +138,8 @@
 	const records = new WeakMap();
 	/** host -> the shadow root the page attached to it (open or closed) */
 	const shadowRoots = new WeakMap();
+	/** custom element -> the ElementInternals the page attached to it */
+	const internalsOf = new WeakMap();
 
 	/* Per kind, the getters of its handler properties, per prototype. */
 	for (const kind of KINDS.values()) {
@@ -259,9 +282,55 @@
 	}
 
 	/**
+	 * The role and ARIA states an element's ElementInternals set, as
+	 * { role, ariaLabel, ... } with the properties that are set (strings),
+	 * or null when it has no internals or they set none.
+	 */
+	function semanticsOf(element) {
+		const internals = internalsOf.get(element);
+		if (internals === undefined)
+			return null;
+		let semantics = null;
+		for (const [name, getter] of internalsGetters) {
+			const value = apply(getter, internals, []);
+			if (typeof value === 'string')
+				(semantics ??= {})[name] = value;
+		}
+		return semantics;
+	}
+
+	/** Dispatches on an element what its ElementInternals set (LISTED_INTERNALS), if they set anything. */
+	function tellSemantics(element, composed) {
+		const semantics = semanticsOf(element);
+		if (semantics !== null) {
+			apply(originalDispatch, element,
+			    [new CustomEventClass(LISTED_INTERNALS, { bubbles: false, composed, detail: semantics })]);
+		}
+	}
+
+	/** The questions about ElementInternals answered already (the window and a shadow root may both see one). */
+	const answeredSemantics = new WeakSet();
+
+	/** Answers the agent's question about one element's ElementInternals: the answer is dispatched on that element alone. */
+	function answerSemantics(event) {
+		try {
+			if (answeredSemantics.has(event))
+				return;
+			answeredSemantics.add(event);
+			const path = apply(composedPath, event, []);
+			const target = path.length > 0 ? path[0] : event.target;
+			if (target !== global)
+				tellSemantics(target, false);
+		} catch {
+			/* never disturb the page */
+		}
+	}
+
+	/**
 	 * Answers the agent's request for a list: cancels it, then names every
 	 * element outside closed shadow trees that has a listener or handler
-	 * of a kind, by dispatching LISTED_CLICK or LISTED_HOVER on it.
+	 * of a kind, by dispatching LISTED_CLICK or LISTED_HOVER on it, and
+	 * gives what each one's ElementInternals set (LISTED_INTERNALS).
 	 */
 	function list(event) {
 		try {
@@ -279,6 +348,7 @@
 							name(element, LISTED_CLICK);
 						if (hasListener(element, hover))
 							name(element, LISTED_HOVER);
+						tellSemantics(element, true);
 					}
 					const root = shadowRoots.get(element) ??
 					    (openRootOf === undefined ? null : apply(openRootOf, element, []));
@@ -340,10 +410,20 @@
 				shadowRoots.set(this, root);
 				for (const query of KINDS.keys())
 					apply(originalAdd, root, [query, answer, true]);
+				apply(originalAdd, root, [INTERNALS_QUERY, answerSemantics, true]);
 			} catch {
 				/* never disturb the page */
 			}
 			return root;
+		},
+		attachInternals() {
+			const internals = apply(originalAttachInternals, this, arguments);
+			try {
+				internalsOf.set(this, internals);
+			} catch {
+				/* never disturb the page */
+			}
+			return internals;
 		},
 	};
 	/*
@@ -359,6 +439,8 @@
 		if (typeof CustomEventClass === 'function' && documentNode !== undefined && documentNode !== null &&
 		    typeof documentQueryAll === 'function')
 			apply(originalAdd, global, [LIST_QUERY, list, true]);
+		if (typeof CustomEventClass === 'function' && typeof composedPath === 'function')
+			apply(originalAdd, global, [INTERNALS_QUERY, answerSemantics, true]);
 	} catch {
 		return;
 	}
@@ -367,5 +449,11 @@
 			install(ElementClass.prototype, 'attachShadow', wrappers.attachShadow);
 	} catch {
 		/* elements in closed shadow roots go unanswered */
+	}
+	try {
+		if (typeof originalAttachInternals === 'function' && internalsGetters.length > 0)
+			install(HTMLElementClass.prototype, 'attachInternals', wrappers.attachInternals);
+	} catch {
+		/* roles set through ElementInternals go unseen */
 	}
 })(globalThis);

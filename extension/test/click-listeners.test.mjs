@@ -2,7 +2,8 @@
 // over a small fake DOM that follows the DOM standard where the tracker
 // depends on it: listener identity (type, callback, capture), AbortSignal
 // removal, capture-phase propagation through shadow roots (composed or
-// not), retargeting and composedPath's hiding of closed shadow trees.
+// not), retargeting and composedPath's hiding of closed shadow trees, and
+// ElementInternals' ARIA reflection (strings or null).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,9 @@ import vm from 'node:vm';
 
 const SOURCE = readFileSync(new URL('../page/click-listeners.js', import.meta.url), 'utf8');
 const QUERY_EVENT = '__browser_bridge_has_click__';
+// The ElementInternals properties the tracker reports.
+const INTERNALS_ARIA = ['role', 'ariaLabel', 'ariaChecked', 'ariaSelected', 'ariaPressed', 'ariaExpanded',
+	'ariaDisabled', 'ariaValueNow', 'ariaValueText'];
 const ADDED = 'value returned by the original addEventListener';
 
 // A fresh fake DOM: its classes, the window (set by load) and a log of the
@@ -182,7 +186,12 @@ function fakeDom() {
 		}
 	}
 
-	class CustomEvent extends Event {}
+	class CustomEvent extends Event {
+		constructor(type, init = {}) {
+			super(type, init);
+			this.detail = init.detail ?? null;
+		}
+	}
 
 	class Node extends EventTarget {
 		constructor() {
@@ -247,8 +256,28 @@ function fakeDom() {
 	}
 	const shadowRoots = new WeakMap();
 
+	// ElementInternals with the ARIA properties the tracker reads: a string or null each.
+	class ElementInternals {}
+	for (const name of INTERNALS_ARIA) {
+		const values = new WeakMap();
+		Object.defineProperty(ElementInternals.prototype, name, {
+			get() {
+				return values.get(this) ?? null;
+			},
+			set(value) {
+				values.set(this, value === null ? null : String(value));
+			},
+			enumerable: true, configurable: true,
+		});
+	}
+
 	const handlers = new WeakMap();
-	class HTMLElement extends Element {}
+	class HTMLElement extends Element {
+		attachInternals() {
+			dom.log.push({ method: 'attachInternals', self: this, args: [...arguments] });
+			return new ElementInternals();
+		}
+	}
 	Object.defineProperty(HTMLElement.prototype, 'onclick', {
 		get() {
 			if (!(this instanceof HTMLElement))
@@ -284,12 +313,13 @@ function fakeDom() {
 
 	// The WebIDL attributes of operations: writable, enumerable, configurable.
 	for (const [proto, names] of [[EventTarget.prototype, ['addEventListener', 'removeEventListener', 'dispatchEvent']],
-	    [Element.prototype, ['attachShadow']]]) {
+	    [Element.prototype, ['attachShadow']], [HTMLElement.prototype, ['attachInternals']]]) {
 		for (const name of names)
 			Object.defineProperty(proto, name, { enumerable: true });
 	}
 
-	Object.assign(dom, { EventTarget, Event, CustomEvent, Node, Document, DocumentFragment, ShadowRoot, Element, HTMLElement, AbortController });
+	Object.assign(dom, { EventTarget, Event, CustomEvent, Node, Document, DocumentFragment, ShadowRoot, Element, HTMLElement,
+		ElementInternals, AbortController });
 	return dom;
 }
 
@@ -301,7 +331,7 @@ function load({ before } = {}) {
 	dom.document.append(dom.body);
 	const context = vm.createContext({
 		EventTarget: dom.EventTarget, Event: dom.Event, CustomEvent: dom.CustomEvent,
-		Element: dom.Element, HTMLElement: dom.HTMLElement,
+		Element: dom.Element, HTMLElement: dom.HTMLElement, ElementInternals: dom.ElementInternals,
 		Document: dom.Document, DocumentFragment: dom.DocumentFragment, document: dom.document,
 	});
 	dom.window = vm.runInContext('globalThis', context);
@@ -489,11 +519,11 @@ test('errors in the bookkeeping never reach the page', () => {
 test('the wrappers look like the originals', () => {
 	const before = fakeDom();
 	const dom = load();
-	for (const [proto, name, length] of [[dom.EventTarget.prototype, 'addEventListener', 2],
-	    [dom.EventTarget.prototype, 'removeEventListener', 2], [dom.Element.prototype, 'attachShadow', 1]]) {
+	for (const [className, name, length] of [['EventTarget', 'addEventListener', 2],
+	    ['EventTarget', 'removeEventListener', 2], ['Element', 'attachShadow', 1], ['HTMLElement', 'attachInternals', 0]]) {
+		const proto = dom[className].prototype;
 		const wrapper = proto[name];
-		const original = Object.getOwnPropertyDescriptor(name === 'attachShadow' ? before.Element.prototype :
-		    before.EventTarget.prototype, name);
+		const original = Object.getOwnPropertyDescriptor(before[className].prototype, name);
 		assert.notEqual(wrapper, original.value, `${name} is wrapped`);
 		assert.equal(wrapper.name, name);
 		assert.equal(wrapper.length, length);
@@ -629,4 +659,63 @@ test('one list request names every element that has a listener or handler, in op
 	assert.deepEqual(named.click, [clicked, both, property, nested, inOpen]);
 	assert.deepEqual(named.hover, [hovered, both]);
 	assert.equal(ask(dom, inClosed, false), true, 'one in a closed root is still answered when asked about alone');
+});
+
+// A copy of an event's detail, as the agent's isolated world reads one set
+// in the page's world (and in this test's realm, for deepEqual).
+function detailOf(event) {
+	return JSON.parse(JSON.stringify(event.detail));
+}
+
+// What the page agent does to learn what ElementInternals set: the list's
+// answers (element -> detail).
+function internalsListed(dom) {
+	const named = new Map();
+	const collect = event => named.set(event.composedPath()[0], detailOf(event));
+	const { addEventListener, removeEventListener, dispatchEvent } = dom.EventTarget.prototype;
+	addEventListener.call(dom.window, '__browser_bridge_listed_internals__', collect, true);
+	dispatchEvent.call(dom.window, new dom.CustomEvent('__browser_bridge_list_listeners__', { bubbles: false, cancelable: true }));
+	removeEventListener.call(dom.window, '__browser_bridge_listed_internals__', collect, true);
+	return named;
+}
+
+// The tracker's answer about one element's ElementInternals, heard on the
+// element itself, or null.
+function internalsOf(dom, target, composed) {
+	let answer = null;
+	const take = event => {
+		answer = detailOf(event);
+	};
+	const { addEventListener, removeEventListener, dispatchEvent } = dom.EventTarget.prototype;
+	addEventListener.call(target, '__browser_bridge_listed_internals__', take);
+	dispatchEvent.call(target, new dom.CustomEvent('__browser_bridge_internals__', { bubbles: false, composed }));
+	removeEventListener.call(target, '__browser_bridge_listed_internals__', take);
+	return answer;
+}
+
+test('what ElementInternals set is given in the list and to a question about one element, in a closed shadow root too', () => {
+	const dom = load();
+	const slider = element(dom, 'x-stars');
+	const internals = slider.attachInternals();
+	internals.role = 'slider';
+	internals.ariaValueNow = 3;
+	const unset = element(dom, 'x-plain');
+	unset.attachInternals();
+	const closedHost = element(dom, 'x-closed');
+	const closed = closedHost.attachShadow({ mode: 'closed' });
+	const inClosed = new dom.HTMLElement('x-tab');
+	closed.append(inClosed);
+	const tab = inClosed.attachInternals();
+	tab.role = 'tab';
+	tab.ariaSelected = 'true';
+
+	const listed = internalsListed(dom);
+	assert.deepEqual([...listed], [[slider, { role: 'slider', ariaValueNow: '3' }]],
+	    'only elements whose internals set something, outside closed roots');
+	internals.ariaValueNow = '4';
+	assert.deepEqual(internalsOf(dom, slider, true), { role: 'slider', ariaValueNow: '4' }, 'read when asked');
+	assert.deepEqual(internalsOf(dom, inClosed, false), { role: 'tab', ariaSelected: 'true' });
+	assert.equal(internalsOf(dom, unset, true), null);
+	assert.deepEqual(dom.log.filter(l => l.method === 'attachInternals').map(l => l.self), [slider, unset, inClosed],
+	    'the page\'s attachInternals calls reach the original');
 });

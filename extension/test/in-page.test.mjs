@@ -505,3 +505,147 @@ test('the snapshot gives the top frame\'s visible text only when asked, null whe
 	Object.defineProperty(document.body, 'innerText', { get: () => '\n Pay\nTotal: 12 EUR \n' });
 	assert.equal(api.snapshot({ text: true }).text, 'Pay\nTotal: 12 EUR', 'innerText, trimmed, as get_page_content reads it');
 });
+
+// The ElementInternals properties the click-listener tracker reads
+// (page/click-listeners.js). jsdom 26 reflects none of them (its setters
+// throw), so withInternalsAria gives ElementInternals plain accessors that
+// keep a string or null, as the ARIA mixin does.
+const INTERNALS_ARIA = ['role', 'ariaLabel', 'ariaChecked', 'ariaSelected', 'ariaPressed', 'ariaExpanded',
+	'ariaDisabled', 'ariaValueNow', 'ariaValueText'];
+
+// Gives a jsdom window's ElementInternals the ARIA accessors it lacks, then
+// runs the click-listener tracker in it, as the page's world has it before
+// any page script.
+function withTracker(window) {
+	const values = new WeakMap();
+	for (const name of INTERNALS_ARIA) {
+		Object.defineProperty(window.ElementInternals.prototype, name, {
+			get() {
+				return values.get(this)?.[name] ?? null;
+			},
+			set(value) {
+				values.set(this, { ...values.get(this), [name]: value === null ? null : String(value) });
+			},
+			configurable: true, enumerable: true,
+		});
+	}
+	window.eval(readFileSync(new URL('page/click-listeners.js', extensionDir), 'utf8'));
+}
+
+test('a custom element\'s role, name and states set through ElementInternals are listed; a role attribute wins; one element is asked alone', () => {
+	const page = pageWith('<section id="here"></section>');
+	withTracker(page.window);
+	page.window.eval(`
+		customElements.define('x-stars', class extends HTMLElement {
+			static formAssociated = true;
+			connectedCallback() {
+				const internals = this.attachInternals();
+				internals.role = 'slider';
+				internals.ariaValueNow = '3';
+			}
+		});
+		customElements.define('x-action', class extends HTMLElement {
+			connectedCallback() {
+				const internals = this.attachInternals();
+				internals.role = 'button';
+				internals.ariaLabel = 'Internals button';
+			}
+		});
+		customElements.define('x-choice', class extends HTMLElement {
+			static formAssociated = true;
+			connectedCallback() {
+				this.internals = this.attachInternals();
+				this.internals.role = 'radio';
+				this.internals.ariaChecked = 'true';
+			}
+		});
+		document.getElementById('here').innerHTML =
+		    '<label>Rating <x-stars data-box="0 0 80 20">★★★</x-stars></label>' +
+		    '<x-action data-box="0 30 80 20">Slotted text</x-action>' +
+		    '<x-choice id="small" data-box="0 60 20 20"></x-choice><label for="small">Small</label>' +
+		    '<x-action role="link" aria-label="Attributes win" data-box="0 90 80 20">Text</x-action>';
+	`);
+	const items = page.api.snapshot().items.map(({ role, name, value, checked, selected }) => ({ role, name, value, checked, selected }));
+	assert.deepEqual(JSON.parse(JSON.stringify(items)), [
+		{ role: 'slider', name: 'Rating', value: '3' },
+		{ role: 'button', name: 'Internals button' },
+		{ role: 'radio', name: 'Small', checked: true },
+		{ role: 'link', name: 'Attributes win' },
+	]);
+	const choice = page.document.getElementById('small');
+	const id = page.api.snapshot().items[2].id;
+	choice.internals.ariaChecked = 'false';
+	assert.deepEqual(page.api.state(id), { checked: false }, 'stateOf asks the tracker about the one element');
+	assert.deepEqual(page.api.info(id), { role: 'radio', name: 'Small' });
+});
+
+test('without the tracker, a role set through ElementInternals is not seen', () => {
+	const page = pageWith('<x-plain data-box="0 0 80 20" style="cursor: pointer">Plain</x-plain>');
+	page.window.eval(`customElements.define('x-plain', class extends HTMLElement {
+		connectedCallback() { this.attachInternals(); }
+	});`);
+	assert.deepEqual(page.api.snapshot().items.map(i => `${i.role} ${i.name}`), ['clickable Plain']);
+});
+
+// Gives a jsdom window an Element.prototype.checkVisibility that, like
+// Chromium's, finds an element hidden by opacity 0 on it or on an ancestor
+// of the flat tree (opacityProperty) and by visibility (visibilityProperty).
+function withCheckVisibility(window) {
+	window.Element.prototype.checkVisibility = function (options = {}) {
+		const style = window.getComputedStyle(this);
+		if (options.visibilityProperty && style.visibility !== 'visible')
+			return false;
+		for (let n = this; n !== null; n = n.assignedSlot ?? n.parentElement ?? n.getRootNode().host ?? null) {
+			if (options.opacityProperty && window.getComputedStyle(n).opacity === '0')
+				return false;
+		}
+		return true;
+	};
+}
+
+test('a transparent field the page draws itself is listed; one in a faded section, out of the tab order, or a transparent button is not', () => {
+	const page = pageWith(`
+		<label><input type="checkbox" style="opacity: 0" data-box="0 0 16 16" checked><span data-box="0 0 16 16"></span> Remember me</label>
+		<x-field id="email" data-box="0 30 200 30"></x-field>
+		<div style="opacity: 0"><input aria-label="Faded" data-box="0 70 200 20"></div>
+		<select aria-label="Copy" tabindex="-1" style="opacity: 0" data-box="0 100 200 20"><option>A</option></select>
+		<button style="opacity: 0" data-box="0 130 80 20">Invisible</button>`);
+	withCheckVisibility(page.window);
+	page.window.eval(`customElements.define('x-field', class extends HTMLElement {
+		constructor() {
+			super();
+			this.attachShadow({ mode: 'open' }).innerHTML = '<span data-box="4 30 100 20">Email</span>' +
+			    '<div style="opacity: 0" data-box="4 34 190 20"><input aria-label="Email" type="email" data-box="4 34 190 20"></div>';
+		}
+	});`);
+	const state = page.api.snapshot();
+	assert.deepEqual(state.items.map(i => [i.role, i.name, i.checked]),
+	    [['checkbox', 'Remember me', true], ['textbox', 'Email', undefined]]);
+	assert.equal(state.hidden, 3, 'the faded field, the hidden copy and the transparent button');
+	const click = page.api.prepareClick(state.items[0].id);
+	assert.equal(click.error, undefined, 'the checkbox takes a click, through what its label draws');
+	assert.deepEqual([click.x, click.y], [8, 8]);
+	assert.equal(page.api.prepareType(state.items[1].id, {}).error, undefined, 'the field takes typed text');
+});
+
+test('a label or a custom element\'s host clickable only by its cursor is left out when it holds its listed control; another clickable box is not', () => {
+	const page = pageWith(`
+		<label style="cursor: pointer" data-box="0 0 200 20"><input type="checkbox" data-box="0 0 16 16"> Send me news</label>
+		<x-button style="cursor: pointer" data-box="0 30 80 20">Save</x-button>
+		<div style="cursor: pointer" data-box="0 60 300 60">Product card <button data-box="0 90 80 20">Buy</button></div>`);
+	page.window.eval(`customElements.define('x-button', class extends HTMLElement {
+		constructor() {
+			super();
+			this.attachShadow({ mode: 'open' }).innerHTML = '<button data-box="0 30 80 20"><slot></slot></button>';
+		}
+	});`);
+	assert.deepEqual(page.api.snapshot().items.map(i => `${i.role} ${i.name}`),
+	    ['checkbox Send me news', 'button Save', 'clickable Product card Buy', 'button Buy']);
+});
+
+test('a listbox is listed with its options', () => {
+	const { api } = pageWith(`<ul role="listbox" aria-label="Fruit" aria-expanded="false" data-box="0 0 200 40">
+		<li role="option" aria-selected="true" data-box="0 0 200 20">Apple</li><li role="option" data-box="0 20 200 20">Pear</li></ul>`);
+	assert.deepEqual(api.snapshot().items.map(i => [i.role, i.name, i.selected ?? i.expanded]),
+	    [['listbox', 'Fruit', false], ['option', 'Apple', true], ['option', 'Pear', undefined]]);
+});

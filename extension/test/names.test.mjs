@@ -46,6 +46,9 @@ const SHAPES = [
 	['a switch button named by a label', '<label for="target">Dark <span>mode</span></label><button id="target" role="switch"></button>', 'Dark mode'],
 	['another field inside the label gives its value', '<label for="target">Repeat <input value="3"> times</label><input id="target">', 'Repeat 3 times'],
 	['a hidden part of the label', '<label for="target">Name<span style="display:none"> (secret)</span></label><input id="target">', 'Name'],
+	['more indentation than a name holds before its text (a component\'s template, as Shoelace\'s checkbox)',
+		`<label>${'\n            '.repeat(10)}<input id="target" type="checkbox">${'\n        '.repeat(10)}<div><span>Send me news</span></div></label>`,
+		'Send me news'],
 ];
 
 for (const [shape, body, name] of SHAPES) {

@@ -56,6 +56,14 @@ const ROLES = {
 // The state's roles for elements that have no ARIA role.
 export const NO_ROLE = new Set(['clickable', 'draggable', 'hoverable', 'scrollable']);
 
+// Whether the state lists a <button> or a link as a button or link where
+// Chromium gives it the role of its role attribute, which is no widget
+// (listitem, generic, none, presentation).
+function nativeWithoutWidgetRole(ours, theirs, element) {
+	return (/^button\b/.test(element) && ours.role === 'button' || /^a\b/.test(element) && ours.role === 'link') &&
+	    ['listitem', 'generic', 'none', 'presentation'].includes(theirs.role);
+}
+
 // The differences Browser Bridge makes on purpose, each with its reason.
 // A state element whose pair with Chromium matches one is counted as
 // agreeing, under its key; rules marked role excuse a role, the others a
@@ -87,8 +95,13 @@ export const INTENDED = [
 		why: 'a <button> or a link given a role that is no widget (role=listitem, as @material/web\'s list items ' +
 		    'are) still acts as a button or link: the state keeps that role, so the agent knows it can click it',
 		role: true,
-		test: (ours, theirs, element) => (/^button\b/.test(element) && ours.role === 'button' ||
-		    /^a\b/.test(element) && ours.role === 'link') && ['listitem', 'generic', 'none', 'presentation'].includes(theirs.role),
+		test: (ours, theirs, element) => nativeWithoutWidgetRole(ours, theirs, element),
+	},
+	{
+		key: 'named as the control it acts as',
+		why: 'such a button or link (above) is named by its content, as a button or link is; Chromium names a ' +
+		    'list item by nothing',
+		test: (ours, theirs, element) => nativeWithoutWidgetRole(ours, theirs, element) && theirs.name === '',
 	},
 	{
 		key: 'editable region named by its text',
