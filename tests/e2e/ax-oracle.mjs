@@ -11,6 +11,12 @@
 // extension's own isolated world, for the same listing; the two must agree
 // in order, role and name, and the in-page listing's numbers give the live
 // elements, whose DevTools backend node ids find their accessibility nodes.
+//
+// The other direction: every control of Chromium's tree on the same page
+// (a node with a widget role, not ignored, with a DOM node) must have a
+// state element that stands for it (see controlsOf), unless the state
+// leaves it out on purpose for one of the reasons listed once, in OMITTED
+// below.
 
 import { readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -111,6 +117,52 @@ export const INTENDED = [
 	},
 ];
 
+// Chromium's roles of the controls a person acts on: its tree's nodes with
+// one of these roles are what the reverse check looks for in the state.
+// The ARIA widget roles, and the names Chromium gives native controls that
+// have no ARIA one (a summary's DisclosureTriangle, a date input's Date...).
+const WIDGET_ROLES = new Set([
+	'button', 'link', 'checkbox', 'radio', 'switch', 'textbox', 'searchbox', 'combobox', 'listbox', 'slider',
+	'spinbutton', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem',
+	'PopUpButton', 'ToggleButton', 'DisclosureTriangle', 'ComboBoxSelect', 'TextField', 'textField',
+	'Date', 'DateTime', 'InputTime', 'ColorWell',
+]);
+
+// The controls Chromium exposes that the state leaves out on purpose, each
+// with its reason. test(control) gets the facts controlFacts gathers about
+// the control's DOM node and Chromium's role: { role, holder (the state's
+// role of the nearest listed element around it, or null), noSize,
+// transparent, drawnByPage, reach ('clipped', 'off the page' or null) }.
+export const OMITTED = [
+	{
+		key: 'a select\'s options',
+		why: 'the options of a native select the state lists are its options= and value= (select_option picks ' +
+		    'one); a date input\'s fields and picker button need no rule, as the state\'s input stands for them',
+		test: control => control.holder === 'select',
+	},
+	{
+		key: 'no size',
+		why: 'an element less than a pixel wide or high: a person can neither see nor click it',
+		test: control => control.noSize,
+	},
+	{
+		key: 'transparent',
+		why: 'an element with opacity 0 (or inside one) is not seen; only a field kept in the tab order that ' +
+		    'is transparent within its own component (a custom-drawn checkbox or slider, a text field under its ' +
+		    'resting label) is listed, as the page draws it another way. A transparent field out of the tab ' +
+		    'order is a script widget\'s copy of its data (Choices.js, Tom Select keep the native select under ' +
+		    'their own widget)',
+		test: control => control.transparent && !control.drawnByPage,
+	},
+	{
+		key: 'out of reach',
+		why: 'an element no scroll can bring into view: outside a box that clips without scrolling (a ' +
+		    'collapsed menu, a carousel\'s other slides), outside the area the page scrolls over (DokuWiki parks ' +
+		    'its toolbar\'s pickers at left: -99999em), or, fixed, outside the viewport',
+		test: control => control.reach !== null,
+	},
+];
+
 // Collapses whitespace as the state does.
 export function clean(text) {
 	return String(text ?? '').replace(/\s+/g, ' ').trim();
@@ -171,7 +223,8 @@ async function run(cdp, sessionId, contextId, expression, byValue) {
 	return result.result;
 }
 
-// Chromium's accessibility nodes of a frame by backend DOM node id.
+// Chromium's accessibility nodes of a frame: { nodes, byNode } where
+// byNode maps a backend DOM node id to its node.
 async function axNodes(cdp, sessionId, frameId) {
 	const { nodes } = await cdp.send('Accessibility.getFullAXTree', { frameId }, sessionId);
 	const byNode = new Map();
@@ -179,7 +232,7 @@ async function axNodes(cdp, sessionId, frameId) {
 		if (node.backendDOMNodeId !== undefined)
 			byNode.set(node.backendDOMNodeId, node);
 	}
-	return byNode;
+	return { nodes, byNode };
 }
 
 // A short description of a DOM node for reports: tag#id.class "text".
@@ -193,13 +246,139 @@ const DESCRIBE = `function () {
 	return s + ' ' + (html.length > 160 ? html.slice(0, 159) + '…' : html);
 }`;
 
+/*
+ * Facts about the DOM node of one of Chromium's controls that no state
+ * element stands for by itself, for OMITTED's rules (this is the node).
+ * listed is the frame's state elements' local ids, in order. Runs in the
+ * page, in the extension's isolated world (Runtime.callFunctionOn), so it
+ * uses nothing outside itself. Answers { holder: the index in listed of
+ * the nearest listed element around the node, or -1; noSize; transparent
+ * (rendered but with opacity 0, its own or an ancestor's); drawnByPage (a
+ * transparent field kept in the tab order whose transparency is its own
+ * or comes from elements of shadow trees, a component's own parts);
+ * reach: 'clipped' (outside a box that clips without scrolling), 'off the
+ * page' (outside the area the page scrolls over, or the viewport when
+ * fixed) or null }. Layout is followed in the flat tree (a slotted node's
+ * slot, a shadow root's host) and, for clipping, along the chain of
+ * containing blocks.
+ */
+function controlFacts(listed) {
+	const page = globalThis.__browserBridgePage;
+	const indexOf = new Map(listed.map((id, index) => [page.element(id), index]));
+	const flatParent = node => node.assignedSlot ?? node.parentElement ??
+	    (node.parentNode instanceof ShadowRoot ? node.parentNode.host : null);
+	let holder = -1;
+	for (let n = flatParent(this); n !== null && holder < 0; n = flatParent(n))
+		holder = indexOf.get(n) ?? -1;
+
+	const rect = this.getBoundingClientRect();
+	const transparent = this.checkVisibility({ visibilityProperty: true }) &&
+	    !this.checkVisibility({ opacityProperty: true, visibilityProperty: true });
+	const field = /^(TEXTAREA|SELECT)$/.test(this.tagName) ||
+	    this.tagName === 'INPUT' && !/^(button|submit|reset|image|hidden)$/.test(this.type);
+	let withinComponent = true;
+	for (let n = flatParent(this); n !== null && withinComponent; n = flatParent(n))
+		withinComponent = n.getRootNode() instanceof ShadowRoot || getComputedStyle(n).opacity !== '0';
+
+	const area = box => box.right - box.left >= 1 && box.bottom - box.top >= 1;
+	const intersect = (a, b) => ({
+		left: Math.max(a.left, b.left), top: Math.max(a.top, b.top),
+		right: Math.min(a.right, b.right), bottom: Math.min(a.bottom, b.bottom),
+	});
+	let shown = { left: rect.left, top: rect.top, right: rect.right, bottom: rect.bottom };
+	let position = getComputedStyle(this).position;
+	let clipped = false;
+	for (let n = flatParent(this); n !== null && n !== document.body && n !== document.documentElement &&
+	    position !== 'fixed' && !clipped; n = flatParent(n)) {
+		const style = getComputedStyle(n);
+		if (position === 'absolute' && style.position === 'static' && style.transform === 'none')
+			continue;	/* not its containing block: its overflow does not clip it */
+		position = style.position;
+		if (style.overflowX === 'visible' && style.overflowY === 'visible')
+			continue;
+		const box = n.getBoundingClientRect();
+		if (/auto|scroll|overlay/.test(`${style.overflowX} ${style.overflowY}`)) {
+			/* A box the user scrolls reveals what it holds: then the box itself must be reached. */
+			shown = { left: box.left, top: box.top, right: box.right, bottom: box.bottom };
+			continue;
+		}
+		shown = intersect(shown, {
+			left: box.left + n.clientLeft, top: box.top + n.clientTop,
+			right: box.left + n.clientLeft + n.clientWidth, bottom: box.top + n.clientTop + n.clientHeight,
+		});
+		clipped = !area(shown);
+	}
+	const scroller = document.scrollingElement ?? document.documentElement;
+	const width = Math.max(scroller.scrollWidth, innerWidth), height = Math.max(scroller.scrollHeight, innerHeight);
+	const left = (getComputedStyle(document.documentElement).direction === 'rtl' ? innerWidth - width : 0) - scrollX;
+	const extent = position === 'fixed' ? { left: 0, top: 0, right: innerWidth, bottom: innerHeight } :
+	    { left, top: -scrollY, right: left + width, bottom: height - scrollY };
+	return {
+		holder,
+		noSize: rect.width < 1 || rect.height < 1,
+		transparent,
+		drawnByPage: transparent && field && this.tabIndex >= 0 && withinComponent,
+		reach: clipped ? 'clipped' : area(intersect(shown, extent)) ? null : 'off the page',
+	};
+}
+
+/**
+ * The reverse check for one frame: each of Chromium's controls in it (its
+ * nodes with a widget role, not ignored, with a DOM node) with the state
+ * element that stands for it, or the OMITTED rule that leaves it out. A
+ * state element stands for a control when its role agrees with
+ * Chromium's (roleAgrees: a clickable host does not stand for the checkbox
+ * in it) and it is the control's DOM node, or the nearest state element
+ * around that node in the flat tree (a custom element's host for the
+ * input of its shadow tree, a label for the input inside it). elements
+ * are tieToChromium's. Resolves to [{ element, theirs: {role, name}, ref
+ * (of the state element that stands for it, or null), around (whether
+ * that is an element around the control), listedAs (the state's role for
+ * the node itself, when listed with another role, else null), omitted
+ * (the OMITTED rule's key, or null) }].
+ */
+async function controlsOf(cdp, frame, chromiumNodes, elements) {
+	const byNode = new Map(elements.map(e => [e.backendNodeId, e]));
+	const listed = elements.map(e => e.localId);
+	const controls = [];
+	for (const node of chromiumNodes) {
+		const role = node.role?.value ?? '';
+		if (node.ignored || node.backendDOMNodeId === undefined || !WIDGET_ROLES.has(role))
+			continue;
+		const theirs = { role, name: clean(node.name?.value) };
+		const itself = byNode.get(node.backendDOMNodeId);
+		if (itself !== undefined && roleAgrees(itself.ours.role, role)) {
+			controls.push({ element: itself.element, theirs, ref: itself.ref, around: false, listedAs: null, omitted: null });
+			continue;
+		}
+		const { object } = await cdp.send('DOM.resolveNode',
+		    { backendNodeId: node.backendDOMNodeId, executionContextId: frame.isolatedContext }, frame.sessionId);
+		const call = async (declaration, args) => (await cdp.send('Runtime.callFunctionOn', {
+			objectId: object.objectId, functionDeclaration: declaration, arguments: args, returnByValue: true,
+		}, frame.sessionId)).result.value;
+		const facts = await call(String(controlFacts), [{ value: listed }]);
+		const element = await call(DESCRIBE, []);
+		await cdp.send('Runtime.releaseObject', { objectId: object.objectId }, frame.sessionId);
+		const holder = itself === undefined && facts.holder >= 0 ? elements[facts.holder] : undefined;
+		if (holder !== undefined && roleAgrees(holder.ours.role, role)) {
+			controls.push({ element, theirs, ref: holder.ref, around: true, listedAs: null, omitted: null });
+			continue;
+		}
+		const control = { ...facts, role, holder: holder?.ours.role ?? null };
+		const omitted = itself === undefined ? OMITTED.find(rule => rule.test(control))?.key ?? null : null;
+		controls.push({ element, theirs, ref: null, around: false, listedAs: itself?.ours.role ?? null, omitted });
+	}
+	return controls;
+}
+
 /**
  * Ties each element of the state of the page open in the active tab, whose
  * URL is url, to its DOM node and to Chromium's accessibility node for it.
  * For each frame of the state, while the page's DevTools session is still
  * attached, awaits visit(frame, elements): frame is { url, sessionId,
- * isolatedContext, mainContext } (the extension's isolated world and the
- * page's own world), elements [{ ref, localId, backendNodeId, element,
+ * isolatedContext, mainContext, chromiumNodes } (the extension's isolated
+ * world and the page's own world, Chromium's accessibility nodes of the
+ * frame), elements [{ ref, localId, backendNodeId, element,
  * ours: {role, name, placeholder}, theirs: {role, name} }] in the state's
  * order, element being "tag#id.class <html>". Resolves to the problems:
  * failures to tie a frame's elements to nodes.
@@ -240,7 +419,7 @@ export async function tieToChromium(bridge, url, visit) {
 				    `against ${JSON.stringify(listing.map(e => [e.role, e.name]))}`);
 				continue;
 			}
-			const ax = await axNodes(cdp, sessionId, frame.id);
+			const { nodes: chromiumNodes, byNode: ax } = await axNodes(cdp, sessionId, frame.id);
 			const elements = [];
 			for (let i = 0; i < ours.length; i++) {
 				const element = await run(cdp, sessionId, contextId, `globalThis.__browserBridgePage.element(${listing[i].id})`, false);
@@ -255,7 +434,7 @@ export async function tieToChromium(bridge, url, visit) {
 				elements.push({ ref: ours[i].ref, localId: listing[i].id, backendNodeId: node.backendNodeId, element: described,
 					ours: { role: ours[i].role, name: clean(ours[i].name), placeholder: ours[i].placeholder }, theirs });
 			}
-			await visit({ url: frame.url, sessionId, isolatedContext: contextId, mainContext }, elements);
+			await visit({ url: frame.url, sessionId, isolatedContext: contextId, mainContext, chromiumNodes }, elements);
 		}
 	} finally {
 		await cdp.send('Target.detachFromTarget', { sessionId }).catch(() => {});
@@ -282,18 +461,23 @@ export function judge(mine, theirs, element) {
 
 /**
  * Compares the state of the page open in the active tab, whose URL is url,
- * with Chromium's accessibility tree. Resolves to { compared: [{page, ref,
- * element, ours: {role, name}, theirs: {role, name}, roleOk, nameOk,
- * intended}], problems: [string] } where problems are failures to tie an
- * element to a node (each one a difference too).
+ * with Chromium's accessibility tree, both ways. Resolves to { compared:
+ * [{page, ref, element, ours: {role, name}, theirs: {role, name}, roleOk,
+ * nameOk, intended}], controls: [{page, element, theirs: {role, name},
+ * ref, around, listedAs, omitted}] (controlsOf), problems: [string] } where
+ * problems are failures to tie an element to a node (each one a
+ * difference too).
  */
 export async function compareWithChromium(bridge, url) {
 	const compared = [];
-	const problems = await tieToChromium(bridge, url, (frame, elements) => {
+	const controls = [];
+	const problems = await tieToChromium(bridge, url, async (frame, elements) => {
 		for (const { ref, element, ours, theirs } of elements)
 			compared.push({ page: frame.url, ref, element, ours, theirs, ...judge(ours, theirs, element) });
+		for (const control of await controlsOf(bridge.cdp, frame, frame.chromiumNodes, elements))
+			controls.push({ page: frame.url, ...control });
 	});
-	return { compared, problems };
+	return { compared, controls, problems };
 }
 
 // The lines of a report: one per element that disagrees.
@@ -310,4 +494,26 @@ export function agreement(compared) {
 	const exact = compared.filter(c => c.nameOk).length;
 	return `names: ${names} of ${compared.length} agree (${exact} exactly, ${names - exact} by an intended difference); ` +
 	    `roles: ${roles} of ${compared.length} agree`;
+}
+
+// The lines of the reverse check's report: one per control of Chromium's
+// that no state element stands for and no OMITTED rule leaves out.
+export function missedControls(controls) {
+	return controls.filter(c => c.ref === null && c.omitted === null)
+	    .map(c => `${c.page}\n    ${c.element}\n    Chromium: ${c.theirs.role} ${JSON.stringify(c.theirs.name)}  ` +
+		`ours: ${c.listedAs === null ? 'not listed' : `listed as ${c.listedAs}`}`);
+}
+
+// A one-line summary of the reverse check: how many of Chromium's
+// controls the state has, how many it leaves out on purpose (per OMITTED
+// rule) and how many it misses.
+export function controlsAgreement(controls) {
+	const inState = controls.filter(c => c.ref !== null).length;
+	const around = controls.filter(c => c.around).length;
+	const byRule = OMITTED.map(rule => [rule.key, controls.filter(c => c.omitted === rule.key).length])
+	    .filter(([, count]) => count > 0).map(([key, count]) => `${count} ${key}`);
+	const omitted = controls.filter(c => c.omitted !== null).length;
+	return `controls: ${inState} of ${controls.length} Chromium exposes are in the state (${around} by the element ` +
+	    `around them); ${omitted} left out on purpose (${byRule.join(', ') || 'none'}); ` +
+	    `${controls.length - inState - omitted} missing`;
 }
