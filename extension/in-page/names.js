@@ -68,11 +68,70 @@
 	}
 
 	/**
+	 * Per style sheet, whether its rules give a ::before or ::after any
+	 * content, with its number of top-level rules then: a sheet is read
+	 * again when that number changes, not on every name.
+	 * @type {WeakMap<CSSStyleSheet, {length: number, generates: boolean}>}
+	 */
+	const generatesOf = new WeakMap();
+
+	/** Whether a rule list (and the @media, @supports, @layer rules in it) gives a ::before or ::after content. */
+	function rulesGenerate(rules) {
+		for (const rule of rules) {
+			if (rule.selectorText === undefined && rule.cssRules !== undefined) {
+				if (rulesGenerate(rule.cssRules))
+					return true;
+				continue;
+			}
+			const content = rule.style?.content ?? '';
+			if (/:(before|after)\b/.test(rule.selectorText ?? '') && content !== '' && content !== 'none' && content !== 'normal')
+				return true;
+		}
+		return false;
+	}
+
+	/**
+	 * Whether the style sheets of a tree (a document or a shadow root)
+	 * may give its elements' ::before or ::after text: a sheet whose rules
+	 * cannot be read (cross-origin) may. Most pages give none, and then no
+	 * element's pseudo-elements are asked (each ask computes their style).
+	 */
+	function treeGenerates(root) {
+		const sheets = [...(root.styleSheets ?? []), ...(root.adoptedStyleSheets ?? [])];
+		for (const sheet of sheets) {
+			let rules;
+			try {
+				rules = sheet.cssRules;
+			} catch {
+				return true;
+			}
+			let known = generatesOf.get(sheet);
+			if (known === undefined || known.length !== rules.length) {
+				known = { length: rules.length, generates: rulesGenerate(rules) };
+				generatesOf.set(sheet, known);
+			}
+			if (known.generates)
+				return true;
+		}
+		return false;
+	}
+
+	/**
 	 * The text CSS generates before or after an element: content's
 	 * strings, or its alternative text after a slash (content: "→" /
-	 * "Next"); '' for none, counters or images.
+	 * "Next"); '' for none, counters or images, and without asking when
+	 * the element's tree has no rule that could give it (walk.trees
+	 * remembers each tree's answer for one name).
 	 */
-	function generatedText(element, pseudo) {
+	function generatedText(element, pseudo, walk) {
+		const root = element.getRootNode();
+		let generates = walk.trees.get(root);
+		if (generates === undefined) {
+			generates = treeGenerates(root);
+			walk.trees.set(root, generates);
+		}
+		if (!generates)
+			return '';
 		const content = getComputedStyle(element, pseudo).content;
 		if (!content.startsWith('"'))
 			return '';
@@ -202,9 +261,9 @@
 
 	/** Adds an element's content between its generated ::before and ::after text. */
 	function addWithGenerated(element, walk, transform) {
-		walk.out.push(generatedText(element, '::before'));
+		walk.out.push(generatedText(element, '::before', walk));
 		addContent(element, walk, transform);
-		walk.out.push(generatedText(element, '::after'));
+		walk.out.push(generatedText(element, '::after', walk));
 	}
 
 	/**
@@ -240,7 +299,7 @@
 	 * leaving out skip. Read until it is longer than max.
 	 */
 	function contentName(element, max, skip = null, inHidden = false) {
-		const walk = { out: textList(), max, skip, inHidden };
+		const walk = { out: textList(), max, skip, inHidden, trees: new Map() };
 		addWithGenerated(element, walk, getComputedStyle(element).textTransform);
 		return walk.out.join();
 	}
