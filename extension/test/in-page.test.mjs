@@ -343,7 +343,7 @@ test('a watch for an action waits for the short timers set since it started, not
 	const { window, document, page } = pageWith('<ul id="items"></ul>');
 	const timers = pageTimers(window);
 	const add = name => () => { document.getElementById('items').insertAdjacentHTML('beforeend', `<li>${name}</li>`); };
-	const older = timers.setTimeout(add('older'), 500);
+	const older = timers.setTimeout(add('older'), 1500);
 	const token = page.watchStart();
 	/* What the action's click handler does: a toast from a timer, and one it takes back. */
 	timers.setTimeout(add('toast'), 300);
