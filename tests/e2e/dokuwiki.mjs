@@ -18,6 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { settlesWithin } from './harness.mjs';
 import { scaled } from '../timing.mjs';
 
 // Where Debian's package puts DokuWiki's code and its configuration.
@@ -119,7 +120,7 @@ async function stop(child, exited) {
 		}
 	};
 	signal('SIGTERM');
-	await Promise.race([exited, sleep(scaled(5000))]);
+	await settlesWithin(exited, scaled(5000));
 	signal('SIGKILL');
 	await exited;
 }

@@ -60,6 +60,19 @@ export async function until(fn, { ms = 10000, every = 50, what = 'a condition' }
 	}
 }
 
+// Whether promise settles (either way) within ms: false once they have
+// passed. Leaves no timer behind: a pending one would keep the test file's
+// process alive after its last test, for as long as the margin was.
+export async function settlesWithin(promise, ms) {
+	let timer;
+	const timeout = new Promise(resolve => { timer = setTimeout(resolve, ms, false); });
+	try {
+		return await Promise.race([promise.then(() => true, () => true), timeout]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
 // Whether a process is alive.
 function alive(pid) {
 	try {
@@ -272,8 +285,7 @@ export class Bridge {
 		this.clients = [];
 		if (this.child.exitCode === null && this.child.signalCode === null) {
 			await this.cdp.send('Browser.close').catch(() => {});
-			const quit = await Promise.race([this.exited.then(() => true), sleep(scaled(5000)).then(() => false)]);
-			if (!quit) {
+			if (!await settlesWithin(this.exited, scaled(5000))) {
 				try {
 					process.kill(-this.child.pid, 'SIGKILL');
 				} catch {

@@ -57,8 +57,10 @@ export function echo(params, ctx) {
 	};
 }
 
-// Rejects after ms with a message naming what was awaited.
-function deadline(promise, ms, what) {
+// Settles as promise does, or rejects after ms with a message naming what
+// was awaited; leaves no timer behind (a pending one would keep the test
+// file's process alive).
+export function deadline(promise, ms, what) {
 	let timer;
 	const timeout = new Promise((resolve, reject) => {
 		timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);

@@ -9,8 +9,15 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
 
 import { Language, Parser } from 'web-tree-sitter';
+
+// V8's baseline WebAssembly compiler only: the optimizing one compiles the
+// grammar's module in the background, which held the process for 9 s of
+// CPU (60 s and more on a loaded machine) after its tests were done, and
+// parses no differently.
+setFlagsFromString('--liftoff-only');
 
 const require = createRequire(import.meta.url);
 const SCRIPT = join(process.env.BRIDGE_SRCDIR, 'manifests', 'windows', 'install.ps1');

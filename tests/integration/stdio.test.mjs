@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
-import { TOOL_NAMES, never, scaled, startHost } from './fake-extension.mjs';
+import { TOOL_NAMES, deadline, never, scaled, startHost } from './fake-extension.mjs';
 import { close, connect, eventually, opts, rawCall, textOf, wireEvent } from './mcp-client.mjs';
 import { bridgeArgv, freshDirs } from './stdio-client.mjs';
 
@@ -149,8 +149,7 @@ describe('stdio bridge relays notifications that belong to no request', () => {
 			await new Promise(resolve => setTimeout(resolve, scaled(300)));
 			host.sendHello();
 			await host.until(() => host.welcome, 'the welcome');
-			const note = await Promise.race([changed, new Promise((resolve, reject) =>
-			    setTimeout(() => reject(new Error('no tools/list_changed reached the client')), scaled(5000)))]);
+			const note = await deadline(changed, scaled(5000), 'a tools/list_changed at the client');
 			assert.equal(note.method, 'notifications/tools/list_changed');
 		} finally {
 			await closeStdio(client);
