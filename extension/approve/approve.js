@@ -9,7 +9,8 @@ const $ = id => document.getElementById(id);
 const wanted = new URLSearchParams(location.search).get('request');
 /** The request shown, once one is; null before. */
 let shown = null;
-let decided = false;
+/** True from the press of Allow or Deny on, unless the service worker refuses the decision. */
+let deciding = false;
 
 /** Shows the outcome, in red when it is a failure. */
 function say(text, failed = false) {
@@ -32,9 +33,14 @@ function scopeBox(scope) {
 	return label;
 }
 
-/** Shows the waiting requests as they stand; the shown one going away unanswered is said. */
+/**
+ * Shows the waiting requests as they stand; the shown one going away
+ * unanswered is said. While this page's own decision is on its way, the
+ * shown request leaving the list is that decision's doing: the service
+ * worker's new list can arrive before its answer to the page.
+ */
 function render(pending) {
-	if (decided)
+	if (deciding)
 		return;
 	if (shown !== null) {
 		if (!pending.some(request => request.request_id === shown.request_id)) {
@@ -59,15 +65,18 @@ function render(pending) {
 	$('request').hidden = false;
 }
 
-/** Sends the decision to the service worker, which answers the host. */
+/** Sends the decision to the service worker, which answers the host; a second press while it is on its way does nothing. */
 async function decide(approved) {
+	if (deciding)
+		return;
 	const scopes = [...document.querySelectorAll('input[name=scope]:checked')].map(box => box.value);
+	deciding = true;
 	const { result: reply, error } = await chrome.runtime.sendMessage({ type: 'decideClient', request_id: shown.request_id, approved, scopes });
 	if (error !== undefined) {
+		deciding = false;
 		say(error, true);
 		return;
 	}
-	decided = true;
 	$('request').hidden = true;
 	const labels = shown.scopes.filter(scope => reply.scopes?.includes(scope.name)).map(scope => scope.label);
 	say(reply.approved ?
