@@ -12,7 +12,8 @@
 # (e2e/dokuwiki.test.mjs) also needs Debian's dokuwiki and php-cli
 # (scripts/deps.sh test); without them it fails. E2E_RUNS=N runs
 # the suite N times in a row (flakiness check); E2E_FILES="e2e/agents.test.mjs"
-# runs only the files named.
+# runs only the files named. Each file's time goes to
+# tests/e2e.sh.file-times in the build tree (tests/file-times.mjs).
 
 set -u
 
@@ -94,7 +95,9 @@ i=1
 while [ "$i" -le "$runs" ]; do
 	[ "$runs" -gt 1 ] && echo "e2e.sh: run $i of $runs" >&2
 	# shellcheck disable=SC2086 # E2E_FILES is a list of files (default: all)
-	"$NODE" --test --test-reporter=spec $concurrency ${E2E_FILES:-e2e/*.test.mjs} || exit 1
+	"$NODE" --test $concurrency --test-reporter=spec --test-reporter-destination=stdout \
+		--test-reporter="$srcdir/tests/file-times.mjs" --test-reporter-destination="$builddir/tests/e2e.sh.file-times" \
+		${E2E_FILES:-e2e/*.test.mjs} || exit 1
 	i=$((i + 1))
 done
 exit 0

@@ -49,5 +49,9 @@ BRIDGE_WELCOME_CATALOGUE=$dest/welcome-catalogue.json
 export BRIDGE_TEST_PACKAGES BRIDGE_WELCOME_CATALOGUE
 BRIDGE_BIN=$BRIDGE_BIN "$NODE" "$srcdir/tests/welcome-catalogue.mjs" "$BRIDGE_WELCOME_CATALOGUE" || exit 99
 
+# Each file's time goes to tests/extension-unit.sh.file-times in the build
+# tree (tests/file-times.mjs).
 cd "$srcdir/extension" || exit 99
-exec "$NODE" --test --test-reporter=spec test/*.test.mjs
+exec "$NODE" --test --test-reporter=spec --test-reporter-destination=stdout \
+	--test-reporter="$srcdir/tests/file-times.mjs" --test-reporter-destination="$builddir/tests/extension-unit.sh.file-times" \
+	test/*.test.mjs

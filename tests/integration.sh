@@ -68,6 +68,9 @@ if [ -n "${INTEGRATION_SCRIPT:-}" ]; then
 	"$NODE" "$INTEGRATION_SCRIPT"
 	exit $?
 fi
+# Each file's time goes to tests/integration.sh.file-times (tests/file-times.mjs).
 # shellcheck disable=SC2086 # INTEGRATION_FILES is a list of files (default: all)
-"$NODE" --test --test-reporter=spec ${INTEGRATION_FILES:-integration/*.test.mjs}
+"$NODE" --test --test-reporter=spec --test-reporter-destination=stdout \
+	--test-reporter="$srcdir/tests/file-times.mjs" --test-reporter-destination="$builddir/tests/integration.sh.file-times" \
+	${INTEGRATION_FILES:-integration/*.test.mjs}
 exit $?
