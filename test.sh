@@ -1,30 +1,72 @@
 #!/bin/sh
-# Builds Browser Bridge and runs the whole test suite: the -Werror build,
-# the same suite under AddressSanitizer and UndefinedBehaviorSanitizer, the
-# integration tests with the host under valgrind, a short run of every fuzz
-# target, and make distcheck. The browser tests run in the first two stages;
-# distcheck, which checks that the release tarball builds and passes, runs
-# every suite but them (they would test the same sources a third time).
-# Installs missing Debian packages first (as root).
+# Builds Browser Bridge and runs the whole test suite: the -Werror build's
+# suites, the same suites and the browser tests under AddressSanitizer and
+# UndefinedBehaviorSanitizer, the integration tests with the host under
+# valgrind, a short run of every fuzz target, and make distcheck. The
+# browser tests run once, against the sanitizer build (they read its
+# reports); distcheck, which checks that the release tarball builds and
+# passes, runs every suite but them.
+#
+# A stage runs even when one before it failed, so one run shows every
+# failure. Each stage's output is printed when it ends; at the end a table
+# gives each stage's start, time and CPU time and the ten slowest test
+# files. Installs missing Debian packages first (as root).
 set -eu
 cd "$(dirname "$0")"
 top=$(pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
+run_started=$(date +%s)
 
 scripts/deps.sh test
 ./autogen.sh >/dev/null 2>&1 || ./autogen.sh
 
-passed=0
-failed=0
-# Adds the automake counts of the suites a stage ran (the test-suite.log
-# files under its build dir newer than its stamp) to the totals.
+# What the stages leave for the summary: their output, results and times.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The 1-minute load average.
+load() {
+	cut -d ' ' -f 1 /proc/loadavg 2>/dev/null || echo '?'
+}
+
+# The CPU seconds (user and system) a stage's children used: FILE holds
+# the output of the `times` builtin before the stage and after it (run in
+# the lane's own shell: in a command substitution it would count nothing).
+cpu_used() {
+	awk '
+		function seconds(field,    part) { split(field, part, "m"); return part[1] * 60 + part[2] }
+		NR == 2 { before = seconds($1) + seconds($2) }
+		NR == 4 { after = seconds($1) + seconds($2) }
+		END { printf "%d\n", after - before }' "$1"
+}
+
+# Prints the automake counts of the suites a stage ran (the test-suite.log
+# files under its build dir newer than its stamp): passed, then failed.
 count() {
+	passed=0
+	failed=0
 	for log in $(find "$1" -name test-suite.log -newer "$2"); do
 		p=$(sed -n 's/^# PASS: *//p' "$log" | head -n 1)
 		f=$(sed -n 's/^# FAIL: *//p' "$log" | head -n 1)
 		e=$(sed -n 's/^# ERROR: *//p' "$log" | head -n 1)
 		passed=$((passed + ${p:-0}))
 		failed=$((failed + ${f:-0} + ${e:-0}))
+	done
+	echo "$passed $failed"
+}
+
+# Prints one line per test file a stage ran, "SECONDS<tab>STAGE<tab>FILE":
+# for a Node suite each of its files (from its .file-times, written by
+# tests/file-times.mjs), for the others the suite (from the time
+# tests/timed-driver.sh wrote into its .trs file).
+file_times() {
+	for trs in $(find "$1" -name '*.trs' -newer "$2"); do
+		suite=${trs%.trs}
+		if [ -f "$suite.file-times" ] && [ "$suite.file-times" -nt "$2" ]; then
+			sed "s|	|	$3	${suite##*/}: |" "$suite.file-times"
+		else
+			sed -n "s|^:test-seconds: \(.*\)|\1	$3	${suite##*/}|p" "$trs"
+		fi
 	done
 }
 
@@ -50,41 +92,83 @@ name_failures() {
 	fi
 }
 
-# Runs one stage: configure the build dir once, then the given make goals.
-# Only what this stage's make wrote counts (a stamp marks its start), so a
-# suite's log left from an earlier stage or run is neither counted nor shown.
+# Runs one stage: configure the build dir once, then the given make goals,
+# with its output going to $work/NAME.out and printed when it ends. Only
+# what this stage's make wrote counts (a stamp marks its start), so a
+# suite's log left from an earlier stage or run is neither counted nor
+# shown. Writes $work/NAME.result ("status seconds start cpu load passed
+# failed"), $work/NAME.times (its test files' times) and, when it failed,
+# $work/NAME.failed (the logs of its failed tests).
 stage() {
 	name="$1"; dir="$top/_build-$2"; flags="$3"; shift 3
-	echo "==> $name: configure $flags"
-	mkdir -p "$dir"
-	(cd "$dir" && [ -f Makefile ] || "$top/configure" -q $flags)
-	echo "==> $name: make $*"
-	stamp="$dir/.test-stage"
-	touch "$stamp"
-	status=0
+	out="$work/$name.out"
 	started=$(date +%s)
-	(cd "$dir" && make -s -j"$jobs" "$@") || status=$?
-	echo "==> $name: $(($(date +%s) - started)) s"
-	count "$dir" "$stamp"
+	times >"$work/$name.cpu"
+	echo "==> $name: started ($((started - run_started)) s into the run, load $(load))"
+	stamp="$dir/.test-stage"
+	status=0
+	{
+		echo "==> $name: configure $flags" &&
+		mkdir -p "$dir" &&
+		(cd "$dir" && { [ -f Makefile ] || "$top/configure" -q $flags; }) &&
+		echo "==> $name: make $*" &&
+		touch "$stamp" &&
+		(cd "$dir" && make -s -j"$jobs" "$@")
+	} >"$out" 2>&1 || status=$?
+	seconds=$(($(date +%s) - started))
+	times >>"$work/$name.cpu"
+	cpu=$(cpu_used "$work/$name.cpu")
+	echo "$status $seconds $((started - run_started)) $cpu $(load) $(count "$dir" "$stamp")" >"$work/$name.result"
+	file_times "$dir" "$stamp" "$name" >"$work/$name.times"
 	if [ "$status" -ne 0 ]; then
-		failed_logs=
 		for trs in $(find "$dir" -name '*.trs' -newer "$stamp"); do
-			grep -qE '^:test-result: (FAIL|ERROR)' "$trs" &&
-				failed_logs="$failed_logs ${trs%.trs}.log"
-		done
-		for log in $failed_logs; do show_failure "$log"; done
+			grep -qE '^:test-result: (FAIL|ERROR)' "$trs" && echo "${trs%.trs}.log"
+		done >"$work/$name.failed"
+	fi
+	cat "$out"
+	echo "==> $name: $seconds s, $cpu CPU s (load $(load))"
+	if [ "$status" -ne 0 ]; then
+		while read -r log; do show_failure "$log"; done <"$work/$name.failed"
 		echo "==> $name failed"
-		for log in $failed_logs; do name_failures "$log"; done
-		echo "$passed passed, $((failed > 0 ? failed : 1)) failed"
-		exit 1
 	fi
 }
 
-stage "unit and integration" main "--enable-werror" check
-stage "sanitizers" sanitizers "--enable-werror --enable-sanitizers" check
-stage "integration under valgrind" main "--enable-werror" check \
+# The stages in the order the summary lists them.
+stages="unit-and-integration sanitizers integration-under-valgrind fuzz-smoke distcheck"
+werror="--enable-werror"
+sanitizers="--enable-werror --enable-sanitizers"
+
+stage unit-and-integration main "$werror" check 'TESTS=$(BROWSERLESS_TESTS)'
+stage sanitizers sanitizers "$sanitizers" check
+stage integration-under-valgrind main "$werror" check \
 	TESTS=tests/integration.sh INTEGRATION_VALGRIND=1
-stage "fuzz smoke" main "--enable-werror" fuzz-smoke
-stage "distcheck" main "--enable-werror" distcheck \
+stage fuzz-smoke main "$werror" fuzz-smoke
+stage distcheck main "$werror" distcheck \
 	DISTCHECK_CONFIGURE_FLAGS="--enable-werror --disable-browser-tests"
+
+echo
+echo "==> times (whole run $(($(date +%s) - run_started)) s, load now $(load))"
+row='%-28s %8s %8s %8s %6s  %s\n'
+printf "$row" stage 'start s' seconds 'CPU s' load result
+passed=0
+failed=0
+for name in $stages; do
+	read -r status seconds start cpu at p f <"$work/$name.result"
+	passed=$((passed + p))
+	failed=$((failed + f))
+	[ "$status" -eq 0 ] || failed=$((failed > 0 ? failed : 1))
+	printf "$row" "$name" "$start" "$seconds" "$cpu" "$at" "$([ "$status" -eq 0 ] && echo ok || echo FAILED)"
+done
+echo "==> the ten slowest test files (seconds, stage, suite: file)"
+cat "$work"/*.times | sort -t "$(printf '\t')" -k 1,1 -g -r | head -n 10 |
+	awk -F '\t' '{ printf "%8.1f  %-28s %s\n", $1, $2, $3 }'
+
+if [ "$failed" -ne 0 ]; then
+	for name in $stages; do
+		[ -f "$work/$name.failed" ] || continue
+		echo "==> $name failed"
+		while read -r log; do name_failures "$log"; done <"$work/$name.failed"
+	done
+fi
 echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
