@@ -7,10 +7,14 @@
 # reports); distcheck, which checks that the release tarball builds and
 # passes, runs every suite but them.
 #
-# A stage runs even when one before it failed, so one run shows every
-# failure. Each stage's output is printed when it ends; at the end a table
-# gives each stage's start, time and CPU time and the ten slowest test
-# files. Installs missing Debian packages first (as root).
+# The browser tests mostly wait, so the stages run in two lanes side by
+# side, each in its own build dir: the sanitizer build with the browser
+# tests, then the fuzzers, then distcheck; the -Werror build's suites, then
+# valgrind. A stage runs even when one before it failed, so one run shows
+# every failure. Each stage's output is printed when it ends; at the end a
+# table gives each stage's start, time and CPU time and the ten slowest
+# test files (docs/testing.md). Installs missing Debian packages first (as
+# root).
 set -eu
 cd "$(dirname "$0")"
 top=$(pwd)
@@ -138,13 +142,26 @@ stages="unit-and-integration sanitizers integration-under-valgrind fuzz-smoke di
 werror="--enable-werror"
 sanitizers="--enable-werror --enable-sanitizers"
 
-stage unit-and-integration main "$werror" check 'TESTS=$(BROWSERLESS_TESTS)'
-stage sanitizers sanitizers "$sanitizers" check
-stage integration-under-valgrind main "$werror" check \
-	TESTS=tests/integration.sh INTEGRATION_VALGRIND=1
-stage fuzz-smoke main "$werror" fuzz-smoke
-stage distcheck main "$werror" distcheck \
-	DISTCHECK_CONFIGURE_FLAGS="--enable-werror --disable-browser-tests"
+# Lane 1: the sanitizer build, browser tests included (the longest stage,
+# mostly waiting on browsers), then the fuzzers and distcheck (whose
+# configure flags are its own).
+(
+	stage sanitizers sanitizers "$sanitizers" check
+	stage fuzz-smoke sanitizers "$sanitizers" fuzz-smoke
+	stage distcheck sanitizers "$sanitizers" distcheck \
+		DISTCHECK_CONFIGURE_FLAGS="--enable-werror --disable-browser-tests"
+) &
+lane1=$!
+# Lane 2: the -Werror build's suites (the browser tests run in lane 1),
+# then the host under valgrind, a file per CPU at a time (valgrind keeps
+# a core busy per host).
+(
+	stage unit-and-integration main "$werror" check 'TESTS=$(BROWSERLESS_TESTS)'
+	stage integration-under-valgrind main "$werror" check \
+		TESTS=tests/integration.sh INTEGRATION_VALGRIND=1 INTEGRATION_CONCURRENCY="$jobs"
+) &
+lane2=$!
+wait "$lane1" "$lane2"
 
 echo
 echo "==> times (whole run $(($(date +%s) - run_started)) s, load now $(load))"

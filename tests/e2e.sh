@@ -12,8 +12,9 @@
 # (e2e/dokuwiki.test.mjs) also needs Debian's dokuwiki and php-cli
 # (scripts/deps.sh test); without them it fails. E2E_RUNS=N runs
 # the suite N times in a row (flakiness check); E2E_FILES="e2e/agents.test.mjs"
-# runs only the files named. Each file's time goes to
-# tests/e2e.sh.file-times in the build tree (tests/file-times.mjs).
+# runs only the files named; E2E_CONCURRENCY=N runs N files (browsers) at
+# a time (default 2). Each file's time goes to tests/e2e.sh.file-times in
+# the build tree (tests/file-times.mjs).
 
 set -u
 
@@ -82,9 +83,10 @@ mkdir -p "$E2E_ARTEFACTS" || exit 99
 export BRIDGE_BIN CHROMIUM E2E_EXTENSION E2E_ARTEFACTS
 
 cd "$dest" || exit 99
-# One browser at a time (--test-concurrency is Node 20.10 and later).
+# E2E_CONCURRENCY browsers at a time (default 2), each test file with its
+# own (--test-concurrency is Node 20.10 and later; before, the default).
 concurrency=
-"$NODE" --test-concurrency=1 -e 0 >/dev/null 2>&1 && concurrency=--test-concurrency=1
+"$NODE" --test-concurrency=1 -e 0 >/dev/null 2>&1 && concurrency=--test-concurrency=${E2E_CONCURRENCY:-2}
 # E2E_SCRIPT=e2e/bench-agents.mjs runs one script (a benchmark), not the tests.
 if [ -n "${E2E_SCRIPT:-}" ]; then
 	"$NODE" "$E2E_SCRIPT"

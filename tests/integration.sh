@@ -5,7 +5,9 @@
 # VALGRIND set. Exit 77 (skip) without Node; npm missing or `npm ci`
 # failing is an error (99), never a skip, so make check fails.
 # INTEGRATION_VALGRIND=1 runs every host under valgrind;
-# INTEGRATION_FILES="integration/calls.test.mjs" runs only the files named.
+# INTEGRATION_FILES="integration/calls.test.mjs" runs only the files named;
+# INTEGRATION_CONCURRENCY=N runs N files at a time (default: Node's, one
+# less than the CPUs).
 
 set -u
 
@@ -68,9 +70,11 @@ if [ -n "${INTEGRATION_SCRIPT:-}" ]; then
 	"$NODE" "$INTEGRATION_SCRIPT"
 	exit $?
 fi
+concurrency=
+[ -z "${INTEGRATION_CONCURRENCY:-}" ] || concurrency=--test-concurrency=$INTEGRATION_CONCURRENCY
 # Each file's time goes to tests/integration.sh.file-times (tests/file-times.mjs).
 # shellcheck disable=SC2086 # INTEGRATION_FILES is a list of files (default: all)
-"$NODE" --test --test-reporter=spec --test-reporter-destination=stdout \
+"$NODE" --test $concurrency --test-reporter=spec --test-reporter-destination=stdout \
 	--test-reporter="$srcdir/tests/file-times.mjs" --test-reporter-destination="$builddir/tests/integration.sh.file-times" \
 	${INTEGRATION_FILES:-integration/*.test.mjs}
 exit $?
