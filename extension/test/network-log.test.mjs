@@ -127,6 +127,44 @@ test('nothing is recorded until someone acts in the tab, and only those who acte
 	assert.throws(() => log.list(1, undefined), /acted in the tab/);
 });
 
+// Issue #35, finding 1: acting once in another caller's tab must not open
+// that caller's past.
+test('a caller sees only the requests begun after it first acted in the tab; the owner key sees them all', () => {
+	const log = new NetworkLog(noDebugger);
+	log.act(1, 'alice');
+	request(1, 'https://bank.test/api/balance?k=alice-1');
+	request(1, 'https://bank.test/api/balance?k=alice-2');
+	const alicePast = log.list(1, 'alice');
+	log.act(1, 'bob');
+	assert.deepEqual(log.list(1, 'bob'), [], 'bob acted once: none of alice\'s earlier requests');
+	for (const record of alicePast) {
+		assert.equal(log.get(record.id, 'bob'), undefined, 'nor by id');
+		assert.equal(log.get(record.id, 'bob', 1), undefined);
+		assert.throws(() => log.list(1, 'bob', { since: record.id }), /has no request/);
+	}
+	request(1, 'https://bank.test/api/balance?k=later');
+	log.act(1, 'bob');
+	request(1, 'https://bank.test/api/balance?k=after-bob-again');
+	assert.deepEqual(log.list(1, 'bob').map(r => r.url),
+	    ['https://bank.test/api/balance?k=later', 'https://bank.test/api/balance?k=after-bob-again'],
+	    'what began after bob first acted, whoever caused it; acting again opens nothing older');
+	assert.equal(log.list(1, 'alice').length, 4);
+	assert.equal(log.list(1, 'owner-session', { ownerKey: true }).length, 4);
+	assert.equal(log.get(alicePast[0].id, 'owner-session', 1, true), alicePast[0]);
+});
+
+test('a caller that opens a tab another caller recorded gets none of its past', () => {
+	const log = new NetworkLog(noDebugger);
+	log.act(7, 'alice');
+	request(7, 'https://bank.test/alice-only');
+	const opening = log.opening('bob');
+	request(7, 'https://bank.test/meanwhile');
+	opening.opened(7);
+	opening.done();
+	assert.deepEqual(log.list(7, 'bob'), []);
+	assert.equal(log.list(7, 'alice').length, 2);
+});
+
 test('request ids are random, not a counter', () => {
 	const log = new NetworkLog(noDebugger);
 	log.act(1, 'alice');
@@ -231,6 +269,21 @@ test('the owner key reads the requests of every tab a caller acted in, list and 
 	await assert.rejects(dispatcher.dispatch('list_network_requests', { tab_id: 1 }, { ...as('bob'), ownerKey: false }), /acted in the tab/);
 	await assert.rejects(dispatcher.dispatch('list_network_requests', { tab_id: 2 }, owner), /acted in the tab/,
 	    'a tab nobody acted in is not recorded, for the owner key either');
+});
+
+test('a caller that scrolls another caller\'s tab lists none of its earlier requests, and its later ones', async () => {
+	const { dispatcher } = dispatcherWithLog();
+	await dispatcher.dispatch('poke', { tab_id: 1 }, as('alice'));
+	request(1, 'https://bank.test/api/balance?k=secret');
+	await dispatcher.dispatch('poke', { tab_id: 1 }, as('bob'));
+	const none = await dispatcher.dispatch('list_network_requests', { tab_id: 1 }, as('bob'));
+	assert.equal(none.structuredContent.total, 0, none.content[0].text);
+	const [past] = (await dispatcher.dispatch('list_network_requests', { tab_id: 1 }, as('alice'))).structuredContent.requests;
+	await assert.rejects(dispatcher.dispatch('get_network_request', { id: past.id }, as('bob')), /There is no request/);
+	request(1, 'https://bank.test/api/balance?k=later');
+	const later = await dispatcher.dispatch('list_network_requests', { tab_id: 1 }, as('bob'));
+	assert.deepEqual(later.structuredContent.requests.map(r => r.url), ['https://bank.test/api/balance?k=later']);
+	assert.equal(later.structuredContent.requests[0].seq, undefined, 'the order number stays inside');
 });
 
 test('navigate_to new_tab acts in the tab it opens, not in the tab in front', async () => {

@@ -112,6 +112,36 @@ describe('network tools, by default', () => {
 		}
 	});
 
+	// Issue #35, finding 1: a client that scrolls another's tab by a few
+	// pixels used to read all of that tab's earlier requests.
+	test('a client that acts in another client\'s tab lists none of its earlier requests, only those begun after it acted', async () => {
+		const { tabId } = await bankVisit(b);
+		const earlier = (await b.ok('list_network_requests', { tab_id: tabId })).data.requests;
+		assert.ok(earlier.some(r => /api\/balance/.test(r.url)), 'the first client has requests there');
+		const scroller = (await authorizeClient(b, 'Scroller', { scope: 'pages:read pages:act network', decision: { tick: ['network'] } })).mcp;
+		const scrolled = await callAs(scroller, 'scroll_page', { tab_id: tabId, direction: 'down', pixels: 10 });
+		assert.equal(scrolled.isError, false, scrolled.text);
+		const listed = await callAs(scroller, 'list_network_requests', { tab_id: tabId });
+		assert.equal(listed.isError, false, listed.text);
+		assert.deepEqual(listed.data.requests.filter(r => earlier.some(e => e.id === r.id)), [], listed.text);
+		assert.ok(!listed.text.includes('api/balance'), `the first client's earlier API call is shown:\n${listed.text}`);
+		for (const record of earlier) {
+			const got = await callAs(scroller, 'get_network_request', { id: record.id });
+			assert.match(got.text, /^INVALID_ARGUMENT: There is no request/, `${record.url} by id`);
+		}
+
+		/* The first client calls the API again: begun after the scroller acted, so the scroller sees it. */
+		await b.ok('click_element', { ref: (await b.state({ tab_id: tabId })).ref('button', 'Show balance') });
+		let later;
+		await until(async () => {
+			later = await callAs(scroller, 'list_network_requests', { tab_id: tabId, filter: 'api/balance' });
+			return later.data?.total === 1;
+		}, { what: 'the later API call in the scroller\'s list' });
+		const owner = await b.ok('list_network_requests', { tab_id: tabId, filter: 'api/balance' });
+		assert.equal(later.data.requests[0].id, owner.data.requests.at(-1).id, 'the newest call, not an earlier one');
+		assert.ok(owner.data.total >= 2, `the owner key still sees them all:\n${owner.text}`);
+	});
+
 	test('a tab manage_tabs opens is recorded from its first load', async () => {
 		const url = b.page('bank.html');
 		const opened = await b.ok('manage_tabs', { action: 'open', url });

@@ -59,9 +59,9 @@ export function revealSecrets(services) {
 	return services.welcome?.reveal_network_secrets === true;
 }
 
-/** The structured form of a record, without internal ids. */
+/** The structured form of a record, without internal ids and order. */
 function summary(r) {
-	const { request_id: _request, cdp_id: _cdp, request_headers: _rq, response_headers: _rs, ...rest } = r;
+	const { request_id: _request, cdp_id: _cdp, seq: _seq, request_headers: _rq, response_headers: _rs, ...rest } = r;
 	return rest;
 }
 

@@ -8,9 +8,11 @@
  *
  * A tab is recorded only once a caller acts in it (navigates, clicks,
  * types, opens it: act()), and only the callers that acted in it may read
- * it. A caller is an MCP client as the host names it (its session, or an
- * OAuth client across its sessions) or a task of the agents; the owner key
- * reads every recorded tab. Request ids are random and bound to their tab.
+ * it, and of it only the requests that began after they first acted there
+ * (acting once opens no caller's past). A caller is an MCP client as the
+ * host names it (its session, or an OAuth client across its sessions) or a
+ * task of the agents; the owner key reads every request of every recorded
+ * tab. Request ids are random and bound to their tab.
  * Credentials (secretHeader) are kept but shown only as their length
  * unless the person's config reveals them (shownHeaders).
  * @module browser/network-log
@@ -50,6 +52,7 @@ const SECRET_NAME_PARTS = ['cookie', 'auth', 'token', 'secret', 'session', 'csrf
  * @property {string} url
  * @property {string} type webRequest's resource type (xmlhttprequest, main_frame, script...)
  * @property {number} started Date.now() value
+ * @property {number} seq the log's count of requests when it began (1, 2, ...): who may read it (TabLog.actors)
  * @property {number} [status]
  * @property {number} [duration_ms]
  * @property {number} [size] bytes, from Content-Length
@@ -161,7 +164,8 @@ function newRequestId() {
  * One recorded tab.
  * @typedef {object} TabLog
  * @property {NetworkRecord[]} records oldest first
- * @property {Set<Actor>} actors who acted in it, and so may read it
+ * @property {Map<Actor, number>} actors who acted in it, each with the seq its reading starts after
+ *   (the requests that began after it first acted there)
  */
 
 /** Records the requests of the tabs the callers acted in. */
@@ -171,6 +175,8 @@ export class NetworkLog {
 		this.debuggers = debuggers;
 		/** @type {Map<number, TabLog>} */
 		this.tabs = new Map();
+		/** Requests begun so far, in every tab: the last record's seq. */
+		this.sequence = 0;
 		/** @type {Map<string, NetworkRecord>} webRequest id -> record */
 		this.byRequest = new Map();
 		/** Tabs being opened by a tool (opening()): requests of tabs not yet known are kept meanwhile. */
@@ -202,20 +208,23 @@ export class NetworkLog {
 
 	/**
 	 * An actor acts in a tab: the tab is recorded from now on (if it was
-	 * not already), and the actor may read it. Without an actor (a caller
-	 * the host did not name) nothing starts.
+	 * not already), and the actor may read the requests that begin from
+	 * its first act there on. Without an actor (a caller the host did not
+	 * name) nothing starts.
 	 * @param {number} tabId
 	 * @param {Actor|undefined} actor
+	 * @param {number} [after] the seq after which its reading starts, on its first act (default: now)
 	 */
-	act(tabId, actor) {
+	act(tabId, actor, after = this.sequence) {
 		if (actor === undefined || actor === null)
 			return;
 		let tab = this.tabs.get(tabId);
 		if (tab === undefined) {
-			tab = { records: [], actors: new Set() };
+			tab = { records: [], actors: new Map() };
 			this.tabs.set(tabId, tab);
 		}
-		tab.actors.add(actor);
+		if (!tab.actors.has(actor))
+			tab.actors.set(actor, after);
 	}
 
 	/**
@@ -233,7 +242,9 @@ export class NetworkLog {
 			opened: tabId => {
 				const early = this.unclaimed.get(tabId) ?? [];
 				this.unclaimed.delete(tabId);
-				this.act(tabId, actor);
+				const fresh = !this.tabs.has(tabId);
+				/* The opener reads its new tab's first load: it made those requests. */
+				this.act(tabId, actor, fresh && early.length > 0 ? early[0].seq - 1 : this.sequence);
 				const tab = this.tabs.get(tabId);
 				if (tab !== undefined && tab.records.length === 0)
 					tab.records.push(...early);
@@ -278,7 +289,7 @@ export class NetworkLog {
 			return;
 		/** @type {NetworkRecord} */
 		const record = { id: newRequestId(), tab_id: d.tabId, request_id: d.requestId, method: d.method,
-		    url: d.url, type: d.type, started: Math.round(d.timeStamp ?? Date.now()) };
+		    url: d.url, type: d.type, started: Math.round(d.timeStamp ?? Date.now()), seq: ++this.sequence };
 		list.push(record);
 		this.byRequest.set(d.requestId, record);
 		if (list.length > REQUESTS_PER_TAB)
@@ -326,6 +337,22 @@ export class NetworkLog {
 	}
 
 	/**
+	 * The requests of a readable tab that an actor may see, oldest first:
+	 * those that began after it first acted there, or all with the owner key.
+	 * @param {number} tabId
+	 * @param {Actor|undefined} actor
+	 * @param {boolean} ownerKey
+	 * @returns {NetworkRecord[]}
+	 */
+	visible(tabId, actor, ownerKey) {
+		const tab = this.tabs.get(tabId);
+		if (ownerKey)
+			return tab.records;
+		const after = tab.actors.get(actor);
+		return tab.records.filter(r => r.seq > after);
+	}
+
+	/**
 	 * A tab's requests, oldest first, filtered.
 	 * @param {number} tabId
 	 * @param {Actor|undefined} actor who asks
@@ -342,7 +369,7 @@ export class NetworkLog {
 			    `Tab ${tabId}'s requests are shown only to a caller that acted in the tab (navigated, clicked, typed ` +
 			    'or opened it), and are recorded from then on. Act in the tab first (navigate_to, click_element, ' +
 			    'manage_tabs open), then list its requests.');
-		let records = this.tabs.get(tabId).records;
+		let records = this.visible(tabId, actor, ownerKey);
 		if (since !== undefined) {
 			const at = records.findIndex(r => r.id === since);
 			if (at < 0)
@@ -359,8 +386,8 @@ export class NetworkLog {
 	}
 
 	/**
-	 * A request by id, if it is of a tab the actor may read (and of tabId,
-	 * when given); else undefined, whether or not it exists.
+	 * A request by id, if the actor may see it (visible) and it is of
+	 * tabId, when given; else undefined, whether or not it exists.
 	 * @param {string} id
 	 * @param {Actor|undefined} actor
 	 * @param {number} [tabId]
@@ -368,10 +395,10 @@ export class NetworkLog {
 	 * @returns {NetworkRecord|undefined}
 	 */
 	get(id, actor, tabId, ownerKey = false) {
-		for (const [recorded, tab] of this.tabs) {
+		for (const recorded of this.tabs.keys()) {
 			if ((tabId !== undefined && recorded !== tabId) || !this.readable(recorded, actor, ownerKey))
 				continue;
-			const found = tab.records.find(r => r.id === id);
+			const found = this.visible(recorded, actor, ownerKey).find(r => r.id === id);
 			if (found !== undefined)
 				return found;
 		}
