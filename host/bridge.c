@@ -29,6 +29,7 @@
 #include "mcp-resources.h"
 #include "oauth-authorize.h"
 #include "oauth-store.h"
+#include "os.h"
 #include "probe.h"
 #include "rpc.h"
 #include "runtime-file.h"
@@ -65,8 +66,7 @@ struct bridge {
 	bool			 port_unsafe;	/* a stranger holds it */
 	uint16_t		 port;
 	uint64_t		 started_ms;
-	struct event		*signal_int;
-	struct event		*signal_term;
+	struct os_termination	*termination;
 	struct event		*exit_timer;
 	bool			 exiting;
 };
@@ -453,11 +453,11 @@ bridge_channel_closed(void *arg)
 	bridge_begin_exit(arg, "the browser closed the native-messaging channel");
 }
 
-/* SIGINT or SIGTERM. */
+/* The user or the system asked the host to end. */
 static void
-bridge_signal(evutil_socket_t sig, short events, void *arg)
+bridge_terminated(const char *what, void *arg)
 {
-	bridge_begin_exit(arg, sig == SIGINT ? "interrupted" : "terminated");
+	bridge_begin_exit(arg, what);
 }
 
 /* A session is going away: release its calls and its stream. */
@@ -510,7 +510,7 @@ bridge_write_runtime_file(struct bridge *bridge)
 	if (bridge->runtime_file == NULL)
 		return;
 	url = bridge_mcp_url(bridge);
-	contents = instance_identity((long)getppid());
+	contents = instance_identity(os_parent_pid());
 	json_object_update_new(contents, json_pack("{s:i,s:i,s:s,s:s,s:I}",
 	    "pid", (int)getpid(), "port", bridge->port, "version",
 	    PACKAGE_VERSION, "url", url, "started", (json_int_t)time(NULL)));
@@ -616,12 +616,8 @@ bridge_new(struct config *config, int in_fd, int out_fd, char **cause)
 	    config->max_frame, bridge->log, bridge_channel_message,
 	    bridge_channel_closed, bridge);
 
-	bridge->signal_int = evsignal_new(bridge->base, SIGINT, bridge_signal,
-	    bridge);
-	bridge->signal_term = evsignal_new(bridge->base, SIGTERM,
-	    bridge_signal, bridge);
-	evsignal_add(bridge->signal_int, NULL);
-	evsignal_add(bridge->signal_term, NULL);
+	bridge->termination = os_termination_new(bridge->base,
+	    bridge_terminated, bridge);
 
 	bridge_write_runtime_file(bridge);
 	url = bridge_mcp_url(bridge);
@@ -651,10 +647,7 @@ bridge_free(struct bridge *bridge)
 	if (bridge->runtime_file != NULL)
 		runtime_file_remove(bridge->runtime_file, (long)getpid());
 	upload_stage_free(bridge->uploads);
-	if (bridge->signal_int != NULL)
-		event_free(bridge->signal_int);
-	if (bridge->signal_term != NULL)
-		event_free(bridge->signal_term);
+	os_termination_free(bridge->termination);
 	if (bridge->exit_timer != NULL)
 		event_free(bridge->exit_timer);
 	http_server_free(bridge->http);

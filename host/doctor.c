@@ -7,12 +7,9 @@
 
 #include <sys/types.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +25,7 @@
 #include "files.h"
 #include "install.h"
 #include "instance.h"
+#include "os.h"
 #include "oauth-store.h"
 #include "probe.h"
 #include "token.h"
@@ -35,6 +33,8 @@
 
 /* How long `PATH --version` may take. */
 #define DOCTOR_VERSION_TIMEOUT_MS	5000
+/* Bytes of its --version output read (the first line is what counts). */
+#define DOCTOR_VERSION_MAX		255
 
 /* What the browser's user is told when no host runs. */
 #define DOCTOR_START_HOST \
@@ -114,73 +114,21 @@ doctor_fail(struct doctor *d, const char *fix, const char *fmt, ...)
 char *
 doctor_program_version(const char *path, int timeout_ms, char **cause)
 {
-	struct pollfd	 pfd;
-	char		 buf[256], *nl;
-	size_t		 used = 0;
-	long long	 deadline = (long long)clock_now_ms(clock_monotonic()) +
-			    timeout_ms;
-	ssize_t		 n;
-	pid_t		 pid;
-	int		 fds[2], status, null_fd, left;
-	bool		 timed_out = false;
+	struct os_run_result	 run;
+	char			*nl;
 
-	if (pipe2(fds, O_CLOEXEC) == -1) {
-		*cause = xasprintf("pipe: %s", strerror(errno));
+	if (os_run(path, "--version", timeout_ms, DOCTOR_VERSION_MAX, &run,
+	    cause) == -1)
 		return NULL;
-	}
-	if ((pid = fork()) == -1) {
-		*cause = xasprintf("fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		null_fd = open("/dev/null", O_RDWR);
-		dup2(null_fd, STDIN_FILENO);
-		dup2(fds[1], STDOUT_FILENO);
-		dup2(null_fd, STDERR_FILENO);
-		execl(path, path, "--version", (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	pfd.fd = fds[0];
-	pfd.events = POLLIN;
-	while (used < sizeof buf - 1) {
-		left = (int)(deadline -
-		    (long long)clock_now_ms(clock_monotonic()));
-		if (left <= 0 || (n = poll(&pfd, 1, left)) == 0) {
-			timed_out = true;
-			break;
-		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		n = read(fds[0], buf + used, sizeof buf - 1 - used);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		used += (size_t)n;
-	}
-	close(fds[0]);
-	if (timed_out)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	buf[used] = '\0';
-	if (timed_out) {
-		*cause = xasprintf("`%s --version` did not finish within %d "
-		    "ms", path, timeout_ms);
-		return NULL;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (!run.exited || run.status != 0) {
 		*cause = xasprintf("`%s --version` failed (%s %d)", path,
-		    WIFEXITED(status) ? "exit status" : "signal",
-		    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		    run.exited ? "exit status" : "signal", run.status);
+		free(run.output);
 		return NULL;
 	}
-	if ((nl = strchr(buf, '\n')) != NULL)
+	if ((nl = strchr(run.output, '\n')) != NULL)
 		*nl = '\0';
-	return xstrdup(buf);
+	return run.output;
 }
 
 /* Checks the manifest's path: absolute, existing, executable, same version. */
@@ -665,7 +613,7 @@ doctor_run(struct config *config, int out_fd)
 	memset(&d, 0, sizeof d);
 	d.config = config;
 	d.out_fd = out_fd;
-	if ((d.self = install_self_path(&cause)) == NULL) {
+	if ((d.self = os_self_path(&cause)) == NULL) {
 		fprintf(stderr, "browser-bridge doctor: %s\n", cause);
 		free(cause);
 		return 1;

@@ -18,14 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef __APPLE__
-#include <mach-o/dyld.h>
-#endif
-
 #include <jansson.h>
 
 #include "config.h"
 #include "files.h"
+#include "os.h"
 #include "xmalloc.h"
 
 /* Largest manifest file read back (ours are a few hundred bytes). */
@@ -128,6 +125,7 @@ install_browser_program(const struct install_browser *browser)
 {
 	const char	*path = getenv("PATH");
 	char		*dirs, *dir, *save = NULL, *candidate;
+	char		 separator[2] = { os_path_list_separator(), '\0' };
 	size_t		 i;
 
 	for (i = 0; i < INSTALL_PROGRAMS_MAX &&
@@ -137,11 +135,11 @@ install_browser_program(const struct install_browser *browser)
 				return xstrdup(browser->programs[i]);
 			continue;
 		}
-		dirs = xasprintf("%s:/usr/bin:/usr/local/bin:/snap/bin",
-		    path != NULL ? path : "");
-		for (dir = strtok_r(dirs, ":", &save); dir != NULL;
-		    dir = strtok_r(NULL, ":", &save)) {
-			if (*dir != '/')
+		dirs = xasprintf("%s%s/usr/bin%s/usr/local/bin%s/snap/bin",
+		    path != NULL ? path : "", separator, separator, separator);
+		for (dir = strtok_r(dirs, separator, &save); dir != NULL;
+		    dir = strtok_r(NULL, separator, &save)) {
+			if (!os_path_is_absolute(dir))
 				continue;
 			candidate = xasprintf("%s/%s", dir,
 			    browser->programs[i]);
@@ -160,11 +158,8 @@ install_browser_program(const struct install_browser *browser)
 enum install_os
 install_current_os(void)
 {
-#ifdef __APPLE__
-	return INSTALL_OS_MACOS;
-#else
-	return INSTALL_OS_LINUX;
-#endif
+	return os_family() == OS_FAMILY_MACOS ? INSTALL_OS_MACOS :
+	    INSTALL_OS_LINUX;
 }
 
 /* Finds a browser by its --browser name. */
@@ -278,47 +273,6 @@ install_manifest_text(const char *path, const char *const *ids, size_t count)
 	return line;
 }
 
-/* Returns the absolute path of the running binary. */
-char *
-install_self_path(char **cause)
-{
-#ifdef __APPLE__
-	char		 buf[PATH_MAX], *raw, *resolved;
-	uint32_t	 size = sizeof buf;
-
-	if (_NSGetExecutablePath(buf, &size) != 0) {
-		raw = xmalloc(size);
-		if (_NSGetExecutablePath(raw, &size) != 0) {
-			free(raw);
-			*cause = xstrdup("cannot find this program's path");
-			return NULL;
-		}
-	} else
-		raw = xstrdup(buf);
-	resolved = realpath(raw, NULL);
-	free(raw);
-	if (resolved == NULL) {
-		*cause = xasprintf("cannot resolve this program's path: %s",
-		    strerror(errno));
-		return NULL;
-	}
-	return resolved;
-#else
-	char	buf[PATH_MAX];
-	ssize_t	n;
-
-	n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n <= 0 || (size_t)n >= sizeof buf - 1) {
-		*cause = xasprintf("cannot read /proc/self/exe to find this "
-		    "program's path: %s", n == -1 ? strerror(errno) :
-		    "path too long");
-		return NULL;
-	}
-	buf[n] = '\0';
-	return xstrdup(buf);
-#endif
-}
-
 /* Says whether c needs no quoting in a POSIX shell word. */
 static bool
 install_shell_safe(unsigned char c)
@@ -367,10 +321,10 @@ install_command_name(const char *self)
 	bool		 same = false;
 
 	for (start = path; start != NULL && !same; start = end) {
-		end = strchr(start, ':');
+		end = strchr(start, os_path_list_separator());
 		candidate = xasprintf("%.*s/browser-bridge", end == NULL ?
 		    (int)strlen(start) : (int)(end - start), start);
-		if (*candidate == '/' &&
+		if (os_path_is_absolute(candidate) &&
 		    (resolved = realpath(candidate, NULL)) != NULL) {
 			same = strcmp(resolved, self) == 0;
 			free(resolved);
@@ -738,7 +692,7 @@ install_run(struct config *config, int out_fd)
 	int			 rc = 1;
 
 	if (install_allowed_ids(config, &ids, &nids, &cause) != 0 ||
-	    (self = install_self_path(&cause)) == NULL ||
+	    (self = os_self_path(&cause)) == NULL ||
 	    (config->system && config->user_data_dir == NULL &&
 	    (cause = install_system_binary_problem(self)) != NULL) ||
 	    install_targets(config, &targets, &count, &cause) != 0)

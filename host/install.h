@@ -66,7 +66,6 @@ bool			 install_extension_id_valid(const char *id);
 char			*install_origin(const char *id);
 char			*install_manifest_text(const char *path,
 			    const char *const *ids, size_t count);
-char			*install_self_path(char **cause);
 char			*install_system_binary_problem(const char *path);
 char			*install_shell_quote(const char *text);
 char			*install_command_name(const char *self);

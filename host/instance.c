@@ -12,12 +12,9 @@
 #include <unistd.h>
 
 #include "files.h"
-#include "probe.h"
+#include "os.h"
 #include "runtime-file.h"
 #include "xmalloc.h"
-
-/* Longest browser command line read (Chrome's are a few KiB). */
-#define INSTANCE_CMDLINE_MAX	(256 * 1024)
 
 /* The browsers' program names, and the name install and doctor use. */
 static const struct {
@@ -49,33 +46,6 @@ instance_browser(const char *program)
 	return xstrdup(*base != '\0' ? base : "unknown");
 }
 
-/* Reads a process's command line (NUL-separated); NULL if it cannot. */
-static char *
-instance_cmdline(long pid, size_t *len)
-{
-	char	*path, *buf;
-	ssize_t	 n;
-	int	 fd;
-
-	path = xasprintf("/proc/%ld/cmdline", pid);
-	fd = open(path, O_RDONLY|O_CLOEXEC);
-	free(path);
-	if (fd == -1)
-		return NULL;
-	buf = xmalloc(INSTANCE_CMDLINE_MAX + 1);
-	*len = 0;
-	while (*len < INSTANCE_CMDLINE_MAX && (n = read(fd, buf + *len,
-	    INSTANCE_CMDLINE_MAX - *len)) > 0)
-		*len += (size_t)n;
-	close(fd);
-	buf[*len] = '\0';
-	if (*len == 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /* The name status lists: the browser, or browser:profile-directory. */
 static char *
 instance_name(const char *browser, const char *profile)
@@ -96,7 +66,8 @@ instance_name(const char *browser, const char *profile)
 
 /*
  * What this host says about itself: the browser that started it (the
- * parent process, on systems with /proc) and that browser's profile
+ * parent process, where the system says how it was started: "unknown"
+ * elsewhere) and that browser's profile
  * (its --user-data-dir, or "default"), as {"browser","profile","name"}.
  */
 json_t *
@@ -106,7 +77,7 @@ instance_identity(long parent_pid)
 	size_t	 len = 0, at;
 	json_t	*identity;
 
-	cmdline = instance_cmdline(parent_pid, &len);
+	cmdline = os_process_arguments(parent_pid, &len);
 	browser = instance_browser(cmdline != NULL ? cmdline : "unknown");
 	for (at = cmdline != NULL ? strlen(cmdline) + 1 : len; at < len;
 	    at += strlen(arg) + 1) {
@@ -244,7 +215,7 @@ instance_scan(const char *dir, struct instance **list, size_t *count)
 		if (instance_read(path, &found, &cause) != 0) {
 			free(cause);
 			cause = NULL;
-		} else if (!probe_pid_alive(found.pid)) {
+		} else if (!os_process_alive(found.pid)) {
 			(void)unlink(path);	/* a host that crashed */
 			instance_clear(&found);
 		} else {

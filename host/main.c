@@ -4,15 +4,12 @@
  * native-messaging channel alone, so the first thing main does is move it
  * out of reach of stray prints.
  */
-#ifdef HAVE_MALLOPT
-#include <malloc.h>
-#endif
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
 #include "config.h"
+#include "os.h"
 #include "stdout-guard.h"
 
 int
@@ -26,17 +23,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "browser-bridge: %s\n", cause);
 		return 1;
 	}
-	signal(SIGPIPE, SIG_IGN);
-#ifdef HAVE_MALLOPT
-	/*
-	 * Big buffers (request bodies, frames of a megabyte) are mapped and
-	 * given back when freed. Left to itself, glibc raises its mapping
-	 * threshold after the first such free and keeps later ones in the
-	 * heap, so a burst of big calls would leave the host holding up to
-	 * 32 MiB it no longer uses.
-	 */
-	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-#endif
+	os_start(argv[0]);
 	if (config_load(&config, argc, argv, &cause) != 0) {
 		fprintf(stderr, "browser-bridge: %s (see browser-bridge "
 		    "--help)\n", cause);

@@ -20,15 +20,6 @@
 /* Largest response read (the health answer is about a hundred bytes). */
 #define PROBE_RESPONSE_MAX	(64 * 1024)
 
-/* Says whether a process with this pid exists. */
-bool
-probe_pid_alive(long pid)
-{
-	if (pid <= 0)
-		return false;
-	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
-}
-
 /* What one GET gathered: the answer, or why there is none. */
 struct probe_get {
 	struct event_base *base;

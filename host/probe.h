@@ -12,7 +12,6 @@
 
 #define PROBE_TIMEOUT_MS	2000
 
-bool	 probe_pid_alive(long pid);
 int	 probe_http_get(int port, const char *path, int timeout_ms,
 	    int *status, char **body, char **cause);
 json_t	*probe_health(int port, const char *token, int timeout_ms,

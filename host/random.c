@@ -9,7 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-/* Fills buf from /dev/urandom; only for kernels without getrandom(2). */
+/* Fills buf from /dev/urandom; only for kernels without getentropy's call. */
 static int
 random_bytes_urandom(unsigned char *buf, size_t len)
 {
@@ -42,27 +42,15 @@ random_bytes_urandom(unsigned char *buf, size_t len)
 	return 0;
 }
 
-/* Fills buf with len random bytes; returns -1 with errno set on failure. */
+/*
+ * Fills buf with len random bytes; returns -1 with errno set on failure.
+ * getentropy(3) is in glibc (2.25), macOS (10.12) and the BSDs, and reads
+ * the kernel's generator (getrandom(2) on Linux).
+ */
 int
 random_bytes(void *buf, size_t len)
 {
 	unsigned char	*p = buf;
-#ifdef __linux__
-	ssize_t		 n;
-
-	while (len > 0) {
-		n = getrandom(p, len, 0);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOSYS)
-				return random_bytes_urandom(p, len);
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-#else
 	size_t		 chunk;
 
 	/* getentropy(3) hands out at most 256 bytes a call. */
@@ -76,7 +64,6 @@ random_bytes(void *buf, size_t len)
 		p += chunk;
 		len -= chunk;
 	}
-#endif
 	return 0;
 }
 

@@ -1,4 +1,4 @@
-/* Cryptographically secure random bytes and identifiers (getrandom). */
+/* Cryptographically secure random bytes and identifiers (getentropy). */
 #ifndef RANDOM_H
 #define RANDOM_H
 

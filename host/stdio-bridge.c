@@ -18,6 +18,7 @@
 #include "jsonrpc.h"
 #include "log.h"
 #include "loop.h"
+#include "os.h"
 #include "stdio-relay.h"
 #include "tools.h"
 #include "xmalloc.h"
@@ -35,8 +36,7 @@ struct stdio_bridge {
 	int			 out_flags;
 	struct event		*read_event;
 	struct event		*write_event;
-	struct event		*signal_int;
-	struct event		*signal_term;
+	struct os_termination	*termination;
 	struct evbuffer		*input;
 	struct evbuffer		*output;
 	size_t			 max_message;
@@ -181,13 +181,13 @@ stdio_bridge_finish(void *arg)
 	event_base_loopbreak(bridge->base);
 }
 
-/* Stops on SIGINT or SIGTERM. */
+/* Stops when the user or the system asks it to end. */
 static void
-stdio_bridge_signal_cb(evutil_socket_t fd, short events, void *arg)
+stdio_bridge_terminated(const char *what, void *arg)
 {
 	struct stdio_bridge	*bridge = arg;
 
-	log_debug(bridge->log, "signal %d: stopping", (int)fd);
+	log_debug(bridge->log, "%s: stopping", what);
 	stdio_bridge_finish(bridge);
 }
 
@@ -218,10 +218,7 @@ stdio_bridge_free(struct stdio_bridge *bridge)
 		event_free(bridge->read_event);
 	if (bridge->write_event != NULL)
 		event_free(bridge->write_event);
-	if (bridge->signal_int != NULL)
-		event_free(bridge->signal_int);
-	if (bridge->signal_term != NULL)
-		event_free(bridge->signal_term);
+	os_termination_free(bridge->termination);
 	if (bridge->input != NULL)
 		evbuffer_free(bridge->input);
 	if (bridge->output != NULL)
@@ -279,16 +276,12 @@ stdio_bridge_run(struct config *config, int out_fd)
 	    EV_READ|EV_PERSIST, stdio_bridge_read_cb, bridge);
 	bridge->write_event = event_new(bridge->base, out_fd,
 	    EV_WRITE|EV_PERSIST, stdio_bridge_write_cb, bridge);
-	bridge->signal_int = evsignal_new(bridge->base, SIGINT,
-	    stdio_bridge_signal_cb, bridge);
-	bridge->signal_term = evsignal_new(bridge->base, SIGTERM,
-	    stdio_bridge_signal_cb, bridge);
 	if (event_add(bridge->read_event, NULL) == -1) {
 		log_error(bridge->log, "cannot watch stdin");
 		goto out;
 	}
-	evsignal_add(bridge->signal_int, NULL);
-	evsignal_add(bridge->signal_term, NULL);
+	bridge->termination = os_termination_new(bridge->base,
+	    stdio_bridge_terminated, bridge);
 	log_debug(bridge->log, "stdio bridge %s ready", PACKAGE_VERSION);
 
 	rc = event_base_dispatch(bridge->base) == -1 ? 1 : 0;

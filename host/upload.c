@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "files.h"
-#include "probe.h"
+#include "os.h"
 #include "xmalloc.h"
 
 /* How deep a staging directory goes: PID/N/file. */
@@ -88,7 +88,7 @@ upload_stage_sweep(int parent_fd)
 		if (entry->d_name[0] < '1' || entry->d_name[0] > '9' ||
 		    *end != '\0' || errno != 0)
 			continue;
-		if (pid == (long)getpid() || !probe_pid_alive(pid))
+		if (pid == os_pid() || !os_process_alive(pid))
 			upload_remove(parent_fd, entry->d_name,
 			    UPLOAD_STAGE_DEPTH);
 	}
@@ -111,7 +111,7 @@ upload_stage_new(const char *parent, char **cause)
 	    "there", cause)) == -1)
 		return NULL;
 	upload_stage_sweep(parent_fd);
-	name = xasprintf("%ld", (long)getpid());
+	name = xasprintf("%ld", os_pid());
 	if (mkdirat(parent_fd, name, 0700) == -1 ||
 	    (fd = openat(parent_fd, name, O_RDONLY|O_DIRECTORY|O_NOFOLLOW|
 	    O_CLOEXEC)) == -1) {
@@ -184,32 +184,6 @@ upload_protected(const char *path, const json_t *protected_dirs)
 			return true;
 	}
 	return false;
-}
-
-/*
- * The path of an open file: where it lies, not how the caller named it. On
- * Linux /proc/self/fd/N names the directory entry the file was opened
- * through, with every link on the way resolved, and follows renames after
- * that. A file with one link has no other entry, so that is where the
- * bytes read from fd come from. (Resolving the caller's path again, or
- * comparing it with fstat, checks a name that can change between the two
- * looks; the open file cannot.) NULL with errno when /proc is missing.
- */
-static char *
-upload_opened_path(int fd)
-{
-	char	 link[64], real[PATH_MAX];
-	ssize_t	 n;
-
-	(void)snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	if ((n = readlink(link, real, sizeof real - 1)) == -1)
-		return NULL;
-	if (n == (ssize_t)sizeof real - 1) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
-	real[n] = '\0';
-	return xstrdup(real);
 }
 
 /*
@@ -327,9 +301,16 @@ upload_stage_file(const char *path, char *const *roots, size_t nroots,
 		    UPLOAD_STAGE_MAX / (1024 * 1024));
 		goto out;
 	}
-	if ((real = upload_opened_path(fd)) == NULL) {
-		*why = xasprintf("cannot tell where %s lies (%s); uploads need "
-		    "/proc mounted", path, strerror(errno));
+	/*
+	 * Where the open file lies, not where the caller's name leads: that
+	 * name can change between two looks, the open file cannot. A file
+	 * with one link has no other place, so the bytes read from fd come
+	 * from there.
+	 */
+	if ((real = os_opened_path(fd, path)) == NULL) {
+		*why = xasprintf("cannot tell where %s lies (%s); upload a "
+		    "file by its own path, not through a link", path,
+		    strerror(errno));
 		goto out;
 	}
 	if (!upload_under_any(real, roots, nroots) ||

@@ -23,6 +23,7 @@
 #include "check-helpers.h"
 #include "files.h"
 #include "instance.h"
+#include "os.h"
 #include "probe.h"
 #include "stdio-sse-reader.h"
 #include "stdio-offline.h"
@@ -428,13 +429,13 @@ START_TEST(test_pid_alive)
 	pid_t	child;
 	int	status;
 
-	ck_assert(probe_pid_alive((long)getpid()));
-	ck_assert(!probe_pid_alive(0));
-	ck_assert(!probe_pid_alive(-1));
+	ck_assert(os_process_alive((long)getpid()));
+	ck_assert(!os_process_alive(0));
+	ck_assert(!os_process_alive(-1));
 	if ((child = fork()) == 0)
 		_exit(0);
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
-	ck_assert(!probe_pid_alive((long)child));
+	ck_assert(!os_process_alive((long)child));
 }
 END_TEST
 
