@@ -387,18 +387,23 @@ oauth_authorize_field(const json_t *query, const char *name)
 
 /*
  * Finds the registered redirect URI a request names: exact, but for the
- * port of a loopback one. The only one registered when it names none.
+ * port of a loopback one. The only one registered when it names none (if
+ * it is one registration takes today: a file may be older).
  */
 static const char *
 oauth_authorize_redirect(const struct oauth_client *client, const char *uri)
 {
-	const json_t	*item;
-	size_t		 i;
+	struct oauth_uri	 parsed;
+	const json_t		*item;
+	const char		*only;
+	size_t			 i;
 
-	if (uri == NULL)
-		return json_array_size(client->redirect_uris) == 1 ?
+	if (uri == NULL) {
+		only = json_array_size(client->redirect_uris) == 1 ?
 		    json_string_value(json_array_get(client->redirect_uris, 0)) :
 		    NULL;
+		return oauth_uri_loopback(only, &parsed) == 0 ? only : NULL;
+	}
 	json_array_foreach(client->redirect_uris, i, item) {
 		if (oauth_uri_same_but_port(json_string_value(item), uri))
 			return uri;

@@ -110,7 +110,13 @@ oauth_token_check_holder(struct oauth_store *store,
 	return NULL;
 }
 
-/* grant_type=authorization_code: redeems a code, once, with its verifier. */
+/*
+ * grant_type=authorization_code: redeems a code, once, with its verifier.
+ * Only a request that passes every check (client, redirect URI, PKCE)
+ * spends the code, so a wrong try by anyone holding it leaves the real
+ * client its grant; a spent code coming back, from anyone, ends what it
+ * gave (RFC 6749 4.1.2).
+ */
 static json_t *
 oauth_token_code(struct oauth_store *store, const json_t *form,
     uint16_t port, uint64_t now_ms, int *status)
@@ -136,7 +142,6 @@ oauth_token_code(struct oauth_store *store, const json_t *form,
 		return oauth_error("invalid_grant", "the code was used "
 		    "already; the tokens it gave are revoked: authorize again");
 	}
-	code->used = true;
 	if ((error = oauth_token_check_holder(store, code, form, port)) != NULL)
 		return error;
 	if (code->redirect_uri != NULL && redirect == NULL)
@@ -150,6 +155,7 @@ oauth_token_code(struct oauth_store *store, const json_t *form,
 	    code->challenge))
 		return oauth_error("invalid_grant", "code_verifier does not "
 		    "match the code_challenge (PKCE, S256)");
+	code->used = true;
 	*status = 200;
 	return oauth_token_grant(store, code, code->scopes, port, now_ms);
 }

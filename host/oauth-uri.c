@@ -1,6 +1,7 @@
 /* Loopback http URIs: parsing, and comparing them without the port. */
 #include "oauth-uri.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,9 +16,32 @@ static const char *const oauth_uri_hosts[] = {
 };
 
 /*
+ * Says whether a URI holds only printable ASCII, none of it a space nor
+ * a control character written as %XX (%0d, %0A, %00, %7f...): what goes
+ * into a Location header and the person's address bar must be one line.
+ */
+static bool
+oauth_uri_printable(const char *uri)
+{
+	const char	*p;
+	unsigned	 value;
+
+	for (p = uri; *p != '\0'; p++) {
+		if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f)
+			return false;
+		if (*p == '%' && isxdigit((unsigned char)p[1]) &&
+		    isxdigit((unsigned char)p[2]) &&
+		    sscanf(p + 1, "%2x", &value) == 1 &&
+		    (value < 0x20 || value == 0x7f))
+			return false;
+	}
+	return true;
+}
+
+/*
  * Parses "http://HOST[:PORT][/PATH][?QUERY]" with a loopback HOST; -1 for
  * anything else (another scheme or host, user info, a fragment, a bad
- * port).
+ * port, a space or a control character, raw or %-encoded).
  */
 int
 oauth_uri_loopback(const char *uri, struct oauth_uri *parsed)
@@ -27,7 +51,7 @@ oauth_uri_loopback(const char *uri, struct oauth_uri *parsed)
 	long		 port = 0;
 
 	if (uri == NULL || strncasecmp(uri, "http://", 7) != 0 ||
-	    strchr(uri, '#') != NULL)
+	    strchr(uri, '#') != NULL || !oauth_uri_printable(uri))
 		return -1;
 	p = uri + 7;
 	for (i = 0; i < sizeof oauth_uri_hosts / sizeof *oauth_uri_hosts;

@@ -24,6 +24,7 @@
 #include "oauth-token.h"
 #include "oauth-uri.h"
 #include "session.h"
+#include "xmalloc.h"
 
 #define PORT		9333
 #define OTHER_PORT	9334
@@ -65,7 +66,8 @@ END_TEST
 START_TEST(test_uri_loopback_only)
 {
 	static const char *const good[] = { "http://127.0.0.1:1/cb",
-	    "http://[::1]/", "http://localhost:65535/a?b=c", "HTTP://LOCALHOST" };
+	    "http://[::1]/", "http://localhost:65535/a?b=c", "HTTP://LOCALHOST",
+	    "http://127.0.0.1/cb?q=a%20b%2F%25" };
 	static const char *const bad[] = { "https://127.0.0.1/cb",
 	    "http://127.0.0.1.evil.test/cb", "http://user@127.0.0.1/cb",
 	    "http://127.0.0.1:0/cb", "http://127.0.0.1:65536/cb",
@@ -73,7 +75,13 @@ START_TEST(test_uri_loopback_only)
 	    "http://127.0.0.2/cb", "http://localhostx/", "app:/cb",
 	    /* fuzz-oauth: a port of many digits overflowed a long */
 	    "http://127.0.0.1:44444444444444444444444444444444444505/cb",
-	    "http://127.0.0.1:009333/cb" };
+	    "http://127.0.0.1:009333/cb",
+	    /* #35: a header or a second line smuggled in */
+	    "http://127.0.0.1/cb\r\nX-Injected: 1", "http://127.0.0.1/cb\r\n X",
+	    "http://127.0.0.1/c b", "http://127.0.0.1/cb\t",
+	    "http://127.0.0.1/cb%0d%0aX-Injected:%201", "http://127.0.0.1/cb%0A",
+	    "http://127.0.0.1/cb?x=%00", "http://127.0.0.1/cb%7F",
+	    "http://127.0.0.1/cb\xc2\x9b", "http://127.0.0.1/cb\x7f" };
 	struct oauth_uri	 parsed;
 	size_t			 i;
 
@@ -222,6 +230,52 @@ START_TEST(test_code_expires_and_serves_once)
 	json_decref(reply);
 	reply = redeem(store, client, code, T0 + 2000, &status);
 	expect_error(reply, "invalid_grant");
+	free(code);
+	oauth_store_free(store);
+}
+END_TEST
+
+/*
+ * Only a request that passes every check spends a code: another client's
+ * try, a wrong verifier or another redirect URI leave it to its client;
+ * a spent code coming back from anyone ends the grant it gave.
+ */
+START_TEST(test_code_spent_only_by_a_request_that_passes)
+{
+	struct oauth_store	*store = oauth_store_open(NULL, NULL);
+	struct oauth_client	*client = registered(store, true);
+	struct oauth_client	*other = registered(store, true);
+	struct session_grant	 grant;
+	char			*code = issue_code(store, client, T0);
+	char			*access;
+	json_t			*reply;
+	int			 status;
+	bool			 touched;
+
+	reply = redeem(store, other, code, T0, &status);
+	expect_error(reply, "invalid_grant");
+	reply = token_call(store, T0, &status, "grant_type",
+	    "authorization_code", "client_id", client->client_id, "code", code,
+	    "code_verifier", VERIFIER "x", "redirect_uri", REDIRECT, NULL);
+	expect_error(reply, "invalid_grant");
+	reply = token_call(store, T0, &status, "grant_type",
+	    "authorization_code", "client_id", client->client_id, "code", code,
+	    "code_verifier", VERIFIER, "redirect_uri",
+	    "http://127.0.0.1:41000/elsewhere", NULL);
+	expect_error(reply, "invalid_grant");
+	reply = redeem(store, client, code, T0, &status);
+	ck_assert_int_eq(status, 200);
+	access = xstrdup(json_string_value(json_object_get(reply,
+	    "access_token")));
+	json_decref(reply);
+	ck_assert_int_eq(oauth_token_verify(store, access, PORT, T0, &grant,
+	    &touched), 0);
+	/* The spent code replayed, even by another client: the grant ends. */
+	reply = redeem(store, other, code, T0, &status);
+	expect_error(reply, "invalid_grant");
+	ck_assert_int_eq(oauth_token_verify(store, access, PORT, T0, &grant,
+	    &touched), -1);
+	free(access);
 	free(code);
 	oauth_store_free(store);
 }
@@ -775,6 +829,7 @@ oauth_suite(void)
 
 	tc = tcase_create("tokens");
 	tcase_add_test(tc, test_code_expires_and_serves_once);
+	tcase_add_test(tc, test_code_spent_only_by_a_request_that_passes);
 	tcase_add_test(tc, test_access_token_expires_and_is_bound);
 	tcase_add_test(tc, test_refresh_rotates_and_reuse_ends_the_family);
 	tcase_add_test(tc, test_rotation_keeps_other_clients_grants);

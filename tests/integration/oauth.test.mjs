@@ -486,7 +486,10 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 
 	it('registration takes loopback redirect URIs only, no secrets, and cleans the name', async () => {
 		for (const uri of ['https://evil.example/cb', 'http://192.168.1.2/cb', 'http://127.0.0.1.evil.example/cb',
-			'http://user@127.0.0.1/cb', 'http://127.0.0.1:99999/cb', 'http://127.0.0.1/cb#x', 'com.example.app:/cb']) {
+			'http://user@127.0.0.1/cb', 'http://127.0.0.1:99999/cb', 'http://127.0.0.1/cb#x', 'com.example.app:/cb',
+			// #35: a header or a line smuggled into the Location of a redirect
+			'http://127.0.0.1/cb\r\nX-Injected: 1', 'http://127.0.0.1/cb\r\n\tX-Injected: 1', 'http://127.0.0.1/c b',
+			'http://127.0.0.1/cb%0d%0aX-Injected:%201', 'http://127.0.0.1/cb%0D%0A', 'http://127.0.0.1/cb\u009b']) {
 			const r = await register(host, { redirect_uris: [uri] });
 			assert.equal(r.status, 400, uri);
 			assert.equal(r.json.error, 'invalid_redirect_uri', uri);
@@ -543,6 +546,7 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 
 	it('a wrong PKCE verifier, a code used twice, another redirect_uri: invalid_grant', async () => {
 		const client = (await register(host)).json;
+		const other = (await register(host, { client_name: 'another client' })).json;
 		const { verifier, challenge } = pkce();
 		const code = (await browse(authorizeUrl(host, client, { challenge }))).searchParams.get('code');
 		const exchange = fields => postForm(host, '/token', {
@@ -553,10 +557,18 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 		assert.equal(wrong.status, 400);
 		assert.equal(wrong.json.error, 'invalid_grant');
 		assert.match(wrong.json.error_description, /code_verifier/);
-		// The failed attempt used the code up: codes are single-use.
-		const again = await exchange({});
+		const stolen = await exchange({ client_id: other.client_id });
+		assert.equal(stolen.json.error, 'invalid_grant');
+		assert.match(stolen.json.error_description, /another client_id/);
+		// Failed tries spend nothing: the client still gets its tokens.
+		const tokens = await exchange({});
+		assert.equal(tokens.status, 200, JSON.stringify(tokens.json));
+		assert.equal((await mcpPost(host, tokens.json.access_token, INITIALIZE)).status, 200);
+		// The spent code replayed by another client takes back what it gave (RFC 6749 4.1.2).
+		const again = await exchange({ client_id: other.client_id });
 		assert.equal(again.json.error, 'invalid_grant');
 		assert.match(again.json.error_description, /used already/);
+		assert.equal((await mcpPost(host, tokens.json.access_token, INITIALIZE)).status, 401);
 
 		const second = await authorizeRaw(host);
 		const replay = await postForm(host, '/token', {
