@@ -109,6 +109,7 @@ const tasks = new TaskManager({
 registerActions(dispatcher, { consoleStore, tasks });
 
 chrome.tabs.onRemoved.addListener(tabId => {
+	tasks.tabClosed(tabId).catch(error => log(`tasks: tab ${tabId} closed: ${error?.message ?? error}`));
 	fence.tabRemoved(tabId);
 	consoleStore.forget(tabId);
 	dispatcher.forgetTab(tabId);

@@ -31,6 +31,8 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {boolean} [pageText] a caller inside the extension (the agents) also wants the page's text with a state it reads
  *   (get_browser_state, include_state), in the same pass: the result's pageText (see captureState)
  * @property {chrome.tabs.Tab} [tab] the tab, for actions that act on one
+ * @property {(tabId: number) => void} [refuseIfHeld] a browser-wide action that changes a tab it names (manage_tabs close)
+ *   asks first: throws TAB_BUSY when a task other than the caller holds that tab
  * @property {(tabId: number) => void} [opened] an actsElsewhere call tells it the tab it opened, the moment it exists
  * @property {boolean} [tabWasActive] the call named no tab (no tab_id, no ref): tab is the one that was active
  * @property {import('./page-state/refs.js').RefEntry} [element] the element named by params.ref
@@ -190,6 +192,18 @@ export class Dispatcher {
 	 */
 	forgetTab(tabId) {
 		this.holds.delete(tabId);
+	}
+
+	/**
+	 * Refuses a change to a tab that an owner other than the caller holds.
+	 * @param {number} tabId
+	 * @param {Owner|undefined} caller the task that asks (undefined: an MCP client)
+	 * @throws {BridgeError} TAB_BUSY naming the holder
+	 */
+	refuseIfHeld(tabId, caller) {
+		const holder = this.holds.get(tabId);
+		if (holder !== undefined && holder !== caller)
+			throw this.busy(tabId, holder);
 	}
 
 	/**
@@ -358,6 +372,7 @@ export class Dispatcher {
 			ownerKey: call.ownerKey === true,
 			scopes: call.scopes,
 			pageText: call.pageText === true,
+			refuseIfHeld: tabId => this.refuseIfHeld(tabId, call.owner),
 			services: this.services,
 		};
 		let key = 'browser';
@@ -384,9 +399,8 @@ export class Dispatcher {
 			context.resolveRef = ref => this.resolveRef(ref, context.tab.id);
 			where.tab = context.tab.id;
 			key = context.tab.id;
-			const holder = this.holds.get(key);
-			if (holder !== undefined && holder !== call.owner && !this.readOnly(method))
-				throw this.busy(key, holder);
+			if (!this.readOnly(method))
+				this.refuseIfHeld(key, call.owner);
 		}
 		/* A call that waits behind others reads its tab again when its turn comes; one that does not has it fresh. */
 		const waits = definition.unqueued !== true && this.queue.size(key) > 0;

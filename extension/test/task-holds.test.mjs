@@ -8,6 +8,7 @@ import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Dispatcher } from '../src/dispatcher.js';
+import { tabActions } from '../src/actions/tabs.js';
 import { HISTORY_KEY, HISTORY_MAX, PANEL_NOTICE_MS, TASK_KEEP_MS, TaskManager, taskActions, urlInTask } from '../src/agents/task-manager.js';
 import { BridgeError, ErrorCode } from '../src/errors.js';
 import { Fence } from '../src/agents/fence.js';
@@ -185,6 +186,38 @@ test('stop_task ends the hold', async () => {
 	assert.equal(stopped.structuredContent.stopped, true);
 	assert.equal(dispatcher.holds.size, 0);
 	await dispatcher.dispatch('scroll_page', { tab_id: 1, direction: 'down' }, call());
+});
+
+// Issue #35, finding 2: manage_tabs close was the one tool that changed a
+// task's tab past its hold, and the task then ran on in a closed tab.
+test('no other client closes a task\'s tab; the person does, and the task ends at once saying so', async () => {
+	const { dispatcher, tasks, model } = setup();
+	dispatcher.register(tabActions);
+	dispatcher.services.refs = { expireTab: () => {} };
+	const removed = [];
+	chrome.tabs.query = async () => [{ id: 1 }, { id: 2 }];
+	chrome.tabs.remove = async id => { removed.push(id); };
+	const started = await dispatcher.dispatch('run_task', { task: 'Wait forever', tab_id: 1, wait: false }, call());
+	const id = started.structuredContent.task_id;
+	await model.waiting(1);
+	await assert.rejects(dispatcher.dispatch('manage_tabs', { action: 'close', tab_id: 1 }, call(undefined, 'bob')),
+	    busy(`task ${id} ("Wait forever")`));
+	await assert.rejects(dispatcher.dispatch('manage_tabs', { action: 'close' }, { ...call(), ownerKey: true }),
+	    busy(`task ${id}`), 'the tab in front, with the owner key');
+	assert.deepEqual(removed, []);
+	await dispatcher.dispatch('manage_tabs', { action: 'close', tab_id: 2 }, call(undefined, 'bob'));
+	assert.deepEqual(removed, [2], 'another tab closes');
+	assert.equal((await dispatcher.dispatch('get_task', { task_id: id }, call())).structuredContent.status, 'running');
+
+	/* The person presses the tab's close button: the browser says it closed. */
+	assert.equal(await tasks.tabClosed(1), true);
+	const ended = await dispatcher.dispatch('get_task', { task_id: id }, call());
+	assert.equal(ended.structuredContent.status, 'finished');
+	assert.equal(ended.structuredContent.stop_reason, 'tab_closed');
+	assert.match(ended.structuredContent.message, /^Stopped: tab 1, where the task ran, was closed\.$/);
+	assert.match(ended.content[0].text, /stopped \(tab_closed\).*tab 1, where the task ran, was closed/);
+	assert.equal(dispatcher.holds.size, 0);
+	assert.equal(await tasks.tabClosed(1), false, 'nothing runs there any more');
 });
 
 test('a caller that cancels a waiting run_task ends the hold', async () => {

@@ -225,6 +225,30 @@ describe('run_task', () => {
 		await b.ok('click_element', { ref: (await b.state({ tab_id: tab })).ref('link', 'Blue mug') });
 	});
 
+	// Issue #35, finding 2: another client's manage_tabs close closed a
+	// running task's tab, and the task ran on as if its tab were there.
+	test('no client closes a running task\'s tab; the person closing it ends the task at once, and get_task says why', async () => {
+		await useScenario({ steps: SHOP_ORDER_STEPS, faults: [{ request: 2, hold: true }] });
+		const start = b.page('shop/index.html?closed-by-the-person');
+		const started = await runTask({ task: 'Order a mug while the person watches.', start_url: start, wait: false });
+		const { task_id: id, tab_id: tab } = started.data;
+		await until(async () => (await model.log()).length >= 2, { what: 'the held model request' });
+
+		const close = await b.fails('manage_tabs', { action: 'close', tab_id: tab });
+		assert.equal(close.code, 'TAB_BUSY');
+		assert.ok(close.message.includes(id), close.message);
+		assert.ok((await b.ok('manage_tabs', { action: 'list' })).data.tabs.some(t => t.id === tab), 'the tab is still open');
+		assert.equal((await b.ok('get_task', { task_id: id })).data.status, 'running');
+
+		/* The person presses the tab's close button. */
+		const target = (await b.cdp.targets()).find(t => t.type === 'page' && t.url === start);
+		await b.cdp.send('Target.closeTarget', { targetId: target.targetId });
+		const ended = await b.ok('get_task', { task_id: id, wait_ms: scaled(10000) });
+		assert.equal(ended.data.status, 'finished', ended.text);
+		assert.equal(ended.data.stop_reason, 'tab_closed');
+		assert.match(ended.text, new RegExp(`stopped \\(tab_closed\\).*tab ${tab}, where the task ran, was closed`));
+	});
+
 	test('allowed_domains refuses a link to another site and reports it', async () => {
 		await useScenario({ steps: [{ do: 'click', label: 'Partner deals' }] });
 		const r = await runTask({ task: 'Look at the partner deals.', start_url: b.page('shop/index.html'),

@@ -39,7 +39,7 @@ async function tabsResult(sentence, extra = {}) {
 export const tabActions = {
 	manage_tabs: {
 		scope: 'browser',
-		async run(params, { signal, deadline, actor, services }) {
+		async run(params, { signal, deadline, actor, services, refuseIfHeld }) {
 			switch (params.action) {
 			case 'list':
 				return tabsResult(`${(await listTabs()).length} tab(s) open.`);
@@ -69,6 +69,8 @@ export const tabActions = {
 			}
 			case 'close': {
 				const tab = params.tab_id === undefined ? await activeTab() : await getTab(params.tab_id);
+				/* A running task's tab is closed only by the person (its close button) or the task itself. */
+				refuseIfHeld(tab.id);
 				await closeTab(tab.id);
 				services.refs.expireTab(tab.id, `its tab (${tab.id}) was closed`);
 				return tabsResult(`Closed tab ${tab.id}.`, { tab_id: tab.id });

@@ -27,6 +27,7 @@ export const StopReason = Object.freeze({
 	PAUSED_BY_USER: 'paused_by_user',
 	STOPPED_BY_USER: 'stopped_by_user',
 	WAITING_FOR_USER: 'waiting_for_user',
+	TAB_CLOSED: 'tab_closed',
 });
 
 /**

@@ -9,7 +9,7 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { getTab, resolveTab } from '../browser/tabs.js';
-import { AgentTask, timePhase } from './task-loop.js';
+import { AgentTask, StopReason, timePhase } from './task-loop.js';
 import { loadSettings, readDomains, roleModels, taskLimits } from './settings.js';
 import { domainAllowed, domainRefusal, taskDomains } from './domains.js';
 import { BLOCKED_ERROR } from './fence.js';
@@ -760,6 +760,20 @@ export class TaskManager {
 		const theirs = (await this.list({ caller })).filter(record => record.result === null && !record.stopped);
 		const stopped = await Promise.all(theirs.map(record => this.end(record, why, 'cancelled')));
 		return stopped.filter(Boolean).length;
+	}
+
+	/**
+	 * The browser closed a tab (the person's close button; no other
+	 * client may close a task's tab): a task running in it ends at once
+	 * with stop reason tab_closed, and its result says so.
+	 * @param {number} tabId
+	 * @returns {Promise<boolean>} whether a task was running there
+	 */
+	async tabClosed(tabId) {
+		const record = this.runningIn(tabId);
+		if (record === undefined)
+			return false;
+		return this.end(record, `tab ${tabId}, where the task ran, was closed`, StopReason.TAB_CLOSED);
 	}
 
 	/**
