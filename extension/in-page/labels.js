@@ -38,6 +38,16 @@
 	]);
 	/** Most options of a select a state lists. */
 	const OPTIONS_MAX = 10;
+	/** Autocomplete tokens that say a field holds a secret (docs/security.md). */
+	const SECRET_AUTOCOMPLETE = new Set(['current-password', 'new-password', 'one-time-code', 'cc-csc']);
+	/**
+	 * Words of a field's name, id, label, aria-label or placeholder that say
+	 * it holds a secret; whole words, so "shipping" is not "pin".
+	 */
+	const SECRET_WORDS = new Set(['password', 'passwort', 'passwd', 'pwd', 'passcode', 'passphrase', 'pin', 'otp', 'totp',
+		'secret', 'token', 'cvv', 'cvc', 'csc', 'cvv2', 'cvc2']);
+	/** Word pairs that say the same ("one-time code", "security code", "api key"). */
+	const SECRET_PAIRS = new Set(['one time', 'security code', 'verification code', 'api key', 'private key']);
 
 	/** Elements whose text is not part of a label's: controls, scripts, styles. */
 	const LABEL_SKIPPED = /^(SELECT|TEXTAREA|INPUT|BUTTON|SCRIPT|STYLE)$/;
@@ -191,6 +201,42 @@
 	}
 
 	/**
+	 * The lower-case words of a text, camelCase split ("cardPin" is "card
+	 * pin"), for the secret-field rule.
+	 */
+	function wordsOf(text) {
+		return String(text ?? '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+	}
+
+	/**
+	 * Whether a field holds a secret, so what is typed into it is shown
+	 * only as a mask of its length: a password input, an autocomplete
+	 * token of a password or one-time code, or a name, id, label,
+	 * aria-label or placeholder with a word of SECRET_WORDS or a pair of
+	 * SECRET_PAIRS (docs/security.md, "What the agents type into a secret
+	 * field").
+	 */
+	function secretField(element) {
+		if (element.tagName !== 'INPUT' && element.tagName !== 'TEXTAREA')
+			return false;
+		if (element.tagName === 'INPUT' && !TEXT_INPUT_TYPES.has(element.type))
+			return false;
+		if (element.type === 'password')
+			return true;
+		const autocomplete = wordsOf(element.getAttribute('autocomplete')).join('-');
+		if ([...SECRET_AUTOCOMPLETE].some(token => autocomplete.includes(token)))
+			return true;
+		const words = wordsOf([element.getAttribute('name'), element.id, element.getAttribute('aria-label'),
+			element.getAttribute('placeholder'), labelsText(element, NAME_MAX)].join(' '));
+		return words.some((word, i) => SECRET_WORDS.has(word) || SECRET_PAIRS.has(`${word} ${words[i + 1]}`));
+	}
+
+	/** A secret's stand-in: a dot per character, at most max. */
+	function masked(value, max = Infinity) {
+		return '•'.repeat(Math.min(value.length, max));
+	}
+
+	/**
 	 * The fields of an element an agent needs besides role and name.
 	 * semantics: what its ElementInternals set (internalsOf's answer).
 	 */
@@ -203,9 +249,10 @@
 					out.type = type;
 				if (element.placeholder)
 					out.placeholder = clean(element.placeholder, NAME_MAX);
-				if (type === 'password')
-					out.value = element.value ? '•'.repeat(Math.min(element.value.length, 8)) : undefined;
-				else if (type === 'file')
+				if (secretField(element)) {
+					out.secret = true;
+					out.value = element.value ? masked(element.value, 8) : undefined;
+				} else if (type === 'file')
 					out.value = element.files && element.files.length ? [...element.files].map(f => f.name).join(', ') : undefined;
 				else if (element.value)
 					out.value = clean(element.value, VALUE_MAX);
@@ -217,8 +264,10 @@
 		} else if (tag === 'TEXTAREA') {
 			if (element.placeholder)
 				out.placeholder = clean(element.placeholder, NAME_MAX);
+			if (secretField(element))
+				out.secret = true;
 			if (element.value)
-				out.value = clean(element.value, VALUE_MAX);
+				out.value = out.secret ? masked(element.value, 8) : clean(element.value, VALUE_MAX);
 			if (element.readOnly)
 				out.readonly = true;
 		} else if (tag === 'SELECT') {
@@ -287,12 +336,12 @@
 		return text !== '' ? `${kind} ${JSON.stringify(text)}` : kind;
 	}
 
-	/** Role and name of an element, for messages. */
+	/** Role and name of an element, for messages, and whether it is a secret field (secretField). */
 	function info(element) {
 		const semantics = internalsOf(element);
 		const role = roleOf(element, () => getComputedStyle(element).cursor, 'auto', false, semantics) ??
 		    (hasClickListener(element) ? 'clickable' : element.tagName.toLowerCase());
-		return { role, name: nameOf(element, role, semantics) };
+		return { role, name: nameOf(element, role, semantics), ...(secretField(element) ? { secret: true } : {}) };
 	}
 
 	/** The parts of an element's state a click can change. */
@@ -307,5 +356,5 @@
 		return out;
 	}
 
-	parts.labels = { TEXT_INPUT_TYPES, nameOf, contextOf, roleOf, detailsOf, info, stateOf, coverLabel };
+	parts.labels = { TEXT_INPUT_TYPES, nameOf, contextOf, roleOf, detailsOf, info, stateOf, coverLabel, secretField, masked };
 })(globalThis.__browserBridgePageParts ??= {});

@@ -12,7 +12,7 @@
 	const { fail } = parts.text;
 	const { elementById } = parts.refs;
 	const { deepActiveElement } = parts.tree;
-	const { TEXT_INPUT_TYPES, info } = parts.labels;
+	const { TEXT_INPUT_TYPES, info, secretField, masked } = parts.labels;
 	const { isInert, isShown, whyHidden, hitTest, bringIntoView } = parts.visibility;
 
 	/** Roles whose keys press or toggle, never type. */
@@ -90,10 +90,10 @@
 			element.select();
 	}
 
-	/** The current text of a field, for results. */
+	/** The current text of a field, for results; a secret field's as a mask of its length. */
 	function currentValue(element) {
 		if (element.tagName === 'INPUT' || element.tagName === 'TEXTAREA')
-			return element.type === 'password' ? '•'.repeat(element.value.length) : element.value;
+			return secretField(element) ? masked(element.value) : element.value;
 		if (element.tagName === 'SELECT')
 			return [...element.selectedOptions].map(o => o.label || o.text).join(', ');
 		return element.innerText ?? element.textContent ?? '';

@@ -471,6 +471,54 @@ test('ask_user: the task waits for the person, their answer is the action\'s res
 	assert.deepEqual(browser.acted, [], 'asking never touches the page');
 });
 
+// Issue #35, finding 7: a PIN the navigator typed stayed in clear in the
+// result's steps[].args.text and in the kept history.
+test('what the navigator types into a secret field is typed as it is, and kept, shown and returned only masked', async () => {
+	const PIN = '739164';
+	const CODE = '881122';
+	const acted = [];
+	const browser = {
+		read: async () => ({
+			state: 'e1 textbox "PIN" type=password\ne2 textbox "Name"\ne3 button "Unlock"', page_text: '', url: 'http://bank/', title: 'Bank',
+			labels: new Map([['e1', 'PIN'], ['e2', 'Name'], ['e3', 'Unlock']]), secrets: new Set(['e1']),
+		}),
+		/* The page echoes what it got, and fill_form says e9 (a field of an older state) holds a secret. */
+		act: async (tool, args) => {
+			acted.push({ tool, args });
+			return tool === 'fill_form' ? { text: `Filled 2 fields: e9 = "${CODE}"; e2 = "Ada".`, url: 'http://bank/', secretRefs: ['e9'] } :
+			    { text: `The page says: PIN ${PIN} accepted.`, url: 'http://bank/' };
+		},
+		back: async () => {},
+		blocked: () => [],
+	};
+	const events = [];
+	const tools = navigatorTools().filter(tool => ['type_value', 'fill_form'].includes(tool.name));
+	const { task, calls } = makeTask({
+		browser, tools, onEvent: event => events.push(event),
+		scripts: {
+			planner: [plan()],
+			navigator: [act(['type_value', { ref: 'e1', text: PIN }], ['type_value', { ref: 'e2', text: 'Ada' }]),
+				act(['fill_form', { fields: [{ ref: 'e9', value: CODE }, { ref: 'e2', value: 'Ada' }] }]),
+				done(`Unlocked with PIN ${PIN}`)],
+			validator: [accept],
+		},
+	});
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.DONE);
+	assert.deepEqual(acted.map(a => a.args), [{ ref: 'e1', text: PIN }, { ref: 'e2', text: 'Ada' },
+		{ fields: [{ ref: 'e9', value: CODE }, { ref: 'e2', value: 'Ada' }] }], 'the page gets the real values');
+	const steps = result.steps.filter(step => step.tool !== 'planner' && step.tool !== 'validator');
+	assert.deepEqual(steps.map(step => step.args), [{ ref: 'e1', text: '••••••' }, { ref: 'e2', text: 'Ada' },
+		{ fields: [{ ref: 'e9', value: '••••••' }, { ref: 'e2', value: 'Ada' }] }]);
+	assert.equal(steps[0].detail, 'The page says: PIN •••••• accepted.');
+	assert.equal(result.answer, 'Unlocked with PIN ••••••');
+	assert.equal(task.conceal(`${PIN} and ${CODE}`), '•••••• and ••••••');
+	for (const [where, kept] of [['result', result], ['events', events], ['history', task.history],
+		['the navigator\'s later prompts', calls.slice(2).map(call => call.input.history)]])
+		for (const secret of [PIN, CODE])
+			assert.ok(!JSON.stringify(kept).includes(secret), `${secret} in the ${where}: ${JSON.stringify(kept)}`);
+});
+
 test('ask_user with nobody answering stops the task with waiting_for_user at its timeout', async () => {
 	let fire;
 	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });

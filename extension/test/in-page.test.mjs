@@ -162,6 +162,46 @@ test('setValue sets an input the way a person would: the value changes and input
 	assert.equal(api.readValue(id).value, '3');
 });
 
+// Issue #35, finding 7: what is typed into a field that holds a secret is
+// shown only as a mask of its length, in the state and in what typing answers.
+test('a secret field (password, one-time code, a PIN or token by name, id or label) shows its value masked; others do not', () => {
+	const secret = [
+		'<input type="password" aria-label="Passwort" value="hunter22" data-box="0 0 80 20">',
+		'<input autocomplete="one-time-code" aria-label="Code" value="123456" data-box="0 30 80 20">',
+		'<input name="pin" aria-label="Card" value="739164" data-box="0 60 80 20">',
+		'<input id="cardPin" aria-label="Card 2" value="739164" data-box="0 90 80 20">',
+		'<label>Security code <input value="042" data-box="0 120 80 20"></label>',
+		'<input placeholder="Your OTP" value="881122" data-box="0 150 80 20">',
+		'<input name="api_token" aria-label="Key" value="tok-abc-123" data-box="0 180 80 20">',
+		'<textarea name="client_secret" aria-label="Client" data-box="0 210 80 20">s3cr3t-value</textarea>',
+		'<input type="number" name="cvv" aria-label="CVV" value="123" data-box="0 240 80 20">',
+	];
+	const plain = [
+		'<input name="shipping" aria-label="Shipping" value="Express" data-box="0 300 80 20">',
+		'<input name="spinner" aria-label="Spin" value="7" data-box="0 330 80 20">',
+		'<input type="email" autocomplete="username" aria-label="Email" value="ada@example.com" data-box="0 360 80 20">',
+		'<input name="opinion" aria-label="Opinion" value="Good" data-box="0 390 80 20">',
+	];
+	const { api } = pageWith([...secret, ...plain].join(''));
+	const { items } = api.snapshot();
+	assert.equal(items.length, secret.length + plain.length);
+	items.forEach((item, i) => {
+		const html = [...secret, ...plain][i];
+		const value = /value="([^"]*)"|>([^<]+)<\/textarea>/.exec(html).slice(1).find(v => v !== undefined);
+		if (i < secret.length) {
+			assert.equal(item.secret, true, html);
+			assert.equal(item.value, '•'.repeat(Math.min(value.length, 8)), html);
+			assert.equal(api.readValue(item.id).value, '•'.repeat(value.length), `${html}: readValue`);
+			assert.equal(api.prepareType(item.id, {}).info.secret, true, `${html}: prepareType`);
+		} else {
+			assert.equal(item.secret, undefined, html);
+			assert.equal(item.value, value, html);
+			assert.equal(api.readValue(item.id).value, value);
+			assert.equal(api.prepareType(item.id, {}).info.secret, undefined);
+		}
+	});
+});
+
 test('typing into a disabled or read-only field is refused with the reason', () => {
 	const { api } = pageWith('<input disabled aria-label="Off" data-box="0 0 80 20"><input readonly aria-label="Fixed" data-box="0 30 80 20">');
 	const { items } = api.snapshot();

@@ -9,6 +9,8 @@
 // waits as input_required until the answer typed in the panel, or until
 // the MCP client that started it answers with answer_task, or, for a
 // client that declared elicitation, its user's answer to elicitation/create.
+// A PIN and a one-time code the agents type reach the page, but no result,
+// progress, list, kept history or panel holds them in clear (#35).
 // Screenshots of each state go to E2E_ARTEFACTS.
 
 import { describe, before, after, test } from 'node:test';
@@ -234,5 +236,47 @@ describe('side panel', () => {
 			await client.close();
 		}
 		await panel.close();
+	});
+
+	// Issue #35, finding 7: a PIN the navigator typed into a password field
+	// stayed in clear in the result's steps[].args.text and in taskHistory.
+	test('a PIN and a one-time code the agents type reach the page, and no place the task leaves data holds them in clear', async () => {
+		const PIN = '739164';
+		const CODE = '882211';
+		await useScenario({ steps: [
+			{ do: 'type', label: 'PIN', text: PIN },
+			{ do: 'type', label: 'One-time code', text: CODE },
+			{ do: 'click', label: 'Unlock' },
+			{ do: 'answer', pattern: 'Card unlocked' },
+		] });
+		const progress = [];
+		const result = await b.client.callTool({ name: 'run_task',
+		    arguments: { task: 'Unlock the card with the PIN and the one-time code.', start_url: b.page('unlock.html') } },
+		    undefined, { timeout: 120000, resetTimeoutOnProgress: true, onprogress: p => progress.push(p.message) });
+		const id = result.structuredContent.task_id;
+		assert.equal(result.structuredContent.stop_reason, 'done', result.content[0].text);
+		assert.deepEqual(await b.evaluate(/unlock\.html/, 'window.received'), { pin: PIN, otp: CODE }, 'the page got what was typed');
+		const typed = result.structuredContent.steps.filter(step => step.tool === 'type_value');
+		assert.deepEqual(typed.map(step => [step.label, step.args.text]), [['PIN', '••••••'], ['One-time code', '••••••']]);
+
+		const kept = () => inExtension(b, `chrome.storage.local.get('taskHistory').then(s => s.taskHistory.find(t => t.id === ${JSON.stringify(id)}))`);
+		await until(kept, { what: 'the task among the kept ones' });
+		const sidePanel = await openPanel();
+		try {
+			await until(async () => (await sidePanel.tasks()).some(t => t.id === id && t.status === 'Done'), { what: 'the task in the panel' });
+			const places = {
+				'run_task': result, 'its progress': progress,
+				'get_task': await b.client.callTool({ name: 'get_task', arguments: { task_id: id } }),
+				'list_tasks': await b.client.callTool({ name: 'list_tasks', arguments: {} }),
+				'taskHistory in chrome.storage.local': await kept(),
+				'the side panel': await sidePanel.run('document.documentElement.outerHTML'),
+			};
+			assert.match(places['the side panel'], /type_value "PIN": ok/, 'the panel shows the step');
+			for (const [where, data] of Object.entries(places))
+				for (const secret of [PIN, CODE])
+					assert.ok(!JSON.stringify(data).includes(secret), `${secret} in ${where}: ${JSON.stringify(data)}`);
+		} finally {
+			await sidePanel.close();
+		}
 	});
 });

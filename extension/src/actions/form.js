@@ -64,19 +64,22 @@ async function fillCheck(context, read, value, label) {
 
 /**
  * Fills one text-like, select or value field as type_value would, replacing what it held.
- * @returns {Promise<string>} what was done
+ * @returns {Promise<{said: string, secret: boolean}>} what was done; secret: a secret field, whose value said shows
+ *   only as a mask of its length (docs/security.md)
  */
 async function fillValue(context, value, label) {
 	const text = String(value);
 	const prepared = await callOnElement(context, 'prepareType', [{}]);
 	throwIfFailed('fill', context.element.ref, prepared);
+	const secret = prepared.info?.secret === true;
 	if (prepared.kind === 'value' || prepared.kind === 'select') {
 		const set = await callOnElement(context, 'setValue', [text]);
 		throwIfFailed('set', context.element.ref, { ...set, info: prepared.info });
-		return `${label} = ${quote(set.value)}`;
+		return { said: `${label} = ${quote(set.value)}`, secret };
 	}
 	await typeIntoField(context, prepared, text === '' ? [] : [{ type: 'text', text }], { perKey: prepared.kind === 'keys' });
-	return `${label} = ${quote(text.length > 60 ? `${text.slice(0, 59)}…` : text)}`;
+	const shown = secret ? '•'.repeat(text.length) : text;
+	return { said: `${label} = ${quote(shown.length > 60 ? `${shown.slice(0, 59)}…` : shown)}`, secret };
 }
 
 /** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
@@ -88,6 +91,7 @@ export const formActions = {
 			const { tab, signal, deadline, services } = context;
 			const observer = new OutcomeObserver(tab, services.network);
 			const done = [];
+			const secretRefs = [];
 			try {
 				await observer.start();
 				for (const field of params.fields) {
@@ -97,8 +101,14 @@ export const formActions = {
 					const read = await runOnElement(fieldContext, readCheck);
 					const label = elementLabel(element.ref, read.info);
 					try {
-						done.push(read.check ? await fillCheck(fieldContext, read, field.value, label) :
-						    await fillValue(fieldContext, field.value, label));
+						if (read.check)
+							done.push(await fillCheck(fieldContext, read, field.value, label));
+						else {
+							const filled = await fillValue(fieldContext, field.value, label);
+							done.push(filled.said);
+							if (filled.secret)
+								secretRefs.push(element.ref);
+						}
 					} catch (error) {
 						if (!(error instanceof BridgeError) || done.length === 0)
 							throw error;
@@ -107,7 +117,7 @@ export const formActions = {
 				}
 				const outcome = await observer.finish({ signal, deadline });
 				return actionResult(`Filled ${done.length} field${done.length === 1 ? '' : 's'}: ${done.join('; ')}.`, outcome,
-				    { filled: params.fields.map(f => f.ref) });
+				    { filled: params.fields.map(f => f.ref), ...(secretRefs.length > 0 ? { secret_refs: secretRefs } : {}) });
 			} finally {
 				observer.dispose();
 			}

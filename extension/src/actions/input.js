@@ -311,6 +311,17 @@ export function syntheticNote(error) {
 	return `(Used DOM events instead of real input because ${error.message}; some pages ignore those. ${fix})`;
 }
 
+/**
+ * The structured field that marks what was typed as a secret's (a password
+ * or PIN field, docs/security.md), so the agents keep it only masked.
+ * @param {{info?: {secret?: boolean}}} prepared what prepareType answered
+ * @param {{ref: string}} element
+ * @returns {{secret_refs?: string[]}}
+ */
+function secretRefs(prepared, element) {
+	return prepared.info?.secret === true ? { secret_refs: [element.ref] } : {};
+}
+
 /** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
 export const inputActions = {
 	click_element: {
@@ -417,7 +428,7 @@ export const inputActions = {
 						await cdpType(services.debuggers, tab.id, [parseKeyName('Enter')], signal).catch(() => {});
 					const outcome = await observer.finish({ signal, deadline });
 					return actionResult(`Set ${label} to ${quote(set.value)}.`, outcome,
-					    { ref: element.ref, value: set.value }, undefined, true);
+					    { ref: element.ref, value: set.value, ...secretRefs(prepared, element) }, undefined, true);
 				}
 				/* A key-driven widget (no native text field) hears only keys. */
 				const perKey = params.per_key === true || prepared.kind === 'keys';
@@ -439,7 +450,7 @@ export const inputActions = {
 				sentence += ` into ${label}${append ? ' after its text' : ''}.`;
 				if (value !== undefined)
 					sentence += ` Its value is now ${quote(value.length > 200 ? `${value.slice(0, 199)}…` : value)}.`;
-				const structured = { ref: element.ref };
+				const structured = { ref: element.ref, ...secretRefs(prepared, element) };
 				if (value !== undefined)
 					structured.value = value;
 				return actionResult(sentence, outcome, structured, note, value !== undefined);

@@ -93,6 +93,22 @@ export function timePhase(trace, phase, work) {
 /** Longest detail kept per step in the history and the result. */
 const DETAIL_CHARS = 300;
 
+/**
+ * Shortest secret that conceal looks for in the task's texts: a shorter
+ * one would mask ordinary words and numbers (its arguments are masked
+ * whatever its length).
+ */
+const SECRET_MIN = 4;
+
+/**
+ * A secret's stand-in: a dot per character, as the page's password fields show it.
+ * @param {string} text
+ * @returns {string}
+ */
+export function mask(text) {
+	return '•'.repeat(text.length);
+}
+
 /** The abort reason of a task that ran out of time. */
 class TaskTimeout extends Error {
 	constructor(ms) {
@@ -118,8 +134,9 @@ class TaskStop extends Error {
  * @typedef {object} TaskBrowser
  * @property {(signal: AbortSignal) => Promise<PageView>} read the page's state (get_browser_state)
  * @property {(signal: AbortSignal) => Promise<string>} [pageText] the page's visible text, cut (get_page_content)
- * @property {(tool: string, args: object, signal: AbortSignal) => Promise<{text: string, url?: string, view?: PageView}>} act
- *   runs one catalogue tool; view: the page after it, when the tool reported it in the same call (include_state)
+ * @property {(tool: string, args: object, signal: AbortSignal) => Promise<{text: string, url?: string, view?: PageView,
+ *   secretRefs?: string[]}>} act runs one catalogue tool; view: the page after it, when the tool reported it in the same
+ *   call (include_state); secretRefs: the secret fields it typed into (the tool's secret_refs)
  * @property {(signal: AbortSignal) => Promise<void>} back returns from a page outside the allowed domains
  * @property {() => {url: string, here: boolean}[]} blocked the pages the browser's fence stopped in the task's tabs
  *   since the last call; here: in place of the task tab's own page (it shows the browser's error page)
@@ -133,6 +150,7 @@ class TaskStop extends Error {
  * @property {string} url
  * @property {string} title
  * @property {Map<string, string>} labels element names by ref
+ * @property {Set<string>} [secrets] the refs of fields that hold a secret (a password, a PIN: the state's secret)
  */
 
 /**
@@ -186,6 +204,8 @@ export class AgentTask {
 		this.limits = options.limits;
 		this.allowedDomains = options.allowedDomains ?? [];
 		this.vision = options.vision === true;
+		/** What the task typed into secret fields: concealed in everything it keeps, shows and returns. */
+		this.typedSecrets = new Set();
 		this.onEvent = options.onEvent ?? (() => {});
 		this.now = options.now ?? Date.now;
 		this.timer = options.timer ?? ((ms, onTime) => {
@@ -221,6 +241,67 @@ export class AgentTask {
 		this.onTime = () => {};
 	}
 
+	/**
+	 * A text with every secret the task typed into a secret field
+	 * replaced by a mask of its length (docs/security.md).
+	 * @param {string} text
+	 * @returns {string}
+	 */
+	conceal(text) {
+		let out = text;
+		for (const secret of this.typedSecrets)
+			out = out.split(secret).join(mask(secret));
+		return out;
+	}
+
+	/**
+	 * Tells onEvent of a plan, action, verdict, question, pause or resume, concealed.
+	 * @param {object} event
+	 */
+	emit(event) {
+		this.onEvent(this.concealAll(event));
+	}
+
+	/**
+	 * A copy of a value (a step, an event, a result) whose strings are concealed.
+	 * @template T
+	 * @param {T} value
+	 * @returns {T}
+	 */
+	concealAll(value) {
+		if (typeof value === 'string')
+			return this.conceal(value);
+		if (Array.isArray(value))
+			return value.map(item => this.concealAll(item));
+		if (value !== null && typeof value === 'object')
+			return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.concealAll(item)]));
+		return value;
+	}
+
+	/**
+	 * An action's arguments as the task keeps and shows them: what it
+	 * types into a secret field (type_value's text, fill_form's values of
+	 * those fields) as a mask of its length, the value remembered for
+	 * conceal. The action itself gets the real arguments.
+	 * @param {string} tool
+	 * @param {object} args
+	 * @param {Set<string>} secretRefs the refs of secret fields
+	 * @returns {object}
+	 */
+	keptArgs(tool, args, secretRefs) {
+		const hide = value => {
+			const text = String(value);
+			if (text.length >= SECRET_MIN)
+				this.typedSecrets.add(text);
+			return mask(text);
+		};
+		if (tool === 'type_value' && secretRefs.has(args.ref) && typeof args.text === 'string')
+			return { ...args, text: hide(args.text) };
+		if (tool === 'fill_form' && Array.isArray(args.fields) && args.fields.some(field => secretRefs.has(field?.ref)))
+			return { ...args, fields: args.fields.map(field => secretRefs.has(field?.ref) ? { ...field, value: hide(field.value) } : field) };
+		return args;
+	}
+
 	/** Whether the person has paused the task. */
 	get paused() {
 		return this.gate !== null;
@@ -238,7 +319,7 @@ export class AgentTask {
 		});
 		this.stopClock();
 		this.timeLeft -= this.now() - this.clockStarted;
-		this.onEvent({ type: 'paused' });
+		this.emit({ type: 'paused' });
 	}
 
 	/** Resumes a paused task: it reads the page again and plans from what it sees. */
@@ -249,7 +330,7 @@ export class AgentTask {
 		this.replan = true;
 		this.resumeGate();
 		this.startClock();
-		this.onEvent({ type: 'resumed' });
+		this.emit({ type: 'resumed' });
 	}
 
 	/**
@@ -274,7 +355,7 @@ export class AgentTask {
 	 */
 	async askUser(question, signal) {
 		this.question = { id: `q${++this.questionsAsked}`, text: question, asked: this.now() };
-		this.onEvent({ type: 'question', question });
+		this.emit({ type: 'question', question });
 		const answered = new Promise(resolve => {
 			this.giveAnswer = resolve;
 		});
@@ -465,7 +546,7 @@ export class AgentTask {
 		/* A new plan (after a rejected answer, a resume, failures): the navigator gets the page's text again. */
 		this.navigatorSaw = null;
 		this.record({ tool: 'planner', outcome: 'planned', detail: brief(`${output.plan} Next: ${output.next_goal}`) });
-		this.onEvent({ type: 'plan', plan: output.plan, next_goal: output.next_goal, status: output.status });
+		this.emit({ type: 'plan', plan: output.plan, next_goal: output.next_goal, status: output.status });
 		return output;
 	}
 
@@ -492,7 +573,7 @@ export class AgentTask {
 		this.verdict = { verdict: output.verdict, reason: output.reason, answer };
 		this.record({ tool: 'validator', outcome: output.verdict === 'accept' ? 'accepted' : 'rejected',
 		    detail: `${brief(answer)}: ${output.reason}` });
-		this.onEvent({ type: 'verdict', verdict: output.verdict, reason: output.reason, answer });
+		this.emit({ type: 'verdict', verdict: output.verdict, reason: output.reason, answer });
 		if (output.verdict !== 'accept')
 			this.failures++;
 		return output;
@@ -604,7 +685,7 @@ export class AgentTask {
 	 */
 	async runAction(tool, args, view, signal) {
 		const label = typeof args.ref === 'string' ? view.labels.get(args.ref) : undefined;
-		const step = { tool, args, label };
+		const step = { tool, args: this.keptArgs(tool, args, view.secrets ?? new Set()), label };
 		if (!this.toolSchemas.has(tool))
 			return this.failed(step, 'refused', `There is no action "${tool}". Use one of: ${[...this.toolSchemas.keys()].join(', ')}.`);
 		const wrong = schemaError(this.toolSchemas.get(tool), args, 'args');
@@ -618,7 +699,7 @@ export class AgentTask {
 			this.failures = 0;
 			const detail = brief(`${from} answered: ${text}`);
 			this.record({ ...step, outcome: 'ok', detail });
-			this.onEvent({ type: 'action', step: this.stepsTaken, tool, args, outcome: 'ok', detail });
+			this.emit({ type: 'action', step: this.stepsTaken, tool, args: step.args, outcome: 'ok', detail });
 			return { ok: true };
 		}
 		let reply;
@@ -636,13 +717,16 @@ export class AgentTask {
 			const hint = RECOVERABLE.has(code) ? ' The page was read again: pick the element from the new state.' : '';
 			return this.failed(step, 'error', `${code}: ${error?.message ?? error}${hint}`);
 		}
+		/* A secret field the state did not mark (a ref from an older state): the tool says so. */
+		if (reply.secretRefs?.length > 0)
+			step.args = this.keptArgs(tool, args, new Set(reply.secretRefs));
 		const blocked = this.browser.blocked();
 		const left = reply.url !== undefined && !domainAllowed(reply.url, this.allowedDomains);
 		if (blocked.length > 0 || left)
 			return this.refuse(step, blocked, left ? reply.url : undefined, signal);
 		this.failures = 0;
 		this.record({ ...step, outcome: 'ok', detail: brief(reply.text) });
-		this.onEvent({ type: 'action', step: this.stepsTaken, tool, label, args, outcome: 'ok', detail: brief(reply.text) });
+		this.emit({ type: 'action', step: this.stepsTaken, tool, label, args: step.args, outcome: 'ok', detail: brief(reply.text) });
 		return { ok: true, view: reply.view };
 	}
 
@@ -681,7 +765,7 @@ export class AgentTask {
 	failed(step, outcome, detail) {
 		this.failures++;
 		this.record({ ...step, outcome, detail: brief(detail) });
-		this.onEvent({ type: 'action', step: this.stepsTaken, ...step, outcome, detail: brief(detail) });
+		this.emit({ type: 'action', step: this.stepsTaken, ...step, outcome, detail: brief(detail) });
 		return { ok: false };
 	}
 
@@ -700,19 +784,19 @@ export class AgentTask {
 		return false;
 	}
 
-	/** @param {Omit<Step, 'step'>} entry */
+	/** @param {Omit<Step, 'step'>} entry kept concealed (conceal) */
 	record(entry) {
-		this.history.push({ step: this.stepsTaken, ...entry });
+		this.history.push(this.concealAll({ step: this.stepsTaken, ...entry }));
 	}
 
 	/**
-	 * The task's result.
+	 * The task's result, concealed (conceal).
 	 * @param {string} reason
 	 * @param {string} message the answer when done, else why it stopped
 	 * @param {number} started
 	 */
 	finish(reason, message, started) {
-		return {
+		return this.concealAll({
 			stop_reason: reason,
 			answer: reason === StopReason.DONE ? message : null,
 			message: reason === StopReason.DONE ? `Done in ${this.stepsTaken} steps.` : message,
@@ -721,6 +805,6 @@ export class AgentTask {
 			steps_taken: this.stepsTaken,
 			usage: { ...this.usage },
 			duration_ms: this.now() - started,
-		};
+		});
 	}
 }

@@ -142,7 +142,7 @@ export function describeTask(record) {
 	const result = record.result;
 	if (result === null && record.agent.question !== null)
 		return `Task ${record.id} in tab ${record.tabId} waits for the person at the browser, who was asked: ` +
-		    `"${record.agent.question.text}". They answer in the extension's side panel; the task goes on then. ` +
+		    `"${record.agent.conceal(record.agent.question.text)}". They answer in the extension's side panel; the task goes on then. ` +
 		    `Follow it with get_task {"task_id": "${record.id}"}.`;
 	if (result === null) {
 		const last = record.agent.history.at(-1);
@@ -636,6 +636,7 @@ export class TaskManager {
 			url: structured?.tab?.url ?? '',
 			title: structured?.tab?.title ?? '',
 			labels: new Map((structured?.elements ?? []).map(element => [element.ref, element.name ?? ''])),
+			secrets: new Set((structured?.elements ?? []).filter(element => element.secret === true).map(element => element.ref)),
 			...(typeof pageText === 'string' ? { page_text: contentText(pageText, '', PAGE_TEXT_CHARS).text } : {}),
 		});
 		return {
@@ -670,11 +671,13 @@ export class TaskManager {
 				if (opens)
 					await this.joinGroup(tabId, result);
 				const state = params.include_state === true ? result.structuredContent?.state : undefined;
+				const secretRefs = result.structuredContent?.secret_refs ?? [];
 				/* The page the action reported has the tab's URL; without it, the tab is asked. */
 				if (state?.tab?.id !== tabId)
-					return { text: text(result), url: (await getTab(tabId).catch(() => null))?.url };
+					return { text: text(result), url: (await getTab(tabId).catch(() => null))?.url, secretRefs };
 				const parts = result.content.filter(part => part.type === 'text');
-				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: state.tab.url, view: view(parts.at(-1).text, state, result.pageText) };
+				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: state.tab.url,
+				    view: view(parts.at(-1).text, state, result.pageText), secretRefs };
 			},
 			back: signal => run('navigate_history', { tab_id: tabId, action: 'back' }, signal).then(() => {}),
 			blocked: () => this.deps.fence.blocked(taskId)
@@ -814,23 +817,24 @@ function openedTab(result) {
 }
 
 /**
- * A task as the side panel shows it (and keeps it).
+ * A task as the side panel shows it (and keeps it), with what it typed
+ * into secret fields concealed (task-loop.js, conceal).
  * @param {TaskRecord} record
  * @returns {object}
  */
 function panelTask(record) {
 	const agent = record.agent;
 	const result = record.result;
-	return {
+	return agent.concealAll({
 		id: record.id, task: record.task, tab_id: record.tabId, started_by: record.startedBy,
 		started: record.started, updated: record.updated,
 		status: result !== null ? 'finished' : agent.paused ? 'paused' : agent.question !== null ? 'waiting' : 'running',
 		question: result === null ? agent.question?.text ?? null : null,
 		plan: agent.plan, next_goal: agent.nextGoal,
-		steps: agent.history.map(step => ({ ...step })),
-		verdict: agent.verdict, usage: { ...agent.usage },
+		steps: agent.history,
+		verdict: agent.verdict, usage: agent.usage,
 		stop_reason: result?.stop_reason ?? null, answer: result?.answer ?? null, message: result?.message ?? null,
-	};
+	});
 }
 
 /**
@@ -841,7 +845,7 @@ function taskReply(record, extra = {}) {
 	const waiting = record.result === null && record.agent.question !== null;
 	const structured = record.result ?? {
 		task_id: record.id, status: waiting ? 'input_required' : 'running', tab_id: record.tabId,
-		...(waiting ? { question: record.agent.question.text, question_id: record.agent.question.id } : {}),
+		...(waiting ? { question: record.agent.conceal(record.agent.question.text), question_id: record.agent.question.id } : {}),
 		steps: record.agent.history.map(step => ({ ...step })), steps_taken: record.agent.stepsTaken,
 		usage: { ...record.agent.usage },
 	};
@@ -951,13 +955,13 @@ export function taskActions(manager) {
 				const lines = [`${records.length} task${records.length === 1 ? '' : 's'}${records.length > 0 ? ':' : '.'}`];
 				for (const record of records) {
 					const status = record.result === null ? `running, step ${record.agent.stepsTaken}` : `${record.result.stop_reason} after ${record.result.steps_taken} steps`;
-					lines.push(`${record.id} in tab ${record.tabId}, ${status}: "${shortTask(record.task)}"`);
+					lines.push(`${record.id} in tab ${record.tabId}, ${status}: "${shortTask(record.agent.conceal(record.task))}"`);
 				}
 				return {
 					content: [{ type: 'text', text: lines.join('\n') }],
 					structuredContent: {
 						tasks: records.map(record => ({
-							task_id: record.id, task: record.task, tab_id: record.tabId,
+							task_id: record.id, task: record.agent.conceal(record.task), tab_id: record.tabId,
 							status: record.result === null ? 'running' : 'finished',
 							stop_reason: record.result?.stop_reason, steps_taken: record.agent.stepsTaken,
 							created_at: new Date(record.started).toISOString(),

@@ -30,9 +30,11 @@ export const NEAR_VIEWPORT = 0.5;
  * @property {'in'|'above'|'below'} where relative to the viewport (and margin)
  * @property {number} depth frame nesting, 0 for the top frame
  * @property {number} [frame] index into the state's frames, for elements in child frames
+ * @property {boolean} [secret] a field that holds a secret (a password, a PIN...): its value is a mask of its length
  */
 
-const DETAIL_KEYS = ['type', 'placeholder', 'value', 'checked', 'selected', 'pressed',
+/** The details of an element the state keeps (secret: a field whose value is shown masked, docs/security.md). */
+const DETAIL_KEYS = ['type', 'placeholder', 'value', 'secret', 'checked', 'selected', 'pressed',
 	'expanded', 'href', 'disabled', 'readonly', 'options', 'more_options', 'multiple', 'tag', 'covered_by', 'hiding', 'context'];
 
 /**
