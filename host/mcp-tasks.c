@@ -124,7 +124,11 @@ mcp_tasks_first_line(const json_t *result)
 	    strlen(text));
 }
 
-/* The protocol status of a task as the extension describes it. */
+/*
+ * The protocol status of a task as the extension describes it: a task
+ * cancelled, stopped by the person or ended by the person closing its tab
+ * is "cancelled".
+ */
 static const char *
 mcp_tasks_status(const json_t *task)
 {
@@ -137,7 +141,8 @@ mcp_tasks_status(const json_t *task)
 		return "working";
 	stop_reason = json_string_value(json_object_get(task, "stop_reason"));
 	if (stop_reason != NULL && (strcmp(stop_reason, "cancelled") == 0 ||
-	    strcmp(stop_reason, "stopped_by_user") == 0))
+	    strcmp(stop_reason, "stopped_by_user") == 0 ||
+	    strcmp(stop_reason, "tab_closed") == 0))
 		return "cancelled";
 	return "completed";
 }

@@ -50,6 +50,8 @@ function taskStore() {
 			find(id).question = question;
 		},
 		stopByPerson: id => end(find(id), 'stopped_by_user', null),
+		/* The person closes the task's tab. */
+		closeTabByPerson: id => end(find(id), 'tab_closed', null),
 		handlers: {
 			run_task: params => {
 				const record = { id: randomBytes(16).toString('base64url'), task: params.task, wait: params.wait,
@@ -266,6 +268,13 @@ describe('MCP tasks', () => {
 		store.stopByPerson(created.taskId);
 		const stopped = (await modern(host, 'tasks/get', { taskId: created.taskId })).json.result;
 		assert.equal(stopped.status, 'cancelled');
+	});
+
+	it('a task whose tab the person closed is cancelled', async () => {
+		const created = (await modern(host, 'tools/call', { name: 'run_task', arguments: { task: 'in a tab the person closes' } })).json.result;
+		assert.equal((await modern(host, 'tasks/get', { taskId: created.taskId })).json.result.status, 'working');
+		store.closeTabByPerson(created.taskId);
+		assert.equal((await modern(host, 'tasks/get', { taskId: created.taskId })).json.result.status, 'cancelled');
 	});
 
 	it('2026-07-28: without the extension, run_task runs to the end and the task methods answer -32021', async () => {
