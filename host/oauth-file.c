@@ -6,7 +6,6 @@
 #include "oauth-store.h"
 
 #include <sys/types.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -17,8 +16,10 @@
 #include <unistd.h>
 
 #include "files.h"
+#include "oauth-name.h"
 #include "oauth-scope.h"
 #include "oauth-store-private.h"
+#include "os.h"
 #include "xmalloc.h"
 
 #define OAUTH_STORE_VERSION	1
@@ -39,15 +40,15 @@ static char *
 oauth_store_read(const char *path, size_t *len, struct stat *sb, int *fdp,
     char **cause)
 {
-	char		*text = NULL;
+	enum os_privacy	 privacy;
+	char		*text = NULL, *detail = NULL;
 	ssize_t		 n;
 	int		 fd;
 
 	*len = 0;
 	*fdp = -1;
 	memset(sb, 0, sizeof *sb);
-	if ((fd = open(path, O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC)) ==
-	    -1) {
+	if ((fd = os_open_nofollow(path, O_RDONLY|O_NONBLOCK, 0)) == -1) {
 		if (errno == ENOENT)
 			return xstrdup("");
 		*cause = xasprintf("cannot open %s: %s; delete it (the "
@@ -55,9 +56,10 @@ oauth_store_read(const char *path, size_t *len, struct stat *sb, int *fdp,
 		    strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, sb) == -1 || !S_ISREG(sb->st_mode) ||
-	    sb->st_uid != geteuid() ||
-	    (sb->st_mode & (S_IRWXG|S_IRWXO)) != 0 ||
+	privacy = fstat(fd, sb) == -1 ? OS_PRIVACY_UNKNOWN :
+	    os_privacy_check(fd, &detail);
+	free(detail);
+	if (privacy != OS_PRIVATE || !S_ISREG(sb->st_mode) ||
 	    sb->st_size > OAUTH_STORE_FILE_MAX) {
 		*cause = xasprintf("%s must be a regular file of yours, at most "
 		    "1 MiB, that only you can read (mode 600): run chmod 600 "
@@ -103,7 +105,7 @@ oauth_store_load_client(struct oauth_store *store, const json_t *item)
 		return -1;
 	client = xcalloc(1, sizeof *client);
 	memcpy(client->client_id, id, OAUTH_CLIENT_ID_LENGTH);
-	client->name = oauth_store_clean_name(name);
+	client->name = oauth_name_stored(name);
 	client->redirect_uris = json_incref((json_t *)uris);
 	client->created_ms = (uint64_t)json_integer_value(json_object_get(item,
 	    "created_at_ms"));
@@ -235,7 +237,8 @@ oauth_store_clear(struct oauth_store *store)
 
 /*
  * Reads the file again into the store: its clients and tokens replace the
- * ones in memory; the codes (memory only) stay while their client does.
+ * ones in memory; the codes and the clients never approved (memory only)
+ * stay, a code while its client does.
  */
 int
 oauth_store_reload(struct oauth_store *store, char **cause)
@@ -261,6 +264,7 @@ oauth_store_reload(struct oauth_store *store, char **cause)
 		free(text);
 		return -1;
 	}
+	oauth_store_move_unapproved(store, &fresh);
 	oauth_store_clear(store);
 	TAILQ_CONCAT(&store->clients, &fresh.clients, entry);
 	store->nclients = fresh.nclients;
@@ -291,8 +295,7 @@ oauth_store_unchanged(const struct oauth_store *store)
 	return store->seen_fd != -1 && sb.st_dev == store->seen.st_dev &&
 	    sb.st_ino == store->seen.st_ino &&
 	    sb.st_size == store->seen.st_size &&
-	    sb.st_mtim.tv_sec == store->seen.st_mtim.tv_sec &&
-	    sb.st_mtim.tv_nsec == store->seen.st_mtim.tv_nsec;
+	    os_modified_ns(&sb) == os_modified_ns(&store->seen);
 }
 
 /*
@@ -305,13 +308,12 @@ int
 oauth_store_begin(struct oauth_store *store, char **cause)
 {
 	char	*lock;
-	int	 rc;
 
 	if (store->path == NULL)
 		return 0;
 	if (store->lock_fd == -1) {
 		lock = xasprintf("%s.lock", store->path);
-		store->lock_fd = open(lock, O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC,
+		store->lock_fd = os_open_nofollow(lock, O_RDWR|O_CREAT,
 		    S_IRUSR|S_IWUSR);
 		if (store->lock_fd == -1) {
 			*cause = xasprintf("cannot open %s: %s; check the "
@@ -322,9 +324,7 @@ oauth_store_begin(struct oauth_store *store, char **cause)
 		}
 		free(lock);
 	}
-	while ((rc = flock(store->lock_fd, LOCK_EX)) == -1 && errno == EINTR)
-		continue;
-	if (rc == -1) {
+	if (os_lock(store->lock_fd) == -1) {
 		*cause = xasprintf("cannot lock %s.lock: %s", store->path,
 		    strerror(errno));
 		return -1;
@@ -369,7 +369,8 @@ oauth_store_dump_token(const struct oauth_token *token)
 /*
  * Writes the store to its file when it differs from what the file holds:
  * a new private file renamed over the old one, so a crash leaves one or
- * the other. Codes stay in memory.
+ * the other. Codes and the clients never approved stay in memory, so a
+ * flood of registrations writes nothing.
  */
 static int
 oauth_store_save(struct oauth_store *store, char **cause)
@@ -382,8 +383,11 @@ oauth_store_save(struct oauth_store *store, char **cause)
 	int			 rc = -1, fd;
 
 	clients = json_array();
-	TAILQ_FOREACH(client, &store->clients, entry)
-		json_array_append_new(clients, oauth_store_dump_client(client));
+	TAILQ_FOREACH(client, &store->clients, entry) {
+		if (client->approved)
+			json_array_append_new(clients,
+			    oauth_store_dump_client(client));
+	}
 	tokens = json_array();
 	TAILQ_FOREACH(token, &store->tokens, entry) {
 		if (token->kind != OAUTH_CODE)
@@ -402,8 +406,8 @@ oauth_store_save(struct oauth_store *store, char **cause)
 	    cause);
 	if (tmp != NULL) {
 		/* Under the lock: what is at path now is this file. */
-		if (rename(tmp, store->path) == 0 && (fd = open(store->path,
-		    O_RDONLY|O_NOFOLLOW|O_CLOEXEC)) != -1) {
+		if (os_replace_file(tmp, store->path) == 0 &&
+		    (fd = os_open_nofollow(store->path, O_RDONLY, 0)) != -1) {
 			if (fstat(fd, &sb) == -1)
 				memset(&sb, 0, sizeof sb);	/* read again */
 			oauth_store_seen(store, fd, &sb, text);
@@ -435,7 +439,7 @@ oauth_store_end(struct oauth_store *store, bool save, char **cause)
 	if (save)
 		rc = oauth_store_save(store, cause);
 	if (store->locked) {
-		(void)flock(store->lock_fd, LOCK_UN);
+		(void)os_unlock(store->lock_fd);
 		store->locked = false;
 	}
 	return rc;

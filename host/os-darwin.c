@@ -23,10 +23,11 @@
 
 #include "xmalloc.h"
 
-/* Nothing to tune at start on macOS. */
+/* The POSIX start; nothing more to do on macOS. */
 void
-os_posix_start(void)
+os_start(const char *argv0)
 {
+	os_posix_start(argv0);
 }
 
 /* macOS keeps browsers' files under ~/Library/Application Support. */

@@ -21,14 +21,16 @@
 #define OS_ARGUMENTS_MAX	(256 * 1024)
 
 /*
- * Big buffers (request bodies, frames of a megabyte) are mapped and given
- * back when freed. Left to itself, glibc raises its mapping threshold
- * after the first such free and keeps later ones in the heap, so a burst
- * of big calls would leave the host holding up to 32 MiB it no longer uses.
+ * The POSIX start, then glibc's allocator: big buffers (request bodies,
+ * frames of a megabyte) are mapped and given back when freed. Left to
+ * itself, glibc raises its mapping threshold after the first such free and
+ * keeps later ones in the heap, so a burst of big calls would leave the
+ * host holding up to 32 MiB it no longer uses.
  */
 void
-os_posix_start(void)
+os_start(const char *argv0)
 {
+	os_posix_start(argv0);
 #ifdef HAVE_MALLOPT
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif

@@ -20,10 +20,11 @@
 
 #include "xmalloc.h"
 
-/* Nothing to tune at start. */
+/* The POSIX start; nothing more to do. */
 void
-os_posix_start(void)
+os_start(const char *argv0)
 {
+	os_posix_start(argv0);
 }
 
 /* The BSDs follow the XDG conventions, like Linux. */

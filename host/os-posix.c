@@ -26,11 +26,10 @@ static const char *os_argv0;
 
 /* Ignores SIGPIPE (a closed pipe or socket is an error, not death). */
 void
-os_start(const char *argv0)
+os_posix_start(const char *argv0)
 {
 	os_argv0 = argv0;
 	signal(SIGPIPE, SIG_IGN);
-	os_posix_start();
 }
 
 /* argv[0] as os_start was given it, or NULL before. */
@@ -333,6 +332,19 @@ os_sync_dir(const char *dir)
 	}
 }
 
+/* st_mtim as POSIX.1-2008 names it, st_mtimespec on macOS. */
+long long
+os_modified_ns(const struct stat *sb)
+{
+#ifdef HAVE_STRUCT_STAT_ST_MTIMESPEC
+	const struct timespec	*mtime = &sb->st_mtimespec;
+#else
+	const struct timespec	*mtime = &sb->st_mtim;
+#endif
+
+	return (long long)mtime->tv_sec * 1000000000LL + mtime->tv_nsec;
+}
+
 /* flock(2) LOCK_EX, again after a signal. */
 int
 os_lock(int fd)
@@ -349,4 +361,77 @@ int
 os_unlock(int fd)
 {
 	return flock(fd, LOCK_UN);
+}
+
+/* The channel's descriptors, and their status flags before os_stdio_new. */
+struct os_stdio {
+	int	in_fd;
+	int	out_fd;
+	int	in_flags;
+	int	out_flags;
+};
+
+/* Sets or clears O_NONBLOCK on fd, if it has flags at all. */
+static void
+os_stdio_set_nonblocking(int fd, int flags, bool on)
+{
+	if (flags != -1)
+		(void)fcntl(fd, F_SETFL, on ? flags|O_NONBLOCK :
+		    flags & ~O_NONBLOCK);
+}
+
+/* The loop watches pipes and sockets as they are: made non-blocking. */
+struct os_stdio *
+os_stdio_new(int in_fd, int out_fd, char **cause)
+{
+	struct os_stdio	*stdio = xcalloc(1, sizeof *stdio);
+
+	stdio->in_fd = in_fd;
+	stdio->out_fd = out_fd;
+	stdio->in_flags = fcntl(in_fd, F_GETFL);
+	stdio->out_flags = fcntl(out_fd, F_GETFL);
+	os_stdio_set_nonblocking(in_fd, stdio->in_flags, true);
+	os_stdio_set_nonblocking(out_fd, stdio->out_flags, true);
+	return stdio;
+}
+
+/* in_fd itself. */
+evutil_socket_t
+os_stdio_input(const struct os_stdio *stdio)
+{
+	return stdio->in_fd;
+}
+
+/* out_fd itself. */
+evutil_socket_t
+os_stdio_output(const struct os_stdio *stdio)
+{
+	return stdio->out_fd;
+}
+
+/* Clears O_NONBLOCK on out_fd. */
+void
+os_stdio_output_blocking(struct os_stdio *stdio)
+{
+	os_stdio_set_nonblocking(stdio->out_fd, stdio->out_flags, false);
+}
+
+/* Puts both descriptors' flags back. */
+void
+os_stdio_free(struct os_stdio *stdio)
+{
+	if (stdio == NULL)
+		return;
+	if (stdio->in_flags != -1)
+		(void)fcntl(stdio->in_fd, F_SETFL, stdio->in_flags);
+	if (stdio->out_flags != -1)
+		(void)fcntl(stdio->out_fd, F_SETFL, stdio->out_flags);
+	free(stdio);
+}
+
+/* EAGAIN, EWOULDBLOCK and EINTR. */
+bool
+os_io_again(int error)
+{
+	return error == EAGAIN || error == EWOULDBLOCK || error == EINTR;
 }

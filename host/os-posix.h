@@ -1,12 +1,12 @@
 /*
- * Between host/os-posix.c and the file of one POSIX family (os-linux.c,
- * os-darwin.c, os-portable.c): what the shared part asks of the family's.
+ * What host/os-posix.c gives the file of one POSIX family (os-linux.c,
+ * os-darwin.c, os-portable.c), which calls it, never the other way.
  */
 #ifndef OS_POSIX_H
 #define OS_POSIX_H
 
-/* The family's own start-up, from os_start (allocator tuning on glibc). */
-void		 os_posix_start(void);
+/* The start every POSIX system needs; each family's os_start calls it. */
+void		 os_posix_start(const char *argv0);
 /* argv[0] as os_start was given it, or NULL before. */
 const char	*os_posix_argv0(void);
 

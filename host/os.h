@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 struct event_base;
+struct stat;
 
 /*
  * Process start, before anything else runs: SIGPIPE ignored (POSIX),
@@ -161,6 +162,12 @@ int		 os_replace_file(const char *from, const char *to);
 /* Flushes a directory so a rename or link in it survives a crash (no-op where none is needed). */
 void		 os_sync_dir(const char *dir);
 
+/*
+ * A file's last modification time in nanoseconds since 1970 (st_mtim;
+ * st_mtimespec on macOS; whole seconds where the system keeps no more).
+ */
+long long	 os_modified_ns(const struct stat *sb);
+
 /* Takes (waiting) and gives back an exclusive lock on the open file fd. -1 with errno. */
 int		 os_lock(int fd);
 int		 os_unlock(int fd);
@@ -176,5 +183,38 @@ int		 os_unlock(int fd);
  * with errno when it cannot tell.
  */
 char		*os_opened_path(int fd, const char *given);
+
+/* ---------------------------------------------------------- streams */
+
+#include <event2/util.h>	/* evutil_socket_t */
+
+/*
+ * The two ends of a channel (native messaging's stdin and stdout, the
+ * stdio command's) as descriptors the event loop can watch, non-blocking.
+ * On POSIX they are in_fd and out_fd themselves. Windows' loop watches
+ * sockets only (a pipe: WSAENOTSOCK), so there each is one end of a
+ * socket pair that a thread copies from in_fd or to out_fd; what comes
+ * through is byte for byte what the pipe carries.
+ */
+struct os_stdio;
+/* Starts the streams; NULL with *cause when they cannot be watched. */
+struct os_stdio	*os_stdio_new(int in_fd, int out_fd, char **cause);
+/* What the loop reads the input from and writes the output to. */
+evutil_socket_t	 os_stdio_input(const struct os_stdio *stdio);
+evutil_socket_t	 os_stdio_output(const struct os_stdio *stdio);
+/* Makes the output blocking again, for a last flush before the end. */
+void		 os_stdio_output_blocking(struct os_stdio *stdio);
+/*
+ * Passes on what was written to the output (Windows: waits a while for
+ * the thread), then gives in_fd and out_fd back as they were (NULL: none).
+ */
+void		 os_stdio_free(struct os_stdio *stdio);
+
+/*
+ * Whether a failed read or write on a socket or an os_stdio end (its
+ * error: EVUTIL_SOCKET_ERROR()) is one to retry when the loop says so:
+ * EAGAIN, EWOULDBLOCK, EINTR; WSAEWOULDBLOCK, WSAEINTR on Windows.
+ */
+bool		 os_io_again(int error);
 
 #endif
