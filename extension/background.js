@@ -182,6 +182,8 @@ const pageRequests = {
 	getApprovals: async () => approvals.pending(),
 	decideClient: async message => approvals.decide(String(message.request_id ?? ''),
 	    { approved: message.approved === true, scopes: message.scopes }),
+	/* The popup's Deny all: one client's waiting requests, or every client's (client_id null). */
+	denyClients: async message => approvals.denyAll(message.client_id === null ? null : String(message.client_id ?? '')),
 	listClients: () => hostCall('list_clients'),
 	/* The host ends the client's sessions and calls; its running tasks stop here. */
 	revokeClient: async message => {

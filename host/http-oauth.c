@@ -17,6 +17,7 @@
 #include "log.h"
 #include "oauth-authorize.h"
 #include "oauth-metadata.h"
+#include "oauth-name.h"
 #include "oauth-register.h"
 #include "oauth-store.h"
 #include "oauth-token.h"
@@ -32,6 +33,7 @@ struct http_oauth {
 	uint16_t		 port;
 	const struct clock	*wall;
 	struct log		*log;
+	struct oauth_register_rate register_rate;	/* POST /register's */
 };
 
 /* The OAuth paths, which need no credential (/.well-known/ too). */
@@ -168,8 +170,8 @@ http_oauth_reply(struct evhttp_request *req, int status, json_t *body)
 	    "no-cache");
 	http_reply_json(req, status, status == 200 ? "OK" : status == 201 ?
 	    "Created" : status == 401 ? "Unauthorized" : status == 404 ?
-	    "Not Found" : status == 405 ? "Method Not Allowed" :
-	    "Bad Request", body);
+	    "Not Found" : status == 405 ? "Method Not Allowed" : status == 429 ?
+	    "Too Many Requests" : "Bad Request", body);
 }
 
 /* Answers 405 for a route that takes one method. */
@@ -182,15 +184,49 @@ http_oauth_method(struct evhttp_request *req, const char *allow)
 	    "wrong HTTP method for this OAuth endpoint"));
 }
 
-/* POST /register: dynamic client registration. */
+/*
+ * Answers 429 with Retry-After to a registration past the rate
+ * (oauth_register_allowed); false when it may go on. Only registrations
+ * that register a client spend the rate (oauth_register_refund).
+ */
+static bool
+http_oauth_register_refused(struct http_oauth *oauth,
+    struct evhttp_request *req)
+{
+	unsigned	 seconds;
+	char		*text;
+
+	if (oauth_register_allowed(&oauth->register_rate,
+	    clock_now_ms(oauth->wall), &seconds))
+		return false;
+	text = xasprintf("%u", seconds);
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Retry-After", text);
+	free(text);
+	text = xasprintf("too many new clients: at most %d a second after a "
+	    "burst of %d; register again in %u seconds",
+	    OAUTH_REGISTER_PER_SECOND, OAUTH_REGISTER_BURST, seconds);
+	http_oauth_reply(req, 429, oauth_error("temporarily_unavailable",
+	    text));
+	free(text);
+	return true;
+}
+
+/*
+ * POST /register: dynamic client registration. A new client lives in
+ * memory until the person approves it: nothing is written.
+ */
 static void
 http_oauth_register(struct http_oauth *oauth, struct evhttp_request *req)
 {
 	json_t		*request = NULL, *reply;
 	json_error_t	 error;
-	char		*text = http_oauth_body(req);
+	char		*text, *shown;
 	int		 status = 400;
 
+	if (http_oauth_register_refused(oauth, req))
+		return;
+	text = http_oauth_body(req);
 	if (text != NULL && http_oauth_content_type(req, "application/json"))
 		request = json_loads(text, JSON_REJECT_DUPLICATES, &error);
 	free(text);
@@ -202,12 +238,17 @@ http_oauth_register(struct http_oauth *oauth, struct evhttp_request *req)
 		http_oauth_begin(oauth);
 		reply = oauth_register(oauth->store, request,
 		    clock_now_ms(oauth->wall), &status);
-		http_oauth_end(oauth, status == 201);
+		http_oauth_end(oauth, false);
 	}
+	if (status != 201)
+		oauth_register_refund(&oauth->register_rate);
 	if (status == 201) {
+		shown = oauth_name_shown(json_string_value(json_object_get(reply,
+		    "client_name")));
 		log_info(oauth->log, "OAuth client %.8s registered (%s)",
 		    json_string_value(json_object_get(reply, "client_id")),
-		    json_string_value(json_object_get(reply, "client_name")));
+		    shown);
+		free(shown);
 	}
 	json_decref(request);
 	http_oauth_reply(req, status, reply);
@@ -285,6 +326,7 @@ http_oauth_authorize(struct http_oauth *oauth, struct evhttp_request *req,
 	struct oauth_authorize_answer	 answer;
 	struct evbuffer			*buf;
 	json_t				*query;
+	char				*retry;
 
 	query = http_oauth_fields(uri != NULL ? evhttp_uri_get_query(uri) :
 	    NULL);
@@ -304,6 +346,11 @@ http_oauth_authorize(struct http_oauth *oauth, struct evhttp_request *req,
 	} else {
 		evhttp_add_header(out, "Content-Type",
 		    "text/html; charset=utf-8");
+		if (answer.retry_after_s != 0) {
+			retry = xasprintf("%u", answer.retry_after_s);
+			evhttp_add_header(out, "Retry-After", retry);
+			free(retry);
+		}
 		evbuffer_add(buf, answer.html, strlen(answer.html));
 		evhttp_send_reply(req, answer.status, answer.status == 200 ?
 		    "OK" : answer.status == 503 ? "Service Unavailable" :

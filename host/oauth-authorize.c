@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "log.h"
 #include "oauth-metadata.h"
+#include "oauth-name.h"
 #include "oauth-register.h"
 #include "oauth-scope.h"
 #include "oauth-store.h"
@@ -38,7 +39,7 @@ struct oauth_pending {
 	struct oauth_authorize	*authorize;
 	char			 request_id[2 * OAUTH_REQUEST_ID_BYTES + 1];
 	char			 client_id[OAUTH_CLIENT_ID_LENGTH + 1];
-	char			*client_name;
+	char			*client_name;	/* as shown (oauth_name_shown) */
 	char			*redirect_uri;
 	bool			 redirect_given;	/* in the request */
 	char			 redirect_host[64];
@@ -49,7 +50,8 @@ struct oauth_pending {
 	enum oauth_pending_state phase;
 	const char		*why;		/* a denial's description */
 	uint64_t		 call_id;	/* 0 once answered */
-	uint64_t		 decided_ms;	/* monotonic */
+	uint64_t		 requested_ms;	/* wall clock, as decided_ms */
+	uint64_t		 decided_ms;
 	TAILQ_ENTRY(oauth_pending) entry;
 };
 
@@ -211,7 +213,7 @@ oauth_authorize_decided(const json_t *result, const char *error_code,
 	oauth_store_approve(client, pending->granted,
 	    pending->redirect_host, pending->decided_ms);
 	log_info(authorize->log, "the person approved client %.8s (%s)",
-	    pending->client_id, client->name);
+	    pending->client_id, pending->client_name);
 	if (oauth_store_end(authorize->store, true, &cause) != 0) {
 		log_warn(authorize->log, "%s", cause);
 		free(cause);
@@ -364,18 +366,65 @@ oauth_authorize_finish(struct oauth_pending *pending,
 	oauth_pending_free(pending);
 }
 
-/* Returns how many requests wait for the person. */
+/*
+ * Returns how many requests wait for the person, of one client or (NULL)
+ * of all; *oldest_ms is when the oldest of them was made.
+ */
 static size_t
-oauth_authorize_waiting(const struct oauth_authorize *authorize)
+oauth_authorize_waiting(const struct oauth_authorize *authorize,
+    const char *client_id, uint64_t *oldest_ms)
 {
 	const struct oauth_pending	*pending;
 	size_t				 n = 0;
 
 	TAILQ_FOREACH(pending, &authorize->pending, entry) {
-		if (pending->phase == OAUTH_PENDING_WAITING)
-			n++;
+		if (pending->phase != OAUTH_PENDING_WAITING || (client_id !=
+		    NULL && strcmp(pending->client_id, client_id) != 0))
+			continue;
+		if (n++ == 0)
+			*oldest_ms = pending->requested_ms;
 	}
 	return n;
+}
+
+/*
+ * Refuses a request while the queue is full, or this client's share of
+ * it (OAUTH_PENDING_PER_CLIENT): 503 with the seconds until the oldest
+ * request in the way expires; false when the request may wait.
+ */
+static bool
+oauth_authorize_full(const struct oauth_authorize *authorize,
+    const char *client_id, struct oauth_authorize_answer *answer)
+{
+	uint64_t	 oldest_ms = 0, now = clock_now_ms(authorize->wall);
+	uint64_t	 free_ms;
+	char		*text;
+	bool		 mine;
+
+	mine = oauth_authorize_waiting(authorize, client_id, &oldest_ms) >=
+	    OAUTH_PENDING_PER_CLIENT;
+	if (!mine && oauth_authorize_waiting(authorize, NULL, &oldest_ms) <
+	    OAUTH_PENDING_MAX)
+		return false;
+	free_ms = oldest_ms + OAUTH_APPROVAL_MS > now ?
+	    oldest_ms + OAUTH_APPROVAL_MS - now : 0;
+	answer->retry_after_s = (unsigned)((free_ms + 999) / 1000);
+	if (answer->retry_after_s == 0)
+		answer->retry_after_s = 1;
+	if (mine)
+		text = xasprintf("This client already has %d approval requests "
+		    "waiting in the Browser Bridge popup: answer them there "
+		    "(Deny all denies them at once), or start again from your "
+		    "MCP client in %u seconds, when the oldest expires.",
+		    OAUTH_PENDING_PER_CLIENT, answer->retry_after_s);
+	else
+		text = xasprintf("Too many approval requests are waiting in the "
+		    "Browser Bridge popup: answer them there, or start again "
+		    "from your MCP client in %u seconds, when the oldest "
+		    "expires.", answer->retry_after_s);
+	oauth_authorize_error_page(answer, 503, text);
+	free(text);
+	return true;
 }
 
 /* A query field's value, or NULL. */
@@ -467,6 +516,29 @@ oauth_authorize_check(const struct oauth_authorize *authorize,
 	return NULL;
 }
 
+/*
+ * Adds to approve_client's params the approved client whose name this
+ * client's resembles, if any: its name as shown, when it registered and
+ * when it was approved (the approval page warns of the namesake).
+ */
+static void
+oauth_authorize_namesake(struct oauth_authorize *authorize,
+    const struct oauth_client *client, json_t *params)
+{
+	const struct oauth_client	*namesake;
+	char				*shown;
+
+	if ((namesake = oauth_store_namesake(authorize->store, client)) ==
+	    NULL)
+		return;
+	shown = oauth_name_shown(namesake->name);
+	json_object_set_new(params, "name_taken_by", json_pack("{s:s,s:I,s:I}",
+	    "client_name", shown, "registered_at_ms",
+	    (json_int_t)namesake->created_ms, "approved_at_ms",
+	    (json_int_t)namesake->approved_ms));
+	free(shown);
+}
+
 /* Asks the person about a new request; its page waits for the answer. */
 static void
 oauth_authorize_ask(struct oauth_authorize *authorize,
@@ -484,7 +556,7 @@ oauth_authorize_ask(struct oauth_authorize *authorize,
 		abort();	/* getrandom does not fail once it worked */
 	memcpy(pending->client_id, client->client_id,
 	    sizeof pending->client_id);
-	pending->client_name = xstrdup(client->name);
+	pending->client_name = oauth_name_shown(client->name);
 	pending->redirect_uri = xstrdup(redirect_uri);
 	pending->redirect_given = oauth_authorize_field(query,
 	    "redirect_uri") != NULL;
@@ -496,16 +568,18 @@ oauth_authorize_ask(struct oauth_authorize *authorize,
 	pending->challenge = xstrdup(oauth_authorize_field(query,
 	    "code_challenge"));
 	pending->asked = scopes;
+	pending->requested_ms = now;
 	TAILQ_INSERT_TAIL(&authorize->pending, pending, entry);
 
 	params = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:I,s:I}", "request_id",
 	    pending->request_id, "client_id", client->client_id,
-	    "client_name", client->name, "redirect_uri", redirect_uri,
+	    "client_name", pending->client_name, "redirect_uri", redirect_uri,
 	    "redirect_host", pending->redirect_host, "scopes",
 	    oauth_scope_array(scopes), "requested_at_ms", (json_int_t)now,
 	    "expires_at_ms", (json_int_t)(now + OAUTH_APPROVAL_MS));
+	oauth_authorize_namesake(authorize, client, params);
 	log_info(authorize->log, "client %.8s (%s) asks for approval",
-	    client->client_id, client->name);
+	    client->client_id, pending->client_name);
 	pending->call_id = authorize->approver.ask(authorize->approver.arg,
 	    params, OAUTH_APPROVAL_MS, oauth_authorize_decided, pending);
 	oauth_authorize_waiting_page(pending, answer);
@@ -566,11 +640,7 @@ oauth_authorize_request(struct oauth_authorize *authorize,
 		    description);
 		return;
 	}
-	if (oauth_authorize_waiting(authorize) >= OAUTH_PENDING_MAX) {
-		oauth_authorize_error_page(answer, 503, "Too many approval "
-		    "requests are waiting in the Browser Bridge popup: answer "
-		    "them, then start again from your MCP client.");
+	if (oauth_authorize_full(authorize, client->client_id, answer))
 		return;
-	}
 	oauth_authorize_ask(authorize, client, redirect, query, scopes, answer);
 }

@@ -19,6 +19,8 @@ struct oauth_store;
 #define OAUTH_APPROVAL_MS	(5 * 60 * 1000)
 /* Requests waiting for the person at once; more are refused. */
 #define OAUTH_PENDING_MAX	8
+/* Of them, one client's at most: no client holds the whole queue. */
+#define OAUTH_PENDING_PER_CLIENT	2
 
 /* The outcome of asking the person: the extension's result, or an error. */
 typedef void (*oauth_approval_cb)(const json_t *result,
@@ -36,9 +38,10 @@ struct oauth_approver {
 
 /* What to answer an authorization request. */
 struct oauth_authorize_answer {
-	int		 status;	/* 200 page, 302 redirect, 4xx page */
+	int		 status;	/* 200 page, 302 redirect, 4xx, 503 page */
 	char		*location;	/* for 302 */
 	char		*html;		/* for a page */
+	unsigned	 retry_after_s;	/* for 503: when a place frees */
 };
 
 struct oauth_authorize;

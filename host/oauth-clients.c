@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oauth-name.h"
 #include "oauth-scope.h"
 #include "oauth-store-private.h"
 #include "random.h"
@@ -25,6 +26,27 @@ oauth_client_free(struct oauth_client *client)
 	free(client);
 }
 
+/*
+ * Moves the clients never approved, which live in this host's memory only,
+ * from store to fresh (the file as just read), unless the file has them.
+ */
+void
+oauth_store_move_unapproved(struct oauth_store *store,
+    struct oauth_store *fresh)
+{
+	struct oauth_client	*client, *next;
+
+	TAILQ_FOREACH_SAFE(client, &store->clients, entry, next) {
+		if (client->approved || oauth_store_client(fresh,
+		    client->client_id) != NULL)
+			continue;
+		TAILQ_REMOVE(&store->clients, client, entry);
+		store->nclients--;
+		TAILQ_INSERT_TAIL(&fresh->clients, client, entry);
+		fresh->nclients++;
+	}
+}
+
 /* Takes a client out of the store with its tokens, and frees it. */
 static void
 oauth_store_drop_client(struct oauth_store *store, struct oauth_client *client)
@@ -38,28 +60,6 @@ oauth_store_drop_client(struct oauth_store *store, struct oauth_client *client)
 	TAILQ_REMOVE(&store->clients, client, entry);
 	store->nclients--;
 	oauth_client_free(client);
-}
-
-/*
- * Returns a client name fit to show: control characters dropped, at most
- * OAUTH_CLIENT_NAME_MAX characters (name is UTF-8, as JSON strings are).
- */
-char *
-oauth_store_clean_name(const char *name)
-{
-	char		*clean = xmalloc(strlen(name) + 1), *p = clean;
-	size_t		 chars = 0;
-	unsigned char	 c;
-
-	for (; (c = (unsigned char)*name) != '\0'; name++) {
-		if (c < 0x20 || c == 0x7f)
-			continue;
-		if ((c & 0xc0) != 0x80 && chars++ == OAUTH_CLIENT_NAME_MAX)
-			break;
-		*p++ = (char)c;
-	}
-	*p = '\0';
-	return clean;
 }
 
 /*
@@ -119,7 +119,7 @@ oauth_store_register(struct oauth_store *store, const char *name,
 		free(client);
 		return NULL;
 	}
-	client->name = oauth_store_clean_name(name != NULL ? name : "");
+	client->name = oauth_name_stored(name != NULL ? name : "");
 	client->redirect_uris = json_deep_copy(redirect_uris);
 	client->created_ms = now_ms;
 	TAILQ_INSERT_TAIL(&store->clients, client, entry);
@@ -185,26 +185,48 @@ oauth_store_touch(struct oauth_client *client, uint64_t now_ms)
 }
 
 /*
+ * Returns the approved client registered first whose name resembles this
+ * client's (oauth_name_resembles), or NULL: the person is told before
+ * approving a namesake.
+ */
+const struct oauth_client *
+oauth_store_namesake(struct oauth_store *store,
+    const struct oauth_client *client)
+{
+	const struct oauth_client	*other;
+
+	TAILQ_FOREACH(other, &store->clients, entry) {
+		if (other != client && other->approved &&
+		    oauth_name_resembles(other->name, client->name))
+			return other;
+	}
+	return NULL;
+}
+
+/*
  * Returns the approved clients, newest approval first, as list_clients
- * answers (docs/protocol.md).
+ * answers (docs/protocol.md): their names as shown (oauth_name_shown).
  */
 json_t *
 oauth_store_list(struct oauth_store *store)
 {
 	struct oauth_client	*client;
 	json_t			*list = json_array(), *item, *next;
+	char			*shown;
 	size_t			 i;
 
 	TAILQ_FOREACH(client, &store->clients, entry) {
 		if (!client->approved)
 			continue;
+		shown = oauth_name_shown(client->name);
 		item = json_pack("{s:s,s:s,s:s,s:o,s:I,s:o}", "client_id",
-		    client->client_id, "client_name", client->name,
+		    client->client_id, "client_name", shown,
 		    "redirect_host", client->redirect_host, "scopes",
 		    oauth_scope_array(client->scopes), "approved_at_ms",
 		    (json_int_t)client->approved_ms, "last_used_ms",
 		    client->last_used_ms != 0 ? json_integer(
 		    (json_int_t)client->last_used_ms) : json_null());
+		free(shown);
 		for (i = 0; i < json_array_size(list); i++) {
 			next = json_array_get(list, i);
 			if (json_integer_value(json_object_get(next,

@@ -34,6 +34,47 @@ oauth_repeated(const json_t *fields)
 	return NULL;
 }
 
+/* What one registration costs of the credit: a second's share. */
+#define OAUTH_REGISTER_COST_MS	(1000 / OAUTH_REGISTER_PER_SECOND)
+/* The most credit kept: OAUTH_REGISTER_BURST registrations. */
+#define OAUTH_REGISTER_BURST_MS	(OAUTH_REGISTER_BURST * OAUTH_REGISTER_COST_MS)
+
+/*
+ * Takes one registration from the rate's credit (a token bucket of
+ * OAUTH_REGISTER_BURST, refilled OAUTH_REGISTER_PER_SECOND a second);
+ * false with *retry_after_s, when the next one is allowed, once it is
+ * spent.
+ */
+bool
+oauth_register_allowed(struct oauth_register_rate *rate, uint64_t now_ms,
+    unsigned *retry_after_s)
+{
+	if (!rate->started || now_ms < rate->at_ms) {	/* clock set back */
+		rate->started = true;
+		rate->credit_ms = OAUTH_REGISTER_BURST_MS;
+	} else
+		rate->credit_ms += now_ms - rate->at_ms;
+	rate->at_ms = now_ms;
+	if (rate->credit_ms > OAUTH_REGISTER_BURST_MS)
+		rate->credit_ms = OAUTH_REGISTER_BURST_MS;
+	if (rate->credit_ms >= OAUTH_REGISTER_COST_MS) {
+		rate->credit_ms -= OAUTH_REGISTER_COST_MS;
+		return true;
+	}
+	*retry_after_s = (unsigned)((OAUTH_REGISTER_COST_MS - rate->credit_ms +
+	    999) / 1000);
+	return false;
+}
+
+/* Gives back a registration taken that registered nobody (a bad request). */
+void
+oauth_register_refund(struct oauth_register_rate *rate)
+{
+	rate->credit_ms += OAUTH_REGISTER_COST_MS;
+	if (rate->credit_ms > OAUTH_REGISTER_BURST_MS)
+		rate->credit_ms = OAUTH_REGISTER_BURST_MS;
+}
+
 /* Says whether a metadata field is absent or an array of allowed strings. */
 static bool
 oauth_register_subset(const json_t *value, const char *const *allowed)

@@ -46,8 +46,9 @@ struct oauth_store {
 };
 
 /* oauth-clients.c */
-char			*oauth_store_clean_name(const char *name);
 void			 oauth_client_free(struct oauth_client *client);
+void			 oauth_store_move_unapproved(struct oauth_store *store,
+			    struct oauth_store *fresh);
 
 /* oauth-grants.c */
 void			 oauth_store_drop_token(struct oauth_store *store,

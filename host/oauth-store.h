@@ -2,9 +2,11 @@
  * What the host's OAuth authorization server remembers: the clients that
  * registered, the grant the person approved for each, and the codes and
  * tokens it issued. Only BLAKE2b digests of codes and tokens are kept.
- * Clients, grants and tokens live in a file only the user can read
- * (clients.json beside the token, mode 0600, rewritten atomically), so
- * they survive the host's restarts; codes live in memory for a minute.
+ * Approved clients, their grants and tokens live in a file only the user
+ * can read (clients.json beside the token, mode 0600, rewritten
+ * atomically), so they survive the host's restarts; codes live in memory
+ * for a minute, and clients not approved yet in the memory of the host
+ * they registered with (a flood of registrations writes nothing).
  * Hosts on other ports may share the file: every look at it and change
  * of it goes between oauth_store_begin and oauth_store_end, which lock
  * it and read again what another host wrote.
@@ -22,7 +24,6 @@
 
 #define OAUTH_CLIENT_ID_BYTES	16
 #define OAUTH_CLIENT_ID_LENGTH	(2 * OAUTH_CLIENT_ID_BYTES)
-#define OAUTH_CLIENT_NAME_MAX	100	/* characters kept of client_name */
 #define OAUTH_CLIENTS_MAX	64	/* registered clients kept */
 #define OAUTH_REDIRECT_URIS_MAX	8	/* per client */
 #define OAUTH_REDIRECT_URI_MAX	512	/* bytes */
@@ -38,7 +39,7 @@ enum oauth_token_kind {
 
 struct oauth_client {
 	char			 client_id[OAUTH_CLIENT_ID_LENGTH + 1];
-	char			*name;		/* cleaned; "" when none */
+	char			*name;		/* as sent (oauth-name.h); "" when none */
 	json_t			*redirect_uris;	/* array of strings */
 	uint64_t		 created_ms;
 	bool			 approved;	/* the person approved it */
@@ -103,6 +104,8 @@ bool			 oauth_store_revoke(struct oauth_store *store,
 			    const char *client_id);
 bool			 oauth_store_touch(struct oauth_client *client,
 			    uint64_t now_ms);
+const struct oauth_client *oauth_store_namesake(struct oauth_store *store,
+			    const struct oauth_client *client);
 json_t			*oauth_store_list(struct oauth_store *store);
 void			 oauth_store_expire(struct oauth_store *store,
 			    uint64_t now_ms);

@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "oauth-authorize.h"
 #include "oauth-metadata.h"
+#include "oauth-name.h"
 #include "oauth-register.h"
 #include "oauth-scope.h"
 #include "oauth-store.h"
@@ -105,6 +106,58 @@ START_TEST(test_uri_loopback_only)
 	    PORT));
 	ck_assert(!oauth_metadata_resource_ours("http://127.0.0.1:9333/sse",
 	    PORT));
+}
+END_TEST
+
+/* Names are shown with no control or format character, and capped. */
+START_TEST(test_name_shown_safely)
+{
+	char	*long_name = xmalloc(501), *shown;
+
+	shown = oauth_name_shown("Evil\a\x1b[31m \xc2\x9b" "2J \xe2\x80\xae"
+	    "edoC\xe2\x80\xac \xe2\x80\x8b\xe2\x80\xa8x\xef\xbb\xbf");
+	ck_assert_str_eq(shown, "Evil\xef\xbf\xbd\xef\xbf\xbd[31m "
+	    "\xef\xbf\xbd" "2J \xef\xbf\xbd" "edoC\xef\xbf\xbd "
+	    "\xef\xbf\xbd\xef\xbf\xbdx\xef\xbf\xbd");
+	free(shown);
+	/* Letters of other scripts stay as they are. */
+	shown = oauth_name_shown("Claude \xc3\xa9t\xc3\xa9 \xe6\x97\xa5");
+	ck_assert_str_eq(shown, "Claude \xc3\xa9t\xc3\xa9 \xe6\x97\xa5");
+	free(shown);
+	memset(long_name, 'x', 500);
+	long_name[0] = '\x1b';
+	long_name[500] = '\0';
+	shown = oauth_name_shown(long_name);
+	ck_assert_uint_eq(strlen(shown), 3 + OAUTH_NAME_SHOWN_MAX - 1);
+	free(shown);
+	/* Kept as sent, but 400 characters at most. */
+	shown = oauth_name_stored(long_name);
+	ck_assert_uint_eq(strlen(shown), OAUTH_NAME_STORED_MAX);
+	ck_assert_int_eq(shown[0], '\x1b');
+	free(shown);
+	free(long_name);
+}
+END_TEST
+
+/* Look-alike names: case, spaces, invisible characters, 0/o, 1/l/i. */
+START_TEST(test_name_resemblance)
+{
+	static const char *const alike[] = { "Claude Code", "claude code",
+	    "CLAUDE  CODE", "ClaudeCode", "C1aude C0de", "CIaude Code",
+	    "Claude\xe2\x80\x8b Code", "Claude\xc2\xa0" "Code",
+	    "\xef\xbc\xa3laude Code", "Claude Code\xe2\x80\xae" };
+	static const char *const other[] = { "Claude Coder", "Claude",
+	    "Claude Cod", "Clavde Code", "" };
+	size_t	i;
+
+	for (i = 0; i < sizeof alike / sizeof *alike; i++)
+		ck_assert_msg(oauth_name_resembles("Claude Code", alike[i]),
+		    "%s", alike[i]);
+	for (i = 0; i < sizeof other / sizeof *other; i++)
+		ck_assert_msg(!oauth_name_resembles("Claude Code", other[i]),
+		    "%s", other[i]);
+	/* No name resembles no name: there is nothing to pass for. */
+	ck_assert(!oauth_name_resembles("", " \xe2\x80\x8b"));
 }
 END_TEST
 
@@ -813,6 +866,276 @@ START_TEST(test_unanswered_approval_expires_as_access_denied)
 }
 END_TEST
 
+/* Registers a client under a name at a time; returns it. */
+static struct oauth_client *
+registered_as(struct oauth_store *store, const char *name, uint64_t at)
+{
+	json_t			*request, *reply;
+	struct oauth_client	*client;
+	int			 status;
+
+	request = json_pack("{s:s,s:[s]}", "client_name", name,
+	    "redirect_uris", REDIRECT);
+	reply = oauth_register(store, request, at, &status);
+	ck_assert_int_eq(status, 201);
+	/* Kept and answered as sent. */
+	ck_assert_str_eq(json_string_value(json_object_get(reply,
+	    "client_name")), name);
+	client = oauth_store_client(store, json_string_value(json_object_get(
+	    reply, "client_id")));
+	json_decref(request);
+	json_decref(reply);
+	return client;
+}
+
+/*
+ * What the person is shown of a client's name: approve_client's name and
+ * list_clients' with no control or format character, and a request of a
+ * client whose name resembles an approved one's marked with that one.
+ */
+START_TEST(test_names_shown_safely_and_namesakes_marked)
+{
+	struct oauth_store		*store = oauth_store_open(NULL, NULL);
+	struct oauth_client		*real, *copy;
+	struct asked			 asked = { 0 };
+	struct oauth_approver		 approver = { asked_keep, asked_cancel,
+					    &asked };
+	struct clock			 wall = { at_t0, NULL };
+	struct oauth_authorize		*authorize;
+	struct oauth_authorize_answer	 answer;
+	const json_t			*taken;
+	json_t				*query, *list;
+
+	real = registered_as(store, "Claude \xe2\x80\xae" "Code", T0 - 5000);
+	oauth_store_approve(real, OAUTH_SCOPE_DEFAULT, "127.0.0.1:41000",
+	    T0 - 4000);
+	copy = registered_as(store, "claude\xc2\x9b code", T0);
+	list = oauth_store_list(store);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list,
+	    0), "client_name")), "Claude \xef\xbf\xbd" "Code");
+	json_decref(list);
+
+	authorize = oauth_authorize_new(store, &approver, PORT, &wall, NULL);
+	query = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "response_type",
+	    "code", "client_id", copy->client_id, "redirect_uri", REDIRECT,
+	    "code_challenge", CHALLENGE, "code_challenge_method", "S256",
+	    "resource", "http://127.0.0.1:9333/mcp");
+	oauth_authorize_request(authorize, query, &answer);
+	ck_assert_int_eq(answer.status, 200);
+	ck_assert_ptr_null(strstr(answer.html, "\xc2\x9b"));
+	free(answer.html);
+	json_decref(query);
+	ck_assert_str_eq(json_string_value(json_object_get(asked.params,
+	    "client_name")), "claude\xef\xbf\xbd code");
+	taken = json_object_get(asked.params, "name_taken_by");
+	ck_assert_msg(json_is_object(taken), "no name_taken_by");
+	ck_assert_str_eq(json_string_value(json_object_get(taken,
+	    "client_name")), "Claude \xef\xbf\xbd" "Code");
+	ck_assert_int_eq(json_integer_value(json_object_get(taken,
+	    "registered_at_ms")), (json_int_t)(T0 - 5000));
+	ck_assert_int_eq(json_integer_value(json_object_get(taken,
+	    "approved_at_ms")), (json_int_t)(T0 - 4000));
+	json_decref(asked.params);
+	asked.params = NULL;
+
+	/* The approved client asking again is no namesake of itself. */
+	query = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "response_type",
+	    "code", "client_id", real->client_id, "redirect_uri", REDIRECT,
+	    "code_challenge", CHALLENGE, "code_challenge_method", "S256",
+	    "resource", "http://127.0.0.1:9333/mcp");
+	oauth_authorize_request(authorize, query, &answer);
+	free(answer.html);
+	json_decref(query);
+	ck_assert_ptr_null(json_object_get(asked.params, "name_taken_by"));
+	json_decref(asked.params);
+	oauth_authorize_free(authorize);
+	oauth_store_free(store);
+}
+END_TEST
+
+/* The time the tests' wall clock says: *arg. */
+static uint64_t
+at_arg(void *arg)
+{
+	return *(const uint64_t *)arg;
+}
+
+/* Opens an authorization request of a client; returns the answer's status. */
+static int
+authorize_status(struct oauth_authorize *authorize,
+    const struct oauth_client *client, struct oauth_authorize_answer *answer)
+{
+	json_t	*query;
+
+	query = json_pack("{s:s,s:s,s:s,s:s,s:s}", "response_type", "code",
+	    "client_id", client->client_id, "redirect_uri", REDIRECT,
+	    "code_challenge", CHALLENGE, "code_challenge_method", "S256");
+	oauth_authorize_request(authorize, query, answer);
+	json_decref(query);
+	return answer->status;
+}
+
+/*
+ * One client holds at most OAUTH_PENDING_PER_CLIENT of the waiting
+ * places, all clients OAUTH_PENDING_MAX; a refusal says, in Retry-After
+ * seconds, when the oldest request in the way expires.
+ */
+START_TEST(test_waiting_approvals_capped_per_client)
+{
+	struct oauth_store		*store = oauth_store_open(NULL, NULL);
+	struct oauth_client		*clients[OAUTH_PENDING_MAX];
+	struct asked			 asked = { 0 };
+	struct oauth_approver		 approver = { asked_keep, asked_cancel,
+					    &asked };
+	uint64_t			 now = T0;
+	struct clock			 wall = { at_arg, &now };
+	struct oauth_authorize		*authorize;
+	struct oauth_authorize_answer	 answer;
+	size_t				 i;
+
+	authorize = oauth_authorize_new(store, &approver, PORT, &wall, NULL);
+	for (i = 0; i < OAUTH_PENDING_MAX; i++)
+		clients[i] = registered(store, false);
+	ck_assert_int_eq(authorize_status(authorize, clients[0], &answer), 200);
+	free(answer.html);
+	json_decref(asked.params);
+	now = T0 + 60000;
+	ck_assert_int_eq(authorize_status(authorize, clients[0], &answer), 200);
+	free(answer.html);
+	json_decref(asked.params);
+	ck_assert_int_eq(authorize_status(authorize, clients[0], &answer), 503);
+	ck_assert_uint_eq(answer.retry_after_s, 240);
+	ck_assert_ptr_nonnull(strstr(answer.html, "This client already has 2 "
+	    "approval requests waiting"));
+	ck_assert_ptr_nonnull(strstr(answer.html, "in 240 seconds"));
+	free(answer.html);
+	/* Another client still gets a place, up to the whole queue. */
+	for (i = 2; i < OAUTH_PENDING_MAX; i++) {
+		ck_assert_int_eq(authorize_status(authorize, clients[i / 2],
+		    &answer), 200);
+		free(answer.html);
+		json_decref(asked.params);
+	}
+	now = T0 + 100000;
+	ck_assert_int_eq(authorize_status(authorize,
+	    clients[OAUTH_PENDING_MAX - 1], &answer), 503);
+	ck_assert_uint_eq(answer.retry_after_s, 200);
+	ck_assert_ptr_nonnull(strstr(answer.html, "Too many approval requests "
+	    "are waiting"));
+	free(answer.html);
+	oauth_authorize_free(authorize);
+	oauth_store_free(store);
+}
+END_TEST
+
+/*
+ * Registration's rate: a burst of OAUTH_REGISTER_BURST, then
+ * OAUTH_REGISTER_PER_SECOND a second; Retry-After says when.
+ */
+START_TEST(test_registration_rate)
+{
+	struct oauth_register_rate	rate = { 0 };
+	unsigned			seconds = 0;
+	int				i;
+
+	for (i = 0; i < OAUTH_REGISTER_BURST; i++)
+		ck_assert(oauth_register_allowed(&rate, T0, &seconds));
+	ck_assert(!oauth_register_allowed(&rate, T0, &seconds));
+	ck_assert_uint_eq(seconds, 1);
+	ck_assert(!oauth_register_allowed(&rate, T0 + 249, &seconds));
+	ck_assert(oauth_register_allowed(&rate, T0 + 250, &seconds));
+	ck_assert(!oauth_register_allowed(&rate, T0 + 250, &seconds));
+	/* A request that registered nobody gives its share back. */
+	oauth_register_refund(&rate);
+	ck_assert(oauth_register_allowed(&rate, T0 + 250, &seconds));
+	/* A quiet minute refills the burst, no more. */
+	for (i = 0; i < OAUTH_REGISTER_BURST; i++)
+		ck_assert(oauth_register_allowed(&rate, T0 + 60000, &seconds));
+	ck_assert(!oauth_register_allowed(&rate, T0 + 60000, &seconds));
+	/* The wall clock set back starts afresh rather than stalling. */
+	ck_assert(oauth_register_allowed(&rate, T0 - 3600000, &seconds));
+}
+END_TEST
+
+/*
+ * Clients not approved yet live in memory: registering writes nothing,
+ * they survive another host's change of the file, approving one writes
+ * it, and a flood of them never drops one the person is being asked about.
+ */
+START_TEST(test_unapproved_clients_stay_in_memory)
+{
+	char				 dir[] = "/tmp/check-oauth-XXXXXX", *path;
+	struct oauth_store		*one, *other;
+	struct oauth_client		*waiting, *approved;
+	struct asked			 asked = { 0 };
+	struct oauth_approver		 approver = { asked_keep, asked_cancel,
+					    &asked };
+	struct clock			 wall = { at_t0, NULL };
+	struct oauth_authorize		*authorize;
+	struct oauth_authorize_answer	 answer;
+	struct stat			 before, after;
+	char				*cause = NULL;
+	char				 id[OAUTH_CLIENT_ID_LENGTH + 1];
+	char				 approved_id[OAUTH_CLIENT_ID_LENGTH + 1];
+	int				 i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_ne(asprintf(&path, "%s/clients.json", dir), -1);
+	one = oauth_store_open(path, &cause);
+	other = oauth_store_open(path, &cause);
+	ck_assert_msg(one != NULL && other != NULL, "%s", cause);
+	begin(one);
+	approved = registered(one, true);
+	memcpy(approved_id, approved->client_id, sizeof approved_id);
+	end(one);
+	ck_assert_int_eq(stat(path, &before), 0);
+	begin(one);
+	waiting = registered(one, false);
+	memcpy(id, waiting->client_id, sizeof id);
+	end(one);
+	ck_assert_int_eq(stat(path, &after), 0);
+	ck_assert_uint_eq(after.st_ino, before.st_ino);	/* not rewritten */
+
+	/* Another host changes the file: the client stays with its host. */
+	begin(other);
+	(void)registered(other, true);
+	end(other);
+	ck_assert_ptr_null(oauth_store_client(other, id));
+	begin(one);
+	ck_assert_ptr_nonnull(oauth_store_client(one, id));
+	ck_assert_ptr_nonnull(oauth_store_client(one, approved_id));
+	end(one);
+
+	/* 70 registrations while the person is asked about the first. */
+	authorize = oauth_authorize_new(one, &approver, PORT, &wall, NULL);
+	ck_assert_int_eq(authorize_status(authorize, oauth_store_client(one,
+	    id), &answer), 200);
+	free(answer.html);
+	begin(one);
+	for (i = 0; i < 70; i++)
+		(void)registered(one, false);
+	end(one);
+	ck_assert_ptr_nonnull(oauth_store_client(one, id));
+	ck_assert_ptr_nonnull(oauth_store_client(one, approved_id));
+
+	/* Approved, it is written: a host opened afresh has it. */
+	asked.done(json_pack("{s:b,s:[s]}", "approved", 1, "scopes",
+	    "pages:read"), NULL, NULL, asked.done_arg);
+	oauth_store_free(other);
+	other = oauth_store_open(path, &cause);
+	ck_assert_msg(other != NULL, "%s", cause);
+	ck_assert(oauth_store_client(other, id)->approved);
+	json_decref(asked.params);
+	oauth_authorize_free(authorize);
+	oauth_store_free(one);
+	oauth_store_free(other);
+	unlink(path);
+	remove_lock(path);
+	rmdir(dir);
+	free(path);
+}
+END_TEST
+
 /* The OAuth suite. */
 static Suite *
 oauth_suite(void)
@@ -824,6 +1147,8 @@ oauth_suite(void)
 	tcase_add_test(tc, test_scope_parse_and_format);
 	tcase_add_test(tc, test_uri_loopback_only);
 	tcase_add_test(tc, test_pkce_s256);
+	tcase_add_test(tc, test_name_shown_safely);
+	tcase_add_test(tc, test_name_resemblance);
 	tcase_add_test(tc, test_challenge_names_metadata_and_scopes);
 	suite_add_tcase(s, tc);
 
@@ -837,6 +1162,10 @@ oauth_suite(void)
 	tcase_add_test(tc, test_new_approval_narrows_older_grants);
 	tcase_add_test(tc, test_unapproved_client_gets_no_tokens);
 	tcase_add_test(tc, test_unanswered_approval_expires_as_access_denied);
+	tcase_add_test(tc, test_names_shown_safely_and_namesakes_marked);
+	tcase_add_test(tc, test_waiting_approvals_capped_per_client);
+	tcase_add_test(tc, test_registration_rate);
+	tcase_add_test(tc, test_unapproved_clients_stay_in_memory);
 	tcase_add_test(tc, test_register_caps_approved_clients);
 	tcase_add_test(tc, test_store_file_private_and_round_trips);
 	tcase_add_test(tc, test_two_hosts_share_the_file);

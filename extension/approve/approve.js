@@ -1,7 +1,8 @@
 /*
  * The approval page: one MCP client's request to use this browser (the
  * host's approve_client, waiting in the service worker): its self-declared
- * name, where its key goes, one box per scope it asked for, Allow and
+ * name (with a warning when an approved client already uses a name like
+ * it), where its key goes, one box per scope it asked for, Allow and
  * Deny. The page named by ?request=<id>, else the oldest waiting request.
  */
 
@@ -59,6 +60,14 @@ function render(pending) {
 	shown = request;
 	$('none').hidden = true;
 	$('name').textContent = request.client_name;
+	const taken = request.name_taken_by ?? null;
+	$('namesake').hidden = taken === null;
+	if (taken !== null) {
+		const date = ms => (ms === null ? 'at an unknown date' : new Date(ms).toLocaleString());
+		$('namesake').textContent = `Another client already uses this name: "${taken.client_name}", registered ${date(taken.registered_at_ms)}` +
+		    `${taken.approved_at_ms === null ? '' : ` and approved ${date(taken.approved_at_ms)}`}. ` +
+		    'Deny this one unless you have just set up a second copy of that client yourself.';
+	}
 	$('redirect').textContent = request.redirect_host;
 	$('scopes').replaceChildren(...request.scopes.map(scopeBox));
 	$('expires').textContent = `Unanswered, it expires at ${new Date(request.expires_at_ms).toLocaleTimeString()}.`;

@@ -2,10 +2,13 @@
  * The popup: whether the host is connected, the MCP URL, a button that
  * copies a client configuration, the last error in words a user can act
  * on, the switch that pauses all agent control, the last actions the
- * tools took, the MCP clients waiting for approval (each opens the approval
- * page) and the approved ones, each with Revoke.
+ * tools took, the MCP clients waiting for approval (each with how many
+ * requests it has waiting, Review, which opens the approval page, and Deny
+ * all) and the approved ones, each with Revoke. Client names are shown as
+ * shownName makes them: no control or format character.
  */
 
+import { shownName } from '../src/client-approvals.js';
 import { clientConfig } from '../src/status.js';
 
 const $ = id => document.getElementById(id);
@@ -67,22 +70,51 @@ function renderControl(control) {
 	$('no-activity').hidden = control.activity.length > 0;
 }
 
-/** The clients waiting for approval, each with a button that opens its approval page. */
+/** A button that runs action when pressed. */
+function button(text, action) {
+	const pressed = document.createElement('button');
+	pressed.type = 'button';
+	pressed.textContent = text;
+	pressed.addEventListener('click', action);
+	return pressed;
+}
+
+/** Denies the waiting requests of one client (clientId), or of all (null); the list follows from the service worker. */
+async function denyAll(clientId) {
+	const reply = await chrome.runtime.sendMessage({ type: 'denyClients', client_id: clientId });
+	$('approvals-error').hidden = reply?.error === undefined;
+	$('approvals-error').textContent = reply?.error ?? '';
+}
+
+/**
+ * The clients waiting for approval, one line each however many requests
+ * it has waiting: the count, Review (its oldest request's approval page)
+ * and Deny all; a namesake of an approved client is marked.
+ */
 function renderApprovals(pending) {
+	const byClient = new Map();
+	for (const request of pending)
+		byClient.set(request.client_id, [...(byClient.get(request.client_id) ?? []), request]);
 	$('approvals-section').hidden = pending.length === 0;
-	$('approvals').replaceChildren(...pending.map(request => {
+	$('deny-every').hidden = byClient.size < 2;
+	$('approvals').replaceChildren(...[...byClient.values()].map(requests => {
+		const [oldest] = requests;
 		const li = document.createElement('li');
 		const declared = document.createElement('span');
 		declared.className = 'self-declared';
 		declared.textContent = ' (self-declared name)';
-		const review = document.createElement('button');
-		review.type = 'button';
-		review.textContent = 'Review';
-		review.addEventListener('click', async () => {
-			await chrome.tabs.create({ url: chrome.runtime.getURL(`approve/approve.html?request=${request.request_id}`) });
+		const count = ` ${requests.length} request${requests.length === 1 ? '' : 's'} waiting `;
+		const review = button('Review', async () => {
+			await chrome.tabs.create({ url: chrome.runtime.getURL(`approve/approve.html?request=${oldest.request_id}`) });
 			window.close();
 		});
-		li.append(request.client_name, declared, ' ', review);
+		li.append(oldest.client_name, declared, count, review, ' ', button('Deny all', () => denyAll(oldest.client_id)));
+		if (oldest.name_taken_by !== null) {
+			const taken = document.createElement('span');
+			taken.className = 'error';
+			taken.textContent = ` Another client already uses this name (${oldest.name_taken_by.client_name}).`;
+			li.append(taken);
+		}
 		return li;
 	}));
 }
@@ -105,7 +137,7 @@ async function showClients() {
 	$('approved').replaceChildren(...result.clients.map(client => {
 		const li = document.createElement('li');
 		const name = document.createElement('strong');
-		name.textContent = client.client_name || '(no name given)';
+		name.textContent = shownName(client.client_name ?? '').trim() || '(no name given)';
 		const revoke = document.createElement('button');
 		revoke.type = 'button';
 		revoke.textContent = 'Revoke';
@@ -121,6 +153,8 @@ async function showClients() {
 		return li;
 	}));
 }
+
+$('deny-every').addEventListener('click', () => denyAll(null));
 
 $('pause').addEventListener('change', async () => {
 	renderControl(await chrome.runtime.sendMessage({ type: 'setPaused', paused: $('pause').checked }));

@@ -26,8 +26,14 @@ export const SCOPES = Object.freeze([
 ]);
 /** Where the waiting requests are mirrored (chrome.storage.session). */
 export const PENDING_KEY = 'pendingClients';
-/** The longest client name shown (the host cleans and cuts it too). */
+/** The longest client name shown, in characters (the host cuts it too). */
 const NAME_MAX = 100;
+/**
+ * The characters never shown as themselves in a client's name: controls and
+ * format characters (Unicode Cc, Cf: bidirectional overrides among them) and
+ * the line and paragraph separators, as the host replaces them too.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 /** The longest redirect host shown. */
 const HOST_MAX = 270;
 
@@ -35,12 +41,39 @@ const HOST_MAX = 270;
  * A request as the popup and the approval page show it.
  * @typedef {object} PendingClient
  * @property {string} request_id
+ * @property {string} client_id the client's registration: its requests share it
  * @property {string} client_name what the client declared: self-declared, never proof
+ * @property {?{client_name: string, registered_at_ms: ?number, approved_at_ms: ?number}} name_taken_by
+ *     the approved client whose name this one's resembles (the host compares them), or null
  * @property {string} redirect_host where the client gets its code (host:port)
  * @property {{name: string, label: string, ticked: boolean}[]} scopes the scopes it asked for
  * @property {number} requested_at_ms
  * @property {number} expires_at_ms
  */
+
+/**
+ * A client's self-declared name as it may be shown: every control or format
+ * character replaced by U+FFFD, so none reorders or hides what follows, and
+ * at most NAME_MAX characters.
+ * @param {string} name
+ * @returns {string}
+ */
+export function shownName(name) {
+	return [...String(name).replace(HIDDEN, '\uFFFD')].slice(0, NAME_MAX).join('');
+}
+
+/**
+ * What approve_client's name_taken_by says, as shown, or null.
+ * @param {unknown} taken
+ * @returns {?{client_name: string, registered_at_ms: ?number, approved_at_ms: ?number}}
+ */
+function namesake(taken) {
+	if (taken === null || typeof taken !== 'object' || typeof taken.client_name !== 'string')
+		return null;
+	const when = ms => (Number.isFinite(ms) ? ms : null);
+	return { client_name: shownName(taken.client_name).trim() || '(no name given)',
+		registered_at_ms: when(taken.registered_at_ms), approved_at_ms: when(taken.approved_at_ms) };
+}
 
 /**
  * A host's approve_client params as a PendingClient.
@@ -53,17 +86,20 @@ export function pendingClient(params) {
 	    `approve_client ${what}. This is a host bug: update the host and the extension to the same release.`);
 	if (typeof params.request_id !== 'string' || !/^[0-9a-f]{32}$/.test(params.request_id))
 		throw bad('needs request_id, 32 hex digits');
-	if (typeof params.client_name !== 'string' || typeof params.redirect_host !== 'string' || params.redirect_host === '')
-		throw bad('needs client_name and redirect_host');
+	if (typeof params.client_id !== 'string' || params.client_id === '' || typeof params.client_name !== 'string' ||
+	    typeof params.redirect_host !== 'string' || params.redirect_host === '')
+		throw bad('needs client_id, client_name and redirect_host');
 	if (!Array.isArray(params.scopes) || params.scopes.length === 0)
 		throw bad('needs the scopes asked for');
 	const unknown = params.scopes.filter(name => !SCOPES.some(scope => scope.name === name));
 	if (unknown.length > 0)
 		throw bad(`asks for scopes this extension does not know (${unknown.join(', ').slice(0, 200)})`);
-	const name = params.client_name.replace(/[\p{Cc}\p{Cf}]/gu, '').trim().slice(0, NAME_MAX);
+	const name = shownName(params.client_name).trim();
 	return {
 		request_id: params.request_id,
+		client_id: params.client_id.slice(0, 64),
 		client_name: name === '' ? '(no name given)' : name,
+		name_taken_by: namesake(params.name_taken_by),
 		redirect_host: params.redirect_host.slice(0, HOST_MAX),
 		scopes: SCOPES.filter(scope => params.scopes.includes(scope.name)).map(scope => ({ ...scope })),
 		requested_at_ms: Number.isFinite(params.requested_at_ms) ? params.requested_at_ms : Date.now(),
@@ -153,6 +189,26 @@ export class ClientApprovals {
 		entry.resolve(answer);
 		this.changed();
 		return answer;
+	}
+
+	/**
+	 * The person's "Deny all" in the popup: every waiting request of one
+	 * client, or of every client when clientId is null, is denied at once.
+	 * @param {?string} clientId
+	 * @returns {{denied: number}} how many requests were denied
+	 */
+	denyAll(clientId) {
+		let denied = 0;
+		for (const [requestId, entry] of this.waiting) {
+			if (clientId !== null && entry.client.client_id !== clientId)
+				continue;
+			this.waiting.delete(requestId);
+			entry.resolve({ approved: false });
+			denied++;
+		}
+		if (denied > 0)
+			this.changed();
+		return { denied };
 	}
 
 	/** @returns {PendingClient[]} the waiting requests, oldest first */

@@ -25,7 +25,7 @@ const REQUEST = {
 // outcome line showed, the worker's broadcast of a new list, and the
 // decisions the page sent, each with answer(reply) to send the worker's
 // answer to it.
-async function approvalPage() {
+async function approvalPage(request = REQUEST) {
 	const { window } = new JSDOM(HTML.replace(/<script[^>]*><\/script>/, ''), { runScripts: 'outside-only' });
 	const page = { window, shown: [], decisions: [], listeners: [] };
 	window.chrome = {
@@ -33,7 +33,7 @@ async function approvalPage() {
 			onMessage: { addListener: listener => page.listeners.push(listener) },
 			sendMessage: message => {
 				if (message.type === 'getApprovals')
-					return Promise.resolve({ result: [REQUEST] });
+					return Promise.resolve({ result: [request] });
 				return new Promise(answer => page.decisions.push({ message, answer }));
 			},
 		},
@@ -55,6 +55,16 @@ test('the page shows the waiting request', async () => {
 	assert.equal(document.getElementById('name').textContent, 'Editor');
 	assert.deepEqual([...document.querySelectorAll('input[name=scope]')].map(box => [box.value, box.checked]),
 	    [['pages:read', true], ['tasks', true]]);
+});
+
+test('a name an approved client already uses is said, with that client\'s dates; none, nothing is said', async () => {
+	assert.equal((await approvalPage()).window.document.getElementById('namesake').hidden, true);
+	const page = await approvalPage({ ...REQUEST, client_name: 'claude code',
+		name_taken_by: { client_name: 'Claude Code', registered_at_ms: Date.UTC(2026, 0, 2), approved_at_ms: Date.UTC(2026, 0, 3) } });
+	const warning = page.window.document.getElementById('namesake');
+	assert.equal(warning.hidden, false);
+	assert.equal(warning.textContent, `Another client already uses this name: "Claude Code", registered ${new Date(Date.UTC(2026, 0, 2)).toLocaleString()}` +
+	    ` and approved ${new Date(Date.UTC(2026, 0, 3)).toLocaleString()}. Deny this one unless you have just set up a second copy of that client yourself.`);
 });
 
 test('Allow: the list without the request, arriving before the answer, is not taken for the request going away', async () => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 
 import { readFileSync } from 'node:fs';
 
-import { ClientApprovals, PENDING_KEY, SCOPES, fromExtensionPage, pendingClient } from '../src/client-approvals.js';
+import { ClientApprovals, PENDING_KEY, SCOPES, fromExtensionPage, pendingClient, shownName } from '../src/client-approvals.js';
 import { RequestRunner } from '../src/rpc.js';
 import { ErrorCode } from '../src/errors.js';
 
@@ -125,10 +125,44 @@ test('a malformed request is refused at once with INVALID_ARGUMENT, never shown'
 	assert.equal(approvals.pending().length, 1);
 });
 
-test('the name is what the client declared, cleaned of control characters and cut; an empty one says so', () => {
-	assert.equal(pendingClient(asked({ client_name: 'Evil\u0007 \u202eCode\n' })).client_name, 'Evil Code');
+test('the name is what the client declared, every control or format character replaced, and cut; an empty one says so', () => {
+	assert.equal(pendingClient(asked({ client_name: 'Evil\u0007 \u202eedoC\u202c\u009b2J\u200b\u2028x\n' })).client_name,
+	    'Evil\ufffd \ufffdedoC\ufffd\ufffd2J\ufffd\ufffdx\ufffd');
 	assert.equal(pendingClient(asked({ client_name: 'x'.repeat(300) })).client_name.length, 100);
+	assert.equal([...pendingClient(asked({ client_name: '\u{1f600}'.repeat(300) })).client_name].length, 100, 'characters, not UTF-16 units');
 	assert.equal(pendingClient(asked({ client_name: ' ' })).client_name, '(no name given)');
+	assert.equal(shownName('Claude \u00e9t\u00e9 \u65e5'), 'Claude \u00e9t\u00e9 \u65e5', 'letters of any script stay');
+});
+
+test('a namesake of an approved client is passed on as shown, with its dates; none is null', () => {
+	assert.equal(pendingClient(asked()).name_taken_by, null);
+	assert.deepEqual(pendingClient(asked({ name_taken_by: { client_name: 'Claude\u202e Code', registered_at_ms: 5, approved_at_ms: 6 } })).name_taken_by,
+	    { client_name: 'Claude\ufffd Code', registered_at_ms: 5, approved_at_ms: 6 });
+	assert.deepEqual(pendingClient(asked({ name_taken_by: { client_name: 'C', registered_at_ms: 'soon' } })).name_taken_by,
+	    { client_name: 'C', registered_at_ms: null, approved_at_ms: null });
+	assert.equal(pendingClient(asked({ client_id: 'c-9' })).client_id, 'c-9');
+	assert.throws(() => pendingClient(asked({ client_id: undefined })), /client_id/);
+});
+
+test('Deny all denies every waiting request of one client, or of every client, at once', async t => {
+	const { approvals, sent, heard, request, settle } = setup(t);
+	const id = n => n.toString(16).padStart(32, '0');
+	request(1, asked({ request_id: id(1), client_id: 'flooder' }));
+	request(2, asked({ request_id: id(2), client_id: 'other' }));
+	request(3, asked({ request_id: id(3), client_id: 'flooder' }));
+	request(4, asked({ request_id: id(4), client_id: 'third' }));
+	await settle();
+	const changes = heard.length;
+	assert.deepEqual(approvals.denyAll('flooder'), { denied: 2 });
+	await settle();
+	assert.equal(heard.length, changes + 1, 'one change for the badge and the pages');
+	assert.deepEqual(approvals.pending().map(p => p.client_id), ['other', 'third']);
+	assert.deepEqual(sent.map(m => [m.id, m.result]), [[1, { approved: false }], [3, { approved: false }]]);
+	assert.deepEqual(approvals.denyAll('nobody'), { denied: 0 });
+	assert.deepEqual(approvals.denyAll(null), { denied: 2 });
+	await settle();
+	assert.deepEqual(approvals.pending(), []);
+	assert.deepEqual(sent.map(m => m.id).sort(), [1, 2, 3, 4]);
 });
 
 test('the scope list matches the contract: names, labels and which start ticked', () => {

@@ -32,7 +32,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 
 import { EXTENSION_ID, startBridge, until } from './harness.mjs';
 import { SHOP_ORDER_STEPS, configureAgents, inExtension, startModelServer } from './agents-harness.mjs';
-import { authorizeClient, browse, browserProvider, consent, startCallback } from './oauth-harness.mjs';
+import { APPROVE, authorizeClient, browse, browserProvider, consent, startCallback } from './oauth-harness.mjs';
 import { scaled } from '../timing.mjs';
 
 const POPUP = `chrome-extension://${EXTENSION_ID}/popup/popup.html`;
@@ -114,7 +114,7 @@ describe('per-client keys with consent in the extension', () => {
 			const lines = await b.evaluate(POPUP, '[...document.querySelectorAll("#approvals li")].map(li => li.textContent)');
 			return lines.length > 0 ? lines : null;
 		}, { what: 'the popup to list the waiting client' }).finally(() => popup.close());
-		assert.match(waiting[0], /^SDK e2e client \(self-declared name\) Review$/);
+		assert.match(waiting[0], /^SDK e2e client \(self-declared name\) 1 request waiting Review Deny all$/);
 
 		const shown = await consent(b);
 		assert.equal(shown.name, 'SDK e2e client');
@@ -148,6 +148,55 @@ describe('per-client keys with consent in the extension', () => {
 		const line = await until(async () => (await b.evaluate(POPUP, '[...document.querySelectorAll("#approved li")].map(li => li.textContent)'))
 		    .find(text => text.startsWith('SDK e2e client')), { what: 'the popup to list the approved client' }).finally(() => listed.close());
 		assert.match(line, /pages:read, pages:act, tasks; approved .*, last used .* Revoke$/);
+	});
+
+	test('a namesake of an approved client, its name shown without its bidi override: marked in the popup and on the approval page; Deny all denies its two requests', async () => {
+		const base = new URL(b.url).origin;
+		const registered = await fetch(`${base}/register`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ client_name: 'sdk E2E c1ient\u202e', redirect_uris: ['http://127.0.0.1:41999/callback'] }),
+		});
+		const client = await registered.json();
+		assert.equal(client.client_name, 'sdk E2E c1ient\u202e', 'kept as sent');
+		const ask = async () => {
+			const url = new URL(`${base}/authorize`);
+			for (const [name, value] of Object.entries({ response_type: 'code', client_id: client.client_id,
+				redirect_uri: 'http://127.0.0.1:41999/callback', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+				code_challenge_method: 'S256', state: 'namesake' }))
+				url.searchParams.set(name, value);
+			const page = await fetch(url, { redirect: 'manual' });
+			assert.equal(page.status, 200);
+			return /request_id=([0-9a-f]{32})/.exec(await page.text())[1];
+		};
+		const requests = [await ask(), await ask()];
+		await until(async () => await inExtension(b, 'chrome.action.getBadgeText({})') === '2', { what: 'the badge to count both requests' });
+
+		const approve = await b.openDirectly(APPROVE);
+		try {
+			await until(() => b.evaluate(APPROVE, '!document.getElementById("request").hidden'), { what: 'the approval page to show the request' });
+			assert.equal(await b.evaluate(APPROVE, 'document.getElementById("name").textContent'), 'sdk E2E c1ient\ufffd');
+			assert.match(await b.evaluate(APPROVE, 'document.getElementById("namesake").textContent'),
+			    /^Another client already uses this name: "SDK e2e client", registered .+ and approved .+\. Deny this one unless/);
+		} finally {
+			await approve.close();
+		}
+
+		const popup = await b.openDirectly(POPUP);
+		try {
+			const line = await until(async () => (await b.evaluate(POPUP, '[...document.querySelectorAll("#approvals li")].map(li => li.textContent)'))[0],
+			    { what: 'the popup to list the waiting client' });
+			assert.equal(line, 'sdk E2E c1ient\ufffd (self-declared name) 2 requests waiting Review Deny all Another client already uses this name (SDK e2e client).');
+			await b.evaluate(POPUP, '[...document.querySelectorAll("#approvals button")].find(button => button.textContent === "Deny all").click()');
+			await until(async () => !/^\d+$/.test(await inExtension(b, 'chrome.action.getBadgeText({})')), { what: 'the badge to count none' });
+		} finally {
+			await popup.close();
+		}
+		for (const id of requests) {
+			const back = await fetch(`${base}/authorize?request_id=${id}`, { redirect: 'manual' });
+			assert.equal(back.status, 302);
+			assert.equal(new URL(back.headers.get('location')).searchParams.get('error'), 'access_denied');
+		}
 	});
 
 	test('mcp-remote: it prints the URL and opens its own callback listener; Allow in the extension; then tools/call through it', async () => {

@@ -4,7 +4,8 @@
  * A loopback URI parses only into a loopback host, a port in range and a
  * rest that ends it, and is the same as itself but for the port; a scope
  * list that parses prints back to the same scopes; a registration either
- * fails or registers loopback redirect URIs only, under a clean name.
+ * fails or registers loopback redirect URIs only, under a name that shows
+ * no control or format character.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "oauth-name.h"
 #include "oauth-register.h"
 #include "oauth-scope.h"
 #include "oauth-store.h"
@@ -61,15 +63,40 @@ fuzz_scope(const char *text)
 	free(printed);
 }
 
-/* Checks a registration: refused, or loopback URIs under a clean name. */
+/*
+ * Checks that a name as shown holds no control character (C0, DEL, C1)
+ * nor bidirectional override or isolate, and at most
+ * OAUTH_NAME_SHOWN_MAX characters.
+ */
+static void
+fuzz_shown_name(const char *name)
+{
+	char		*shown = oauth_name_shown(name);
+	const unsigned char *p;
+	size_t		 chars = 0;
+
+	for (p = (const unsigned char *)shown; *p != '\0'; p++) {
+		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 &&
+		    p[1] <= 0x9f) || (p[0] == 0xe2 && p[1] == 0x80 &&
+		    p[2] >= 0xaa && p[2] <= 0xae) || (p[0] == 0xe2 &&
+		    p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9))
+			abort();
+		if ((*p & 0xc0) != 0x80)
+			chars++;
+	}
+	if (chars > OAUTH_NAME_SHOWN_MAX)
+		abort();
+	free(shown);
+}
+
+/* Checks a registration: refused, or loopback URIs, a name shown safely. */
 static void
 fuzz_register(const char *text)
 {
 	struct oauth_store	*store = oauth_store_open(NULL, NULL);
 	struct oauth_uri	 parsed;
 	json_t			*request, *reply, *uri;
-	const char		*name, *p;
-	size_t			 i, chars = 0;
+	size_t			 i;
 	int			 status;
 
 	request = json_loads(text, 0, NULL);
@@ -81,15 +108,8 @@ fuzz_register(const char *text)
 			    &parsed) != 0)
 				abort();
 		}
-		name = json_string_value(json_object_get(reply, "client_name"));
-		for (p = name; *p != '\0'; p++) {
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				abort();
-			if (((unsigned char)*p & 0xc0) != 0x80)
-				chars++;
-		}
-		if (chars > OAUTH_CLIENT_NAME_MAX)
-			abort();
+		fuzz_shown_name(json_string_value(json_object_get(reply,
+		    "client_name")));
 	} else if (status != 400)
 		abort();
 	json_decref(reply);

@@ -312,12 +312,30 @@ describe('OAuth: the SDK client runs the whole flow', () => {
 		await client.close();
 	});
 
-	it('status and doctor list the approved clients', () => {
+	it('status and doctor list the approved clients, their names with no control or format character', async () => {
+		const tricky = await authorizeRaw(host, { metadata: { client_name: 'Tricky\u009b2J \u202eedoC\u001b[0m' } });
+		const ask = host.requests.findLast(r => r.method === 'approve_client');
+		assert.equal(ask.params.client_id, tricky.client.client_id);
+		assert.equal(ask.params.client_name, 'Tricky\ufffd2J \ufffdedoC\ufffd[0m');
 		for (const command of ['status', 'doctor']) {
 			const r = spawnSync(process.env.BRIDGE_BIN, [command], { env: host.env, encoding: 'utf8' });
 			assert.match(r.stdout, /"SDK test client" \(the name it gave\) \["pages:read","pages:act","tasks"\], approved \d{4}-\d\d-\d\d \d\d:\d\d UTC, last used \d{4}-/,
 			    `${command}: ${r.stdout}${r.stderr}`);
+			assert.ok(r.stdout.includes('"Tricky\ufffd2J \ufffdedoC\ufffd[0m" (the name it gave)'), `${command}: ${r.stdout}`);
+			assert.doesNotMatch(r.stdout, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u, command);
 		}
+		await postForm(host, '/revoke', { token: tricky.tokens.refresh_token, client_id: tricky.client.client_id });
+	});
+
+	it('a client whose name resembles an approved client\'s is marked so in approve_client, with that client\'s dates', async () => {
+		await authorizeRaw(host, { metadata: { client_name: 'sdk  TEST c1ient' } });
+		const ask = host.requests.findLast(r => r.method === 'approve_client');
+		assert.equal(ask.params.client_name, 'sdk  TEST c1ient');
+		assert.equal(ask.params.name_taken_by?.client_name, 'SDK test client', JSON.stringify(ask.params));
+		assert.ok(Number.isInteger(ask.params.name_taken_by.registered_at_ms));
+		assert.ok(ask.params.name_taken_by.approved_at_ms >= ask.params.name_taken_by.registered_at_ms);
+		await authorizeRaw(host, { metadata: { client_name: 'another test client' } });
+		assert.equal(host.requests.findLast(r => r.method === 'approve_client').params.name_taken_by, undefined);
 	});
 
 	it('the owner key still opens everything, marked owner', async () => {
@@ -484,7 +502,7 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 	});
 	after(async () => host?.stop());
 
-	it('registration takes loopback redirect URIs only, no secrets, and cleans the name', async () => {
+	it('registration takes loopback redirect URIs only, no secrets, and keeps the name as sent', async () => {
 		for (const uri of ['https://evil.example/cb', 'http://192.168.1.2/cb', 'http://127.0.0.1.evil.example/cb',
 			'http://user@127.0.0.1/cb', 'http://127.0.0.1:99999/cb', 'http://127.0.0.1/cb#x', 'com.example.app:/cb',
 			// #35: a header or a line smuggled into the Location of a redirect
@@ -500,9 +518,9 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 		assert.equal(secret.json.error, 'invalid_client_metadata');
 		const grant = await register(host, { grant_types: ['client_credentials'] });
 		assert.equal(grant.json.error, 'invalid_client_metadata');
-		const name = await register(host, { client_name: `Evil\u0007\u001b[31m${'x'.repeat(200)}` });
+		const name = await register(host, { client_name: `Evil\u0007\u001b[31m${'x'.repeat(500)}` });
 		assert.equal(name.status, 201);
-		assert.equal(name.json.client_name, `Evil[31m${'x'.repeat(92)}`, 'control characters dropped, 100 characters kept');
+		assert.equal(name.json.client_name, `Evil\u0007\u001b[31m${'x'.repeat(390)}`, 'kept as sent, 400 characters at most');
 		assert.equal(name.json.token_endpoint_auth_method, 'none');
 		for (const uri of ['http://localhost:1/cb', 'http://[::1]/cb?x=1', 'http://127.0.0.1/'])
 			assert.equal((await register(host, { redirect_uris: [uri] })).status, 201, uri);
@@ -592,25 +610,6 @@ describe('OAuth: refusals, each with the spec\'s error', () => {
 		const unknown = await postForm(host, '/token', { grant_type: 'authorization_code', client_id: 'nobody' });
 		assert.equal(unknown.status, 401);
 		assert.equal(unknown.json.error, 'invalid_client');
-	});
-
-	it('a flood of registrations does not drop a client whose approval the person is still deciding', async () => {
-		let decide;
-		approve = () => new Promise(resolve => { decide = resolve; });
-		try {
-			const waiting = (await register(host, { client_name: 'waiting client' })).json;
-			const page = await fetch(authorizeUrl(host, waiting, { challenge: pkce().challenge }), { redirect: 'manual' });
-			assert.equal(page.status, 200);
-			const requestId = /request_id=([0-9a-f]{32})/.exec(await page.text())[1];
-			for (let i = 0; i < 70; i++)
-				assert.equal((await register(host, { client_name: `flood ${i}` })).status, 201);
-			await eventually(() => decide !== undefined, 'the question reached the extension');
-			decide({ approved: true, scopes: DEFAULT_SCOPES });
-			const back = await browse(`${host.base}/authorize?request_id=${requestId}`);
-			assert.ok(back.searchParams.get('code'), `the waiting client still gets its code: ${back}`);
-		} finally {
-			approve = () => ({ approved: true, scopes: DEFAULT_SCOPES });
-		}
 	});
 
 	it('a parameter sent twice is invalid_request (RFC 6749 3.1)', async () => {
@@ -845,23 +844,73 @@ describe('OAuth: across restarts, without the extension, and turned off', () => 
 		}
 	});
 
-	it('at most 8 requests wait for the person; a decided one frees its place', async () => {
+	it('at most 2 requests of a client and 8 in all wait for the person; the 503 says when to retry; a decided one frees its place', async () => {
 		let release;
 		const decided = new Promise(resolve => { release = resolve; });
 		let asked = 0;
 		const host = await startHost({ handlers: { approve_client: () => (++asked === 1 ? decided : never()) } });
+		const ask = client => fetch(authorizeUrl(host, client, { challenge: pkce().challenge }), { redirect: 'manual' });
 		try {
-			const client = (await register(host)).json;
-			const first = authorizeUrl(host, client, { challenge: pkce().challenge });
-			assert.equal((await fetch(first, { redirect: 'manual' })).status, 200);
-			for (let i = 1; i < 8; i++)
-				assert.equal((await fetch(authorizeUrl(host, client, { challenge: pkce().challenge }), { redirect: 'manual' })).status, 200);
-			const full = await fetch(authorizeUrl(host, client, { challenge: pkce().challenge }), { redirect: 'manual' });
+			const clients = [];
+			for (let i = 0; i < 5; i++)
+				clients.push((await register(host, { client_name: `waiting ${i}` })).json);
+			assert.equal((await ask(clients[0])).status, 200);
+			assert.equal((await ask(clients[0])).status, 200);
+			const mine = await ask(clients[0]);
+			assert.equal(mine.status, 503);
+			const seconds = Number(mine.headers.get('retry-after'));
+			assert.ok(seconds > 290 && seconds <= 300, `Retry-After: ${seconds}`);
+			assert.match(await mine.text(), new RegExp(`This client already has 2 approval requests waiting .* in ${seconds} seconds`));
+			for (let i = 1; i < 4; i++) {
+				assert.equal((await ask(clients[i])).status, 200);
+				assert.equal((await ask(clients[i])).status, 200);
+			}
+			const full = await ask(clients[4]);
 			assert.equal(full.status, 503);
-			assert.match(await full.text(), /Too many approval requests/);
+			assert.ok(Number(full.headers.get('retry-after')) > 0, 'Retry-After');
+			assert.match(await full.text(), /Too many approval requests are waiting .* in \d+ seconds/);
 			release({ approved: false });
-			await eventually(async () => (await fetch(authorizeUrl(host, client, { challenge: pkce().challenge }),
-			    { redirect: 'manual' })).status === 200, 'the denied request to free its place');
+			await eventually(async () => (await ask(clients[4])).status === 200, 'the denied request to free its place');
+		} finally {
+			await host.stop();
+		}
+	});
+
+	it('a flood of registrations gets 429 with Retry-After after a burst of 16, does not rewrite the clients file, and leaves a waiting client its approval', async () => {
+		let decide;
+		const host = await startHost({ handlers: { approve_client: () => new Promise(resolve => { decide = resolve; }) } });
+		try {
+			const file = join(host.configDir, 'clients.json');
+			const waiting = (await register(host, { client_name: 'waiting client' })).json;
+			const page = await fetch(authorizeUrl(host, waiting, { challenge: pkce().challenge }), { redirect: 'manual' });
+			assert.equal(page.status, 200);
+			const requestId = /request_id=([0-9a-f]{32})/.exec(await page.text())[1];
+			const before = statSync(file, { bigint: true });
+			const statuses = [];
+			let refused;
+			while (statuses.length < 40 && refused === undefined) {
+				const response = await fetch(`${host.base}/register`, {
+					method: 'POST', headers: { 'Content-Type': 'application/json' },
+					body: JSON.stringify({ client_name: `flood ${statuses.length}`, redirect_uris: ['http://127.0.0.1:41000/callback'] }),
+				});
+				statuses.push(response.status);
+				if (response.status === 429)
+					refused = { retry: Number(response.headers.get('retry-after')), json: await response.json() };
+				else
+					await response.body?.cancel();
+			}
+			assert.ok(refused, `a 429 within 40 registrations: ${statuses}`);
+			assert.ok(statuses.length >= 14, `the burst registers first: ${statuses}`);
+			assert.equal(refused.retry, 1);
+			assert.equal(refused.json.error, 'temporarily_unavailable');
+			assert.match(refused.json.error_description, /register again in 1 seconds/);
+			const after = statSync(file, { bigint: true });
+			assert.deepEqual([after.ino, after.mtimeNs], [before.ino, before.mtimeNs], 'the clients file is not rewritten');
+			assert.doesNotMatch(readFileSync(file, 'utf8'), /flood|waiting client/, 'clients not approved stay in memory');
+			await eventually(() => decide !== undefined, 'the question reached the extension');
+			decide({ approved: true, scopes: DEFAULT_SCOPES });
+			const back = await browse(`${host.base}/authorize?request_id=${requestId}`);
+			assert.ok(back.searchParams.get('code'), `the waiting client still gets its code: ${back}`);
 		} finally {
 			await host.stop();
 		}
