@@ -220,6 +220,45 @@ test('no other client closes a task\'s tab; the person does, and the task ends a
 	assert.equal(await tasks.tabClosed(1), false, 'nothing runs there any more');
 });
 
+// Issue #35, finding 7: what a task typed into a secret field is masked in
+// everything the task manager keeps and returns, the task's own words included.
+test('a PIN typed into a secret field is in no answer, list, kept history or panel entry, though the task names it', async () => {
+	const PIN = '739164';
+	const { dispatcher, tasks, storage } = setup({
+		planner: [{ plan: `Type ${PIN} into the PIN field.`, next_goal: 'unlock', status: 'continue' }],
+		navigator: [{ actions: [{ tool: 'type_value', args: { ref: 'e1', text: PIN } }] }, { actions: [], done: { answer: `Unlocked with ${PIN}` } }],
+		validator: [{ verdict: 'accept', reason: `The page took ${PIN}.` }],
+	});
+	dispatcher.registry.set('get_browser_state', { run: async (params, context) => ({
+		content: [{ type: 'text', text: 'e1 textbox "PIN" type=password' }],
+		structuredContent: { tab: { id: context.tab.id, url: context.tab.url, title: 'Bank' },
+			elements: [{ ref: 'e1', role: 'textbox', name: 'PIN', type: 'password', secret: true }] },
+	}) });
+	dispatcher.services.refs = { resolve: ref => ({ status: 'ok', entry: { ref, tabId: 1 } }) };
+	const typed = [];
+	dispatcher.register({ type_value: { run: async params => {
+		typed.push(params.text);
+		return { content: [{ type: 'text', text: 'Typed 6 characters into e1 (textbox "PIN").' }] };
+	} } });
+	const started = await dispatcher.dispatch('run_task', { task: `Unlock the card with PIN ${PIN}.`, tab_id: 1, wait: false }, call());
+	const id = started.structuredContent.task_id;
+	const record = await tasks.get(id, { caller: 'alice' });
+	await record.done;
+	await new Promise(resolve => setTimeout(resolve, 10));	/* keeping is asynchronous */
+	assert.deepEqual(typed, [PIN], 'the page got the PIN');
+	assert.equal(record.result.stop_reason, 'done');
+	assert.equal(record.result.answer, 'Unlocked with ••••••');
+	const places = {
+		get_task: await dispatcher.dispatch('get_task', { task_id: id }, call()),
+		list_tasks: await dispatcher.dispatch('list_tasks', {}, call()),
+		panel: await tasks.panelTasks(),
+		taskHistory: storage.stored.get(HISTORY_KEY),
+	};
+	assert.equal(places.list_tasks.structuredContent.tasks[0].task, 'Unlock the card with PIN ••••••.');
+	for (const [where, data] of Object.entries(places))
+		assert.ok(!JSON.stringify(data).includes(PIN), `the PIN in ${where}: ${JSON.stringify(data)}`);
+});
+
 test('a caller that cancels a waiting run_task ends the hold', async () => {
 	const { dispatcher, model } = setup();
 	const controller = new AbortController();
