@@ -1074,6 +1074,7 @@ START_TEST(test_unapproved_clients_stay_in_memory)
 	struct oauth_authorize		*authorize;
 	struct oauth_authorize_answer	 answer;
 	struct stat			 before, after;
+	json_t				*decision;
 	char				*cause = NULL;
 	char				 id[OAUTH_CLIENT_ID_LENGTH + 1];
 	char				 approved_id[OAUTH_CLIENT_ID_LENGTH + 1];
@@ -1119,8 +1120,10 @@ START_TEST(test_unapproved_clients_stay_in_memory)
 	ck_assert_ptr_nonnull(oauth_store_client(one, approved_id));
 
 	/* Approved, it is written: a host opened afresh has it. */
-	asked.done(json_pack("{s:b,s:[s]}", "approved", 1, "scopes",
-	    "pages:read"), NULL, NULL, asked.done_arg);
+	decision = json_pack("{s:b,s:[s]}", "approved", 1, "scopes",
+	    "pages:read");
+	asked.done(decision, NULL, NULL, asked.done_arg);
+	json_decref(decision);
 	oauth_store_free(other);
 	other = oauth_store_open(path, &cause);
 	ck_assert_msg(other != NULL, "%s", cause);
