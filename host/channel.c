@@ -1,18 +1,16 @@
 /* The native-messaging channel: non-blocking frame I/O on two descriptors. */
 #include "channel.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event2/buffer.h>
 
 #include "log.h"
 #include "nm-chunk.h"
 #include "nm-frame.h"
+#include "os.h"
 #include "xmalloc.h"
 
 /* Most bytes taken from the input descriptor in one read. */
@@ -20,8 +18,7 @@
 
 struct channel {
 	struct event_base	*base;
-	int			 in_fd;
-	int			 out_fd;
+	struct os_stdio		*stdio;		/* what the loop watches */
 	size_t			 max_inbound;
 	struct log		*log;
 	channel_message_cb	 on_message;
@@ -151,14 +148,14 @@ channel_read_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct channel	*channel = arg;
 	size_t		 partial;
-	int		 n;
+	int		 n, error;
 
 	n = evbuffer_read(channel->input, fd, CHANNEL_READ_SIZE);
 	if (n == -1) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+		if (os_io_again(error = EVUTIL_SOCKET_ERROR()))
 			return;
 		log_warn(channel->log, "native messaging: closing: read "
-		    "error: %s", strerror(errno));
+		    "error: %s", evutil_socket_error_to_string(error));
 		channel_close(channel);
 		return;
 	}
@@ -179,12 +176,13 @@ channel_read_cb(evutil_socket_t fd, short events, void *arg)
 static void
 channel_flush(struct channel *channel)
 {
+	int	error;
+
 	while (channel->open && evbuffer_get_length(channel->output) != 0) {
-		if (evbuffer_write(channel->output, channel->out_fd) != -1)
+		if (evbuffer_write(channel->output,
+		    os_stdio_output(channel->stdio)) != -1)
 			continue;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+		if (os_io_again(error = EVUTIL_SOCKET_ERROR())) {
 			if (event_add(channel->write_event, NULL) == -1) {
 				log_error(channel->log, "native messaging: "
 				    "closing: cannot watch the output");
@@ -193,7 +191,7 @@ channel_flush(struct channel *channel)
 			return;
 		}
 		log_info(channel->log, "native messaging: closing: write "
-		    "error: %s", strerror(errno));
+		    "error: %s", evutil_socket_error_to_string(error));
 		channel_close(channel);
 		return;
 	}
@@ -208,19 +206,6 @@ channel_write_cb(evutil_socket_t fd, short events, void *arg)
 	channel_flush(arg);
 }
 
-/* Makes a descriptor non-blocking. */
-static void
-channel_set_nonblocking(struct channel *channel, int fd)
-{
-	int	flags;
-
-	flags = fcntl(fd, F_GETFL);
-	if (flags == -1 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1) {
-		log_warn(channel->log, "native messaging: cannot make fd %d "
-		    "non-blocking: %s", fd, strerror(errno));
-	}
-}
-
 /*
  * Creates a channel reading frames from in_fd and writing them to out_fd.
  * The descriptors stay the caller's: the channel never closes them.
@@ -231,11 +216,10 @@ channel_new(struct event_base *base, int in_fd, int out_fd,
     channel_close_cb on_close, void *arg)
 {
 	struct channel	*channel;
+	char		*cause = NULL;
 
 	channel = xcalloc(1, sizeof *channel);
 	channel->base = base;
-	channel->in_fd = in_fd;
-	channel->out_fd = out_fd;
 	channel->max_inbound = max_inbound ? max_inbound : NM_FRAME_DEFAULT_MAX;
 	channel->log = log;
 	channel->on_message = on_message;
@@ -246,9 +230,15 @@ channel_new(struct event_base *base, int in_fd, int out_fd,
 
 	channel->input = evbuffer_new();
 	channel->output = evbuffer_new();
-	channel->read_event = event_new(base, in_fd, EV_READ|EV_PERSIST,
-	    channel_read_cb, channel);
-	channel->write_event = event_new(base, out_fd, EV_WRITE|EV_PERSIST,
+	/* Like running out of memory: no socket pair or thread to be had. */
+	if ((channel->stdio = os_stdio_new(in_fd, out_fd, &cause)) == NULL) {
+		log_error(log, "native messaging: %s", cause);
+		abort();
+	}
+	channel->read_event = event_new(base, os_stdio_input(channel->stdio),
+	    EV_READ|EV_PERSIST, channel_read_cb, channel);
+	channel->write_event = event_new(base,
+	    os_stdio_output(channel->stdio), EV_WRITE|EV_PERSIST,
 	    channel_write_cb, channel);
 	channel->close_event = event_new(base, -1, 0, channel_notify_close,
 	    channel);
@@ -258,9 +248,6 @@ channel_new(struct event_base *base, int in_fd, int out_fd,
 		log_error(log, "native messaging: out of memory");
 		abort();
 	}
-
-	channel_set_nonblocking(channel, in_fd);
-	channel_set_nonblocking(channel, out_fd);
 
 	/* Input the loop cannot watch at all: treat it as closed. */
 	if (event_add(channel->read_event, NULL) == -1) {
@@ -283,6 +270,7 @@ channel_free(struct channel *channel)
 	event_free(channel->read_event);
 	event_free(channel->write_event);
 	event_free(channel->close_event);
+	os_stdio_free(channel->stdio);
 	evbuffer_free(channel->input);
 	evbuffer_free(channel->output);
 	free(channel);

@@ -73,7 +73,7 @@ cli_find(const char *name)
 }
 
 /* Appends printf-style text to a growing string. */
-static void __attribute__((format(printf, 2, 3)))
+static void __attribute__((format(PRINTF_FORMAT, 2, 3)))
 cli_append(char **text, const char *fmt, ...)
 {
 	va_list	 ap;

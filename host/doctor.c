@@ -53,7 +53,7 @@ struct doctor {
 /* Reports a check that passed. */
 static void
 doctor_ok(struct doctor *d, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(PRINTF_FORMAT, 2, 3)));
 
 /* Reports a check that passed. */
 static void
@@ -72,7 +72,7 @@ doctor_ok(struct doctor *d, const char *fmt, ...)
 /* Reports something checked only for information (a browser not found). */
 static void
 doctor_note(struct doctor *d, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(PRINTF_FORMAT, 2, 3)));
 
 /* Reports something checked only for information (a browser not found). */
 static void
@@ -90,7 +90,7 @@ doctor_note(struct doctor *d, const char *fmt, ...)
 /* Reports a failed check and what fixes it. */
 static void
 doctor_fail(struct doctor *d, const char *fix, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(PRINTF_FORMAT, 3, 4)));
 
 /* Reports a failed check and what fixes it. */
 static void

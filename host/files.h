@@ -18,9 +18,9 @@ int	 files_check_private_dir(const char *dir, char **cause);
 int	 files_private_dir(const char *dir, const char *purpose, char **cause);
 int	 files_write_all(int fd, const void *buf, size_t len);
 void	 files_vprintf(int fd, const char *fmt, va_list ap)
-	    __attribute__((format(printf, 2, 0)));
+	    __attribute__((format(PRINTF_FORMAT, 2, 0)));
 void	 files_printf(int fd, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
+	    __attribute__((format(PRINTF_FORMAT, 2, 3)));
 char	*files_write_temp(const char *path, const char *what, const void *buf,
 	    size_t len, char **cause);
 

@@ -1,10 +1,8 @@
 /* The HTTP server's front door: caps, deadlines, heads judged early. */
 #include "http-door.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -17,6 +15,8 @@
 #include "http-framer.h"
 #include "jsonrpc.h"
 #include "log.h"
+#include "os.h"
+#include "os-socket.h"
 #include "queue.h"
 #include "xmalloc.h"
 
@@ -141,12 +141,13 @@ http_door_answer(struct http_door_conn *conn,
 	    NULL);
 	body = json_dumps(error, JSON_COMPACT);
 	json_decref(error);
+	/* libevent formats with the C runtime's printf: msvcrt has no %zu. */
 	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n"
 	    "Content-Type: application/json\r\n"
-	    "Content-Length: %zu\r\n"
+	    "Content-Length: %lu\r\n"
 	    "Cache-Control: no-store\r\n"
 	    "Connection: close\r\n", refusal->status, refusal->reason,
-	    strlen(body));
+	    (unsigned long)strlen(body));
 	if (refusal->authenticate != NULL)
 		evbuffer_add_printf(out, "WWW-Authenticate: %s\r\n",
 		    refusal->authenticate);
@@ -417,8 +418,7 @@ http_door_output(struct evbuffer *src, struct evbuffer *dst,
 			wrote = true;
 			continue;
 		}
-		if (EVUTIL_SOCKET_ERROR() == EAGAIN ||
-		    EVUTIL_SOCKET_ERROR() == EINTR) {
+		if (os_io_again(EVUTIL_SOCKET_ERROR())) {
 			if (conn->writable == NULL)
 				conn->writable = event_new(conn->door->base,
 				    fd, EV_WRITE, http_door_writable, conn);

@@ -1,16 +1,14 @@
 /* Noticing a client that hangs up while its request waits for the reply. */
 #include "http-hangup.h"
 
-#include <sys/types.h>
-#include <sys/socket.h>
-
-#include <errno.h>
 #include <stdlib.h>
 
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 
+#include "os.h"
+#include "os-socket.h"
 #include "xmalloc.h"
 
 struct http_hangup {
@@ -36,8 +34,7 @@ http_hangup_readable(evutil_socket_t fd, short events, void *arg)
 		event_del(hangup->readable);
 		return;
 	}
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
-	    errno == EINTR))
+	if (n < 0 && os_io_again(EVUTIL_SOCKET_ERROR()))
 		return;
 	evhttp_connection_free(hangup->evcon);
 }

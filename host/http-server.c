@@ -4,8 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include <event2/event.h>
 #include <event2/http.h>
@@ -24,6 +22,7 @@
 #include "log.h"
 #include "oauth-metadata.h"
 #include "oauth-scope.h"
+#include "os-socket.h"
 #include "proof.h"
 #include "session.h"
 #include "xmalloc.h"

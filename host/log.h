@@ -21,9 +21,9 @@ void		 log_close(struct log *log);
 void		 log_set_level(struct log *log, enum log_level level);
 enum log_level	 log_get_level(const struct log *log);
 void		 log_write(struct log *log, enum log_level level,
-		     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+		     const char *fmt, ...) __attribute__((format(PRINTF_FORMAT, 3, 4)));
 void		 log_vwrite(struct log *log, enum log_level level,
-		     const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+		     const char *fmt, va_list ap) __attribute__((format(PRINTF_FORMAT, 3, 0)));
 int		 log_level_parse(const char *name, enum log_level *level);
 const char	*log_level_name(enum log_level level);
 void		 log_route_libevent(struct log *log);

@@ -47,7 +47,7 @@ static int	schema_validate_at(const json_t *, const json_t *,
 static int	schema_check_at(const json_t *, const char *, char **);
 
 /* Appends formatted text. */
-static void __attribute__((format(printf, 2, 3)))
+static void __attribute__((format(PRINTF_FORMAT, 2, 3)))
 schema_text_add(struct schema_text *text, const char *fmt, ...)
 {
 	va_list	 ap;
@@ -547,7 +547,7 @@ schema_validate(const json_t *schema, const json_t *instance, char **cause)
 }
 
 /* Sets cause to a problem with the schema at path and returns -1. */
-static int __attribute__((format(printf, 3, 4)))
+static int __attribute__((format(PRINTF_FORMAT, 3, 4)))
 schema_check_fail(const char *path, char **cause, const char *fmt, ...)
 {
 	va_list	 ap;

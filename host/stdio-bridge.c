@@ -1,9 +1,6 @@
 /* The stdio bridge: MCP lines on stdin/stdout, handed to the relay. */
 #include "stdio-bridge.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,10 +27,7 @@ struct stdio_bridge {
 	struct event_base	*base;
 	struct tool_registry	*tools;
 	struct stdio_relay	*relay;
-	int			 in_fd;
-	int			 out_fd;
-	int			 in_flags;	/* restored at exit */
-	int			 out_flags;
+	struct os_stdio		*stdio;		/* stdin and stdout for the loop */
 	struct event		*read_event;
 	struct event		*write_event;
 	struct os_termination	*termination;
@@ -71,14 +65,14 @@ static void
 stdio_bridge_write_cb(evutil_socket_t fd, short events, void *arg)
 {
 	struct stdio_bridge	*bridge = arg;
-	int			 n;
+	int			 n, error = 0;
 
-	n = evbuffer_write(bridge->output, bridge->out_fd);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+	n = evbuffer_write(bridge->output, fd);
+	if (n == -1 && os_io_again(error = EVUTIL_SOCKET_ERROR()))
 		return;
 	if (n == -1) {
 		log_warn(bridge->log, "cannot write to the client: %s; "
-		    "stopping", strerror(errno));
+		    "stopping", evutil_socket_error_to_string(error));
 		evbuffer_drain(bridge->output,
 		    evbuffer_get_length(bridge->output));
 		event_base_loopbreak(bridge->base);
@@ -147,10 +141,10 @@ stdio_bridge_read_cb(evutil_socket_t fd, short events, void *arg)
 	struct stdio_bridge	*bridge = arg;
 	size_t			 len;
 	char			*rest;
-	int			 n;
+	int			 n, error = 0;
 
-	n = evbuffer_read(bridge->input, bridge->in_fd, STDIO_READ_SIZE);
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+	n = evbuffer_read(bridge->input, fd, STDIO_READ_SIZE);
+	if (n == -1 && os_io_again(error = EVUTIL_SOCKET_ERROR()))
 		return;
 	if (n > 0) {
 		stdio_bridge_lines(bridge);
@@ -158,7 +152,7 @@ stdio_bridge_read_cb(evutil_socket_t fd, short events, void *arg)
 	}
 	if (n == -1)
 		log_warn(bridge->log, "cannot read from the client: %s",
-		    strerror(errno));
+		    evutil_socket_error_to_string(error));
 	event_del(bridge->read_event);
 	if ((len = evbuffer_get_length(bridge->input)) > 0 &&
 	    !bridge->skipping) {
@@ -195,10 +189,11 @@ stdio_bridge_terminated(const char *what, void *arg)
 static void
 stdio_bridge_flush(struct stdio_bridge *bridge)
 {
-	(void)fcntl(bridge->out_fd, F_SETFL, bridge->out_flags & ~O_NONBLOCK);
+	os_stdio_output_blocking(bridge->stdio);
 	while (evbuffer_get_length(bridge->output) > 0) {
-		if (evbuffer_write(bridge->output, bridge->out_fd) <= 0 &&
-		    errno != EINTR)
+		if (evbuffer_write(bridge->output,
+		    os_stdio_output(bridge->stdio)) <= 0 &&
+		    !os_io_again(EVUTIL_SOCKET_ERROR()))
 			break;
 	}
 }
@@ -208,12 +203,9 @@ static void
 stdio_bridge_free(struct stdio_bridge *bridge)
 {
 	stdio_relay_free(bridge->relay);
-	if (bridge->output != NULL)
+	if (bridge->output != NULL && bridge->stdio != NULL)
 		stdio_bridge_flush(bridge);
-	if (bridge->in_flags != -1)
-		(void)fcntl(bridge->in_fd, F_SETFL, bridge->in_flags);
-	if (bridge->out_flags != -1)
-		(void)fcntl(bridge->out_fd, F_SETFL, bridge->out_flags);
+	os_stdio_free(bridge->stdio);
 	if (bridge->read_event != NULL)
 		event_free(bridge->read_event);
 	if (bridge->write_event != NULL)
@@ -243,9 +235,6 @@ stdio_bridge_run(struct config *config, int out_fd)
 	char				*cause = NULL;
 	int				 rc = 1;
 
-	bridge->in_fd = STDIN_FILENO;
-	bridge->out_fd = out_fd;
-	bridge->in_flags = bridge->out_flags = -1;
 	bridge->max_message = config->max_body;
 	if ((bridge->log = log_open(config->log_level, config->log_file,
 	    &cause)) == NULL ||
@@ -257,25 +246,26 @@ stdio_bridge_run(struct config *config, int out_fd)
 	if (config->file_error != NULL)
 		log_warn(bridge->log, "ignored settings: %s",
 		    config->file_error);
-	if ((bridge->base = loop_new(bridge->in_fd, out_fd)) == NULL) {
+	if ((bridge->base = loop_new(STDIN_FILENO, out_fd)) == NULL) {
 		log_error(bridge->log, "cannot make an event loop");
 		goto out;
 	}
-	bridge->in_flags = fcntl(bridge->in_fd, F_GETFL);
-	bridge->out_flags = fcntl(out_fd, F_GETFL);
-	if (bridge->in_flags != -1)
-		(void)fcntl(bridge->in_fd, F_SETFL,
-		    bridge->in_flags | O_NONBLOCK);
-	if (bridge->out_flags != -1)
-		(void)fcntl(out_fd, F_SETFL, bridge->out_flags | O_NONBLOCK);
+	if ((bridge->stdio = os_stdio_new(STDIN_FILENO, out_fd,
+	    &cause)) == NULL) {
+		log_error(bridge->log, "%s", cause);
+		free(cause);
+		goto out;
+	}
 	bridge->input = evbuffer_new();
 	bridge->output = evbuffer_new();
 	bridge->relay = stdio_relay_new(bridge->base, config, bridge->log,
 	    bridge->tools, &callbacks);
-	bridge->read_event = event_new(bridge->base, bridge->in_fd,
-	    EV_READ|EV_PERSIST, stdio_bridge_read_cb, bridge);
-	bridge->write_event = event_new(bridge->base, out_fd,
-	    EV_WRITE|EV_PERSIST, stdio_bridge_write_cb, bridge);
+	bridge->read_event = event_new(bridge->base,
+	    os_stdio_input(bridge->stdio), EV_READ|EV_PERSIST,
+	    stdio_bridge_read_cb, bridge);
+	bridge->write_event = event_new(bridge->base,
+	    os_stdio_output(bridge->stdio), EV_WRITE|EV_PERSIST,
+	    stdio_bridge_write_cb, bridge);
 	if (event_add(bridge->read_event, NULL) == -1) {
 		log_error(bridge->log, "cannot watch stdin");
 		goto out;

@@ -203,7 +203,7 @@ bench_now_ns(void)
 }
 
 /* Records an outright failure; the first one is what the run reports. */
-static void __attribute__((format(printf, 2, 3)))
+static void __attribute__((format(PRINTF_FORMAT, 2, 3)))
 bench_fail(struct bench *bench, const char *fmt, ...)
 {
 	va_list	ap;
@@ -223,7 +223,7 @@ bench_fail(struct bench *bench, const char *fmt, ...)
 }
 
 /* Counts a wrong reply; the run goes on but will exit 1. */
-static void __attribute__((format(printf, 2, 3)))
+static void __attribute__((format(PRINTF_FORMAT, 2, 3)))
 bench_error(struct bench *bench, const char *fmt, ...)
 {
 	va_list	ap;
