@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "nm-frame.h"
+#include "os.h"
 #include "rpc.h"
 #include "xmalloc.h"
 
@@ -110,21 +111,20 @@ config_clear(struct config *config)
 	memset(config, 0, sizeof *config);
 }
 
-/* Returns ${XDG_CONFIG_HOME:-$HOME/.config}/browser-bridge. */
+/* Returns the user's configuration directory's browser-bridge. */
 char *
 config_dir_path(char **cause)
 {
-	const char	*xdg = getenv("XDG_CONFIG_HOME");
-	const char	*home = getenv("HOME");
+	char	*base, *dir, *why = NULL;
 
-	if (xdg != NULL && *xdg == '/')
-		return xasprintf("%s/browser-bridge", xdg);
-	if (home == NULL || *home == '\0') {
-		*cause = xstrdup("neither XDG_CONFIG_HOME nor HOME is set; "
-		    "set HOME so the host can keep its token");
+	if ((base = os_user_dir(OS_USER_CONFIG, &why)) == NULL) {
+		*cause = xasprintf("%s so the host can keep its token", why);
+		free(why);
 		return NULL;
 	}
-	return xasprintf("%s/.config/browser-bridge", home);
+	dir = xasprintf("%s/browser-bridge", base);
+	free(base);
+	return dir;
 }
 
 /* Parses a non-negative integer option no larger than max. */

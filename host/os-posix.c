@@ -62,31 +62,43 @@ os_xdg_dir(const char *name)
 	return os_path_is_absolute(value) ? value : NULL;
 }
 
-/* The XDG base directories, $HOME's defaults when the variables are unset. */
+/* The XDG base directories' variables, and their defaults under $HOME. */
+static const struct {
+	const char	*variable;
+	const char	*below_home;
+} os_xdg_dirs[] = {
+	[OS_USER_CONFIG] = { "XDG_CONFIG_HOME", ".config" },
+	[OS_USER_STATE] = { "XDG_STATE_HOME", ".local/state" },
+	[OS_USER_RUNTIME] = { "XDG_RUNTIME_DIR", NULL },
+};
+
+/* The XDG base directory, $HOME's default when the variable is unset. */
 char *
 os_user_dir(enum os_user_dir which, char **cause)
 {
-	static const struct {
-		const char	*variable;
-		const char	*below_home;
-	} dirs[] = {
-		[OS_USER_CONFIG] = { "XDG_CONFIG_HOME", ".config" },
-		[OS_USER_STATE] = { "XDG_STATE_HOME", ".local/state" },
-		[OS_USER_RUNTIME] = { "XDG_RUNTIME_DIR", NULL },
-	};
-	const char	*dir, *home;
+	const char	*dir;
+	char		*home_dir;
 
-	if ((dir = os_xdg_dir(dirs[which].variable)) != NULL)
+	if ((dir = os_xdg_dir(os_xdg_dirs[which].variable)) != NULL)
 		return xstrdup(dir);
-	if (dirs[which].below_home == NULL)
+	if (os_xdg_dirs[which].below_home == NULL)
 		return NULL;
-	home = getenv("HOME");
-	if (home == NULL || *home == '\0') {
+	if ((home_dir = os_user_dir_default(which)) == NULL)
 		*cause = xasprintf("neither %s nor HOME is set; set HOME",
-		    dirs[which].variable);
+		    os_xdg_dirs[which].variable);
+	return home_dir;
+}
+
+/* $HOME/.config or $HOME/.local/state. */
+char *
+os_user_dir_default(enum os_user_dir which)
+{
+	const char	*home = getenv("HOME");
+
+	if (os_xdg_dirs[which].below_home == NULL || home == NULL ||
+	    *home == '\0')
 		return NULL;
-	}
-	return xasprintf("%s/%s", home, dirs[which].below_home);
+	return xasprintf("%s/%s", home, os_xdg_dirs[which].below_home);
 }
 
 /* This process's id. */

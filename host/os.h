@@ -64,6 +64,13 @@ enum os_user_dir {
  */
 char		*os_user_dir(enum os_user_dir which, char **cause);
 /*
+ * Where that directory is when the environment does not move it ($HOME's
+ * default, ignoring $XDG_...), for readers that look where a program
+ * started without the variable wrote; NULL when there is none (as for
+ * OS_USER_RUNTIME) or no HOME.
+ */
+char		*os_user_dir_default(enum os_user_dir which);
+/*
  * The runtime directory the user's login session has even where the
  * variable naming it is unset (systemd's /run/user/UID on Linux), for
  * readers started outside the session; NULL where there is no such

@@ -13,37 +13,30 @@
 #include <unistd.h>
 
 #include "files.h"
+#include "os.h"
 #include "xmalloc.h"
 
 #define RUNTIME_DIR_NAME	"browser-bridge/hosts"
 
-/* Returns an XDG base directory variable, or NULL if unset, empty or relative. */
-static const char *
-runtime_file_xdg_dir(const char *name)
-{
-	const char	*value = getenv(name);
-
-	if (value == NULL || *value != '/')
-		return NULL;
-	return value;
-}
-
-/* Returns the directory this process writes its runtime file in. */
+/*
+ * Returns the directory this process writes its runtime file in: under the
+ * session's runtime directory, else the user's state directory.
+ */
 static char *
 runtime_file_dir(char **cause)
 {
-	const char	*dir, *home;
+	char	*base, *dir;
 
-	if ((dir = runtime_file_xdg_dir("XDG_RUNTIME_DIR")) != NULL)
-		return xasprintf("%s/%s", dir, RUNTIME_DIR_NAME);
-	if ((dir = runtime_file_xdg_dir("XDG_STATE_HOME")) != NULL)
-		return xasprintf("%s/%s", dir, RUNTIME_DIR_NAME);
-	home = getenv("HOME");
-	if (home != NULL && *home != '\0')
-		return xasprintf("%s/.local/state/%s", home, RUNTIME_DIR_NAME);
-	*cause = xstrdup("cannot place the runtime file: neither "
-	    "XDG_RUNTIME_DIR nor HOME is set; set one of them");
-	return NULL;
+	if ((base = os_user_dir(OS_USER_RUNTIME, cause)) == NULL &&
+	    (base = os_user_dir(OS_USER_STATE, cause)) == NULL) {
+		free(*cause);
+		*cause = xstrdup("cannot place the runtime file: neither "
+		    "XDG_RUNTIME_DIR nor HOME is set; set one of them");
+		return NULL;
+	}
+	dir = xasprintf("%s/%s", base, RUNTIME_DIR_NAME);
+	free(base);
+	return dir;
 }
 
 /* Returns this host's runtime file path (named by its pid); creates nothing. */
@@ -62,31 +55,35 @@ runtime_file_path(char **cause)
 /*
  * Fills dirs (heap strings) with every directory a host may have written
  * its runtime file in, in the order readers prefer: $XDG_RUNTIME_DIR, or
- * when it is not set /run/user/UID (what it is on systemd systems, for
- * readers started without it, as MCP clients start stdio servers; a
- * reader that names its own runtime directory sees only that session's
- * hosts), then $XDG_STATE_HOME and $HOME/.local/state; each once.
- * Returns how many.
+ * when it is not set the session's runtime directory where the system has
+ * one (/run/user/UID on systemd systems, for readers started without the
+ * variable, as MCP clients start stdio servers; a reader that names its own
+ * runtime directory sees only that session's hosts), then the user's state
+ * directory ($XDG_STATE_HOME) and its default ($HOME/.local/state); each
+ * once. Returns how many.
  */
 size_t
 runtime_file_dirs(char *dirs[RUNTIME_FILE_DIRS_MAX])
 {
-	const char	*dir, *home;
-	char		*candidates[RUNTIME_FILE_DIRS_MAX];
+	char		*candidates[RUNTIME_FILE_DIRS_MAX], *base, *cause = NULL;
 	size_t		 n = 0, count = 0, i, j;
 	bool		 seen;
 
-	if ((dir = runtime_file_xdg_dir("XDG_RUNTIME_DIR")) != NULL)
-		candidates[n++] = xasprintf("%s/%s", dir, RUNTIME_DIR_NAME);
-	else
-		candidates[n++] = xasprintf("/run/user/%lu/%s",
-		    (unsigned long)getuid(), RUNTIME_DIR_NAME);
-	if ((dir = runtime_file_xdg_dir("XDG_STATE_HOME")) != NULL)
-		candidates[n++] = xasprintf("%s/%s", dir, RUNTIME_DIR_NAME);
-	home = getenv("HOME");
-	if (home != NULL && *home != '\0')
-		candidates[n++] = xasprintf("%s/.local/state/%s", home,
-		    RUNTIME_DIR_NAME);
+	if ((base = os_user_dir(OS_USER_RUNTIME, &cause)) == NULL)
+		base = os_session_runtime_dir();
+	if (base != NULL) {
+		candidates[n++] = xasprintf("%s/%s", base, RUNTIME_DIR_NAME);
+		free(base);
+	}
+	if ((base = os_user_dir(OS_USER_STATE, &cause)) != NULL) {
+		candidates[n++] = xasprintf("%s/%s", base, RUNTIME_DIR_NAME);
+		free(base);
+	}
+	free(cause);
+	if ((base = os_user_dir_default(OS_USER_STATE)) != NULL) {
+		candidates[n++] = xasprintf("%s/%s", base, RUNTIME_DIR_NAME);
+		free(base);
+	}
 	for (i = 0; i < n; i++) {
 		seen = false;
 		for (j = 0; j < count; j++)

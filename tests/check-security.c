@@ -20,6 +20,7 @@
 #include "http-guard.h"
 #include "instance.h"
 #include "log.h"
+#include "os.h"
 #include "proof.h"
 #include "random.h"
 #include "runtime-file.h"
@@ -1124,15 +1125,17 @@ runtime_dirs_joined(void)
 
 /*
  * Where readers look for hosts: a reader that names its runtime directory
- * sees that session's hosts, not those of /run/user/UID (another session's,
- * or a test's beside it); one started without it looks there too.
+ * sees that session's hosts, not those of the session's directory
+ * (/run/user/UID on Linux: another session's, or a test's beside it); one
+ * started without it looks there too, where the system has one.
  */
 START_TEST(test_runtime_file_dirs_follow_the_session)
 {
-	char	*uid_dir, *got, *want;
+	char	*session_dir = os_session_runtime_dir(), *uid_dir, *got, *want;
 
-	uid_dir = xasprintf("/run/user/%lu/browser-bridge/hosts",
-	    (unsigned long)getuid());
+	uid_dir = session_dir == NULL ? NULL :
+	    xasprintf("%s/browser-bridge/hosts", session_dir);
+	free(session_dir);
 
 	test_setenv("XDG_RUNTIME_DIR", "/tmp/session");
 	test_setenv("XDG_STATE_HOME", "/s");
@@ -1144,8 +1147,8 @@ START_TEST(test_runtime_file_dirs_follow_the_session)
 
 	test_setenv("XDG_RUNTIME_DIR", NULL);
 	test_setenv("XDG_STATE_HOME", NULL);
-	want = xasprintf("%s /home/u/.local/state/browser-bridge/hosts",
-	    uid_dir);
+	want = xasprintf("%s%s/home/u/.local/state/browser-bridge/hosts",
+	    uid_dir != NULL ? uid_dir : "", uid_dir != NULL ? " " : "");
 	got = runtime_dirs_joined();
 	ck_assert_str_eq(got, want);
 	free(got);

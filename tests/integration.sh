@@ -41,7 +41,7 @@ mkdir -p "$dest" || exit 99
 rm -rf "$dest/integration" "$dest/package.json" "$dest/package-lock.json" "$dest/timing.mjs"
 mkdir "$dest/integration" &&
 cp "$srcdir/tests/package.json" "$srcdir/tests/package-lock.json" "$srcdir/tests/timing.mjs" "$dest/" &&
-cp "$srcdir"/tests/integration/*.mjs "$dest/integration/" &&
+cp "$srcdir"/tests/integration/*.mjs "$srcdir"/tests/integration/*.sh "$dest/integration/" &&
 chmod -R u+w "$dest/integration" "$dest/package.json" "$dest/package-lock.json" "$dest/timing.mjs" ||
 	exit 99
 

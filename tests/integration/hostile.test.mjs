@@ -8,12 +8,12 @@
 // cut; connections over the cap refused.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect as netConnect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 
 import { scaled, startHost } from './fake-extension.mjs';
+import { cpuMs, residentBytes } from './process-stats.mjs';
 import { INITIALIZE, authHeaders, close, connect, eventually, mcpHeaders, opts, raw, textOf } from './mcp-client.mjs';
 
 const MiB = 1024 * 1024;
@@ -32,18 +32,6 @@ const DESCRIPTORS = 64;
 // quarantine) the host's memory is the tool's: the bound is not checked.
 const MEASURED = !(process.env.BRIDGE_WRAPPER ?? '').includes('valgrind') &&
     (process.env.BRIDGE_SANITIZERS ?? '') === '';
-
-// The host's resident memory, in bytes.
-function residentBytes(pid) {
-	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-	return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)[1]) * 1024;
-}
-
-// The CPU time the host has used, in ms (user + system, from /proc).
-function cpuMs(pid) {
-	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-	return (Number(fields[11]) + Number(fields[12])) * 1000 / 100;	// clock ticks of 1/100 s
-}
 
 // One MCP session over raw HTTP; returns a function that calls a tool in JSON mode.
 async function rawSession(host) {
@@ -177,7 +165,7 @@ describe('an SSE client that stops reading', () => {
 describe('clients that take every file descriptor', () => {
 	let host;
 	before(async () => {
-		host = await startHost({ wrapper: `prlimit --nofile=${DESCRIPTORS}:${DESCRIPTORS} --` });
+		host = await startHost({ wrapper: `sh ${import.meta.dirname}/limit-files.sh ${DESCRIPTORS}` });
 	});
 	after(async () => {
 		await host.stop();

@@ -272,20 +272,24 @@ describe('stdio bridge and a process that holds the host\'s port', () => {
 });
 
 describe('stdio bridge started as MCP clients start it', () => {
-	// A host started by the browser writes its runtime file under
-	// XDG_RUNTIME_DIR, which on systemd systems is /run/user/UID; the SDK's
-	// StdioClientTransport (Claude Desktop, Cursor...) starts the bridge
-	// with only HOME, LOGNAME, PATH, SHELL, TERM and USER.
-	const runtimeDir = `/run/user/${process.getuid()}`;
+	// The SDK's StdioClientTransport (Claude Desktop, Cursor...) starts the
+	// bridge with only HOME, LOGNAME, PATH, SHELL, TERM and USER. A host
+	// started by the browser writes its runtime file under XDG_RUNTIME_DIR
+	// where the session sets it: on Linux, where systemd makes it
+	// /run/user/UID, the bridge looks there without the variable. Where no
+	// such directory is known (macOS, the BSDs: the portable build) the
+	// browser has no XDG_RUNTIME_DIR either, and both sides use HOME.
+	const runtimeDir = process.env.BRIDGE_OS === 'linux' ? `/run/user/${process.getuid()}` : null;
 	let madeDir = false;
 	let host;
 
 	before(async t => {
-		if (!existsSync(runtimeDir)) {
+		if (runtimeDir !== null && !existsSync(runtimeDir)) {
 			mkdirSync(runtimeDir, { recursive: true, mode: 0o700 });
 			madeDir = true;
 		}
-		host = await startHost({ env: { XDG_RUNTIME_DIR: runtimeDir } });
+		host = await startHost({ env: runtimeDir !== null ? { XDG_RUNTIME_DIR: runtimeDir } :
+		    { XDG_RUNTIME_DIR: '', XDG_STATE_HOME: '' } });
 	});
 	after(async () => {
 		await host?.stop();
@@ -294,8 +298,9 @@ describe('stdio bridge started as MCP clients start it', () => {
 	});
 
 	it('finds the host without XDG_RUNTIME_DIR and calls a tool end to end', async () => {
-		assert.ok(host.runtimeFile.startsWith(`${runtimeDir}/`) && existsSync(host.runtimeFile),
-		    'the host wrote its runtime file under /run/user/UID');
+		const expected = runtimeDir ?? join(host.env.HOME, '.local', 'state');
+		assert.ok(host.runtimeFile.startsWith(`${expected}/`) && existsSync(host.runtimeFile),
+		    `the host wrote its runtime file under ${expected}`);
 		// --instance PID: other hosts of this user may run beside the test's.
 		const client = await connectStdio({ HOME: host.env.HOME, XDG_CONFIG_HOME: host.env.XDG_CONFIG_HOME },
 		    ['--instance', String(host.pid)]);
