@@ -235,6 +235,20 @@ os_user_dir(enum os_user_dir which, char **cause)
 	return dir;
 }
 
+/*
+ * The same as os_user_dir: the variables and the known folders agree, so
+ * there is no other place a program started without them wrote.
+ */
+char *
+os_user_dir_default(enum os_user_dir which)
+{
+	char	*cause = NULL, *dir;
+
+	dir = os_user_dir(which, &cause);
+	free(cause);
+	return dir;
+}
+
 /* Windows has no per-session runtime directory. */
 char *
 os_session_runtime_dir(void)
