@@ -492,12 +492,12 @@ test('what the navigator types into a secret field is typed as it is, and kept, 
 		blocked: () => [],
 	};
 	const events = [];
-	const tools = navigatorTools().filter(tool => ['type_value', 'fill_form'].includes(tool.name));
+	const tools = navigatorTools().filter(tool => ['type_value', 'fill_form', 'press_keys'].includes(tool.name));
 	const { task, calls } = makeTask({
 		browser, tools, onEvent: event => events.push(event),
 		scripts: {
 			planner: [plan()],
-			navigator: [act(['type_value', { ref: 'e1', text: PIN }], ['type_value', { ref: 'e2', text: 'Ada' }]),
+			navigator: [act(['type_value', { ref: 'e1', text: PIN }], ['type_value', { ref: 'e2', text: 'Ada' }], ['press_keys', { ref: 'e1', keys: '55{Enter}' }]),
 				act(['fill_form', { fields: [{ ref: 'e9', value: CODE }, { ref: 'e2', value: 'Ada' }] }]),
 				done(`Unlocked with PIN ${PIN}`)],
 			validator: [accept],
@@ -505,10 +505,10 @@ test('what the navigator types into a secret field is typed as it is, and kept, 
 	});
 	const result = await task.run(new AbortController().signal);
 	assert.equal(result.stop_reason, StopReason.DONE);
-	assert.deepEqual(acted.map(a => a.args), [{ ref: 'e1', text: PIN }, { ref: 'e2', text: 'Ada' },
+	assert.deepEqual(acted.map(a => a.args), [{ ref: 'e1', text: PIN }, { ref: 'e2', text: 'Ada' }, { ref: 'e1', keys: '55{Enter}' },
 		{ fields: [{ ref: 'e9', value: CODE }, { ref: 'e2', value: 'Ada' }] }], 'the page gets the real values');
 	const steps = result.steps.filter(step => step.tool !== 'planner' && step.tool !== 'validator');
-	assert.deepEqual(steps.map(step => step.args), [{ ref: 'e1', text: '••••••' }, { ref: 'e2', text: 'Ada' },
+	assert.deepEqual(steps.map(step => step.args), [{ ref: 'e1', text: '••••••' }, { ref: 'e2', text: 'Ada' }, { ref: 'e1', keys: '•••••••••' },
 		{ fields: [{ ref: 'e9', value: '••••••' }, { ref: 'e2', value: 'Ada' }] }]);
 	assert.equal(steps[0].detail, 'The page says: PIN •••••• accepted.');
 	assert.equal(result.answer, 'Unlocked with PIN ••••••');

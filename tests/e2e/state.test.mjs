@@ -145,6 +145,12 @@ describe('page state', () => {
 		const again = await b.state();
 		assert.ok(!again.text.includes('hunter2'));
 		assert.equal(again.find('textbox', 'Password').value, '•••••••');
+		assert.equal(again.find('textbox', 'Password').secret, true);
+		/* Keys pressed into it are counted, not echoed (#35). */
+		const pressed = await b.ok('press_keys', { ref: again.ref('textbox', 'Password'), keys: 'zq{End}' });
+		assert.match(pressed.text, /^Pressed 2 characters and \{End\} in e\d+\. Its value is now "•••••••••"\./);
+		assert.ok(!JSON.stringify(pressed).includes('zq'), JSON.stringify(pressed));
+		assert.equal(await b.evaluate(url, 'document.getElementById("password").value'), 'hunter2zq');
 	});
 
 	test('same-origin and cross-origin iframes are listed inside their frame; a hidden iframe is not', async () => {

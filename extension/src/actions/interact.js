@@ -10,7 +10,7 @@ import { DebuggerUnavailable } from '../browser/debugger.js';
 import { callInDocument, callOnElement, runInPage, runOnElement } from '../browser/page-channel.js';
 import { OutcomeObserver } from '../browser/outcome.js';
 import { quote } from '../page-state/format.js';
-import { KeySequenceError, parseKeySequence } from '../keys.js';
+import { KeySequenceError, parseKeySequence, summarizeTokens } from '../keys.js';
 import { describeOptions, matchOptions } from '../select-options.js';
 import {
 	actionResult, cdpClick, cdpType, elementLabel, frameOffset, pointerTarget, requireVisiblePage, syntheticNote, throwIfFailed,
@@ -66,7 +66,8 @@ function applySelect(id, indexes) {
 }
 
 /**
- * Page function: focuses an element for press_keys.
+ * Page function: focuses an element for press_keys; secret: it holds a
+ * secret (the in-page secretField), so the keys are not echoed.
  * @param {number} id
  * @returns {object}
  */
@@ -82,7 +83,8 @@ function focusElement(id) {
 	let active = document.activeElement;
 	while (active && active.shadowRoot && active.shadowRoot.activeElement)
 		active = active.shadowRoot.activeElement;
-	return { focused: active === el, hasFocus: document.hasFocus(), visible: document.visibilityState === 'visible' };
+	return { focused: active === el, hasFocus: document.hasFocus(), visible: document.visibilityState === 'visible',
+		secret: globalThis.__browserBridgePage?.info?.(id)?.secret === true };
 }
 
 /**
@@ -162,6 +164,17 @@ export function describePressed(tokens) {
 			parts.push(quote(token.text));
 	}
 	return parts.join(' ');
+}
+
+/**
+ * Keys pressed into a secret field as a result says them: the characters
+ * counted, never shown, and the named keys ("6 characters and {Enter}").
+ * @param {ReturnType<typeof parseKeySequence>} tokens
+ * @returns {string}
+ */
+export function describeSecretPressed(tokens) {
+	const { characters, keys } = summarizeTokens(tokens);
+	return `${characters} character${characters === 1 ? '' : 's'}${keys.length > 0 ? ` and ${keys.map(k => `{${k}}`).join(' ')}` : ''}`;
 }
 
 /** @type {Record<string, import('../dispatcher.js').ActionDefinition>} */
@@ -262,6 +275,7 @@ export const interactActions = {
 			const tokens = parsePressKeys(params.keys);
 			const observer = new OutcomeObserver(tab, services.network);
 			let label;
+			let secret = false;
 			try {
 				await observer.start(element?.documentId);
 				await services.debuggers.attach(tab.id).catch(() => {});
@@ -271,6 +285,7 @@ export const interactActions = {
 					const focus = await runOnElement(context, focusElement);
 					label = elementLabel(element.ref, undefined);
 					throwIfFailed('press keys in', element.ref, focus);
+					secret = focus.secret === true;
 					if (!focus.hasFocus && focus.visible) {
 						/* Another frame has focus: click the element to bring focus here. */
 						const prepared = await callOnElement(context, 'prepareClick', [{}]);
@@ -306,14 +321,18 @@ export const interactActions = {
 					const r = await callInDocument(tab, element.documentId, 'readValue', [element.localId]).catch(() => ({ gone: true }));
 					value = r.gone || r.stale ? undefined : r.value;
 				}
-				let sentence = `Pressed ${describePressed(tokens)}${label ? ` in ${label}` : ''}.`;
+				/* Keys pressed into a secret field (a PIN pad's field) are counted, not echoed (docs/security.md). */
+				const pressed = secret ? describeSecretPressed(tokens) : describePressed(tokens);
+				let sentence = `Pressed ${pressed}${label ? ` in ${label}` : ''}.`;
 				if (value !== undefined)
 					sentence += ` Its value is now ${quote(value.length > 200 ? `${value.slice(0, 199)}…` : value)}.`;
 				if (focused !== null)
 					sentence += ` Focus is on <${focused.tag}>${focused.id ? `#${focused.id}` : ''}${focused.name ? ` ${quote(focused.name)}` : ''}.`;
-				const structured = { keys: params.keys, focused };
+				const structured = { keys: secret ? '•'.repeat(params.keys.length) : params.keys, focused };
 				if (element !== undefined)
 					structured.ref = element.ref;
+				if (secret)
+					structured.secret_refs = [element.ref];
 				if (value !== undefined)
 					structured.value = value;
 				return actionResult(sentence, outcome, structured, note, value !== undefined);

@@ -280,9 +280,9 @@ export class AgentTask {
 
 	/**
 	 * An action's arguments as the task keeps and shows them: what it
-	 * types into a secret field (type_value's text, fill_form's values of
-	 * those fields) as a mask of its length, the value remembered for
-	 * conceal. The action itself gets the real arguments.
+	 * types into a secret field (type_value's text, press_keys' keys with
+	 * its ref, fill_form's values of those fields) as a mask of its length,
+	 * the value remembered for conceal. The action itself gets the real arguments.
 	 * @param {string} tool
 	 * @param {object} args
 	 * @param {Set<string>} secretRefs the refs of secret fields
@@ -297,6 +297,8 @@ export class AgentTask {
 		};
 		if (tool === 'type_value' && secretRefs.has(args.ref) && typeof args.text === 'string')
 			return { ...args, text: hide(args.text) };
+		if (tool === 'press_keys' && secretRefs.has(args.ref) && typeof args.keys === 'string')
+			return { ...args, keys: hide(args.keys) };
 		if (tool === 'fill_form' && Array.isArray(args.fields) && args.fields.some(field => secretRefs.has(field?.ref)))
 			return { ...args, fields: args.fields.map(field => secretRefs.has(field?.ref) ? { ...field, value: hide(field.value) } : field) };
 		return args;
