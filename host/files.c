@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "os.h"
 #include "xmalloc.h"
 
 /* Returns the directory part of path as a new string ("." if it has none). */
@@ -83,6 +84,7 @@ int
 files_open_private_dir(const char *dir, char **cause)
 {
 	struct stat	 sb;
+	char		*detail = NULL, *fix;
 	int		 fd;
 
 	fd = open(dir, O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC);
@@ -98,21 +100,28 @@ files_open_private_dir(const char *dir, char **cause)
 			    strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &sb) == -1) {
+	switch (os_privacy_check(fd, &detail)) {
+	case OS_PRIVATE:
+	case OS_READABLE_BY_OTHERS:
+		free(detail);
+		return fd;
+	case OS_OWNED_BY_OTHER:
+		*cause = xasprintf("directory %s %s, so its owner could change "
+		    "the host's files; remove it (or have its owner do so) and "
+		    "the host makes its own", dir, detail);
+		break;
+	case OS_WRITABLE_BY_OTHERS:
+		fix = os_privacy_fix(dir, true);
+		*cause = xasprintf("directory %s can be changed by other users "
+		    "(%s); run: %s", dir, detail, fix);
+		free(fix);
+		break;
+	case OS_PRIVACY_UNKNOWN:
 		*cause = xasprintf("cannot stat directory %s: %s", dir,
 		    strerror(errno));
-	} else if (sb.st_uid != geteuid()) {
-		*cause = xasprintf("directory %s belongs to uid %lu, not to you "
-		    "(uid %lu), so its owner could change the host's files; "
-		    "remove it (or have its owner do so) and the host makes "
-		    "its own", dir, (unsigned long)sb.st_uid,
-		    (unsigned long)geteuid());
-	} else if ((sb.st_mode & (S_IWGRP|S_IWOTH)) != 0) {
-		*cause = xasprintf("directory %s can be changed by other users "
-		    "(mode %03o); run: chmod 700 %s", dir,
-		    (unsigned)(sb.st_mode & 0777), dir);
-	} else
-		return fd;
+		break;
+	}
+	free(detail);
 	close(fd);
 	errno = EPERM;
 	return -1;

@@ -644,7 +644,7 @@ install_write(const struct install_target *target, const char *text,
 		*cause = xasprintf("cannot write %s: %s", tmp,
 		    strerror(errno));
 		close(fd);
-	} else if (close(fd) == -1 || rename(tmp, target->path) == -1)
+	} else if (close(fd) == -1 || os_replace_file(tmp, target->path) == -1)
 		*cause = xasprintf("cannot write %s: %s", target->path,
 		    strerror(errno));
 	else

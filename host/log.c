@@ -12,6 +12,7 @@
 
 #include <event2/event.h>
 
+#include "os.h"
 #include "xmalloc.h"
 
 struct log {
@@ -44,8 +45,7 @@ log_open(enum log_level level, const char *path, char **cause)
 
 	if (path != NULL) {
 		/* A link could point the appends at any file of the user's. */
-		fd = open(path, O_WRONLY|O_CREAT|O_APPEND|O_NOFOLLOW|O_NOCTTY|
-		    O_CLOEXEC, 0600);
+		fd = os_open_nofollow(path, O_WRONLY|O_CREAT|O_APPEND, 0600);
 		if (fd == -1 && errno == ELOOP) {
 			*cause = xasprintf("log file %s is a symbolic link; give "
 			    "--log the path of the file itself, or remove the "

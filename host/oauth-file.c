@@ -48,7 +48,7 @@ oauth_store_read(const char *path, size_t *len, struct stat *sb, int *fdp,
 	*len = 0;
 	*fdp = -1;
 	memset(sb, 0, sizeof *sb);
-	if ((fd = os_open_nofollow(path, O_RDONLY|O_NONBLOCK, 0)) == -1) {
+	if ((fd = os_open_nofollow(path, O_RDONLY, 0)) == -1) {
 		if (errno == ENOENT)
 			return xstrdup("");
 		*cause = xasprintf("cannot open %s: %s; delete it (the "

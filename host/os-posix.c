@@ -266,11 +266,12 @@ os_termination_free(struct os_termination *termination)
 	free(termination);
 }
 
-/* open(2) with O_NOFOLLOW, O_NOCTTY and O_CLOEXEC. */
+/* open(2) with O_NOFOLLOW, O_NONBLOCK, O_NOCTTY and O_CLOEXEC. */
 int
 os_open_nofollow(const char *path, int flags, int mode)
 {
-	return open(path, flags|O_NOFOLLOW|O_NOCTTY|O_CLOEXEC, mode);
+	return open(path, flags|O_NOFOLLOW|O_NONBLOCK|O_NOCTTY|O_CLOEXEC,
+	    mode);
 }
 
 /* Owner and mode bits: others' write before others' read. */

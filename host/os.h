@@ -126,9 +126,11 @@ void		 os_termination_free(struct os_termination *termination);
 
 /*
  * Opens path without following a link at its last part (ELOOP then), never
- * as a controlling terminal, never inherited by children. flags are
- * open(2)'s O_RDONLY/O_WRONLY/O_RDWR/O_CREAT/O_EXCL/O_TRUNC/O_APPEND/
- * O_NONBLOCK; mode as open(2)'s for a new file.
+ * as a controlling terminal, never inherited by children, and never waiting
+ * to open (a FIFO planted there opens at once or fails; O_NONBLOCK, which
+ * changes nothing for a regular file). flags are open(2)'s
+ * O_RDONLY/O_WRONLY/O_RDWR/O_CREAT/O_EXCL/O_TRUNC/O_APPEND; mode as
+ * open(2)'s for a new file.
  */
 int		 os_open_nofollow(const char *path, int flags, int mode);
 

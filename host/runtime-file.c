@@ -144,7 +144,7 @@ runtime_file_write(const char *path, const json_t *contents, char **cause)
 	if ((tmp = files_write_temp(path, "runtime file", line, strlen(line),
 	    cause)) == NULL)
 		goto out;
-	if (rename(tmp, path) == -1) {
+	if (os_replace_file(tmp, path) == -1) {
 		*cause = xasprintf("cannot rename %s to %s: %s", tmp, path,
 		    strerror(errno));
 		unlink(tmp);
@@ -170,7 +170,7 @@ runtime_file_remove(const char *path, long pid)
 	bool		 ours;
 	int		 fd;
 
-	fd = open(path, O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_NOCTTY|O_CLOEXEC);
+	fd = os_open_nofollow(path, O_RDONLY, 0);
 	if (fd == -1)
 		return;
 	if (fstat(fd, &opened) == -1 || !S_ISREG(opened.st_mode)) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "files.h"
+#include "os.h"
 #include "random.h"
 #include "xmalloc.h"
 
@@ -38,30 +39,17 @@ token_char_trailing(unsigned char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* Flushes a directory so a rename or link in it survives a crash. */
-static void
-token_sync_dir(const char *dir)
-{
-	int	fd;
-
-	fd = open(dir, O_RDONLY|O_DIRECTORY|O_CLOEXEC);
-	if (fd != -1) {
-		(void)fsync(fd);
-		close(fd);
-	}
-}
-
 /* Reads an existing token file, refusing one others could read or change. */
 static enum token_read_result
 token_read(const char *path, char **token, char **cause)
 {
 	struct stat	 sb;
-	char		 buf[TOKEN_MAX_LENGTH + 64];
+	char		 buf[TOKEN_MAX_LENGTH + 64], *detail = NULL, *fix = NULL;
 	size_t		 len = 0, i;
 	ssize_t		 n;
 	int		 fd;
 
-	fd = open(path, O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_NOCTTY|O_CLOEXEC);
+	fd = os_open_nofollow(path, O_RDONLY, 0);
 	if (fd == -1) {
 		/* ENOTDIR: token_create says which part is in the way. */
 		if (errno == ENOENT || errno == ENOTDIR)
@@ -85,16 +73,22 @@ token_read(const char *path, char **token, char **cause)
 		    "delete it and a new one is made", path);
 		goto fail;
 	}
-	if (sb.st_uid != geteuid()) {
-		*cause = xasprintf("token file %s is owned by uid %lu, not by "
-		    "you (uid %lu); delete it and a new one is made", path,
-		    (unsigned long)sb.st_uid, (unsigned long)geteuid());
+	switch (os_privacy_check(fd, &detail)) {
+	case OS_PRIVATE:
+		break;
+	case OS_OWNED_BY_OTHER:
+		*cause = xasprintf("token file %s %s; delete it and a new one "
+		    "is made", path, detail);
 		goto fail;
-	}
-	if ((sb.st_mode & (S_IRWXG|S_IRWXO)) != 0) {
-		*cause = xasprintf("token file %s is open to other users "
-		    "(mode %03o); run: chmod 600 %s", path,
-		    (unsigned)(sb.st_mode & 0777), path);
+	case OS_WRITABLE_BY_OTHERS:
+	case OS_READABLE_BY_OTHERS:
+		fix = os_privacy_fix(path, false);
+		*cause = xasprintf("token file %s is open to other users (%s); "
+		    "run: %s", path, detail, fix);
+		goto fail;
+	case OS_PRIVACY_UNKNOWN:
+		*cause = xasprintf("cannot tell who may read token file %s: "
+		    "%s", path, strerror(errno));
 		goto fail;
 	}
 
@@ -134,6 +128,8 @@ malformed:
 
 fail:
 	close(fd);
+	free(detail);
+	free(fix);
 	return TOKEN_READ_FAILED;
 }
 
@@ -179,7 +175,7 @@ token_create(const char *path, char **token, char **cause)
 		/* No hard links here: rename, unless the file appeared. */
 		if (access(path, F_OK) == 0)
 			result = 1;
-		else if (rename(tmp, path) == 0)
+		else if (os_replace_file(tmp, path) == 0)
 			result = 0;
 	}
 	if (result == -1) {
@@ -188,7 +184,7 @@ token_create(const char *path, char **token, char **cause)
 	}
 	unlink(tmp);
 	if (result == 0) {
-		token_sync_dir(dir);
+		os_sync_dir(dir);
 		*token = xstrndup(text, TOKEN_HEX_LENGTH);
 	}
 

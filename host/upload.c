@@ -264,7 +264,7 @@ upload_stage_file(const char *path, char *const *roots, size_t nroots,
 	char		*real = NULL, *copy = NULL;
 	int		 fd;
 
-	fd = open(path, O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_NOCTTY|O_CLOEXEC);
+	fd = os_open_nofollow(path, O_RDONLY, 0);
 	if (fd == -1 && errno == ELOOP) {
 		*why = xasprintf("%s is a symbolic link; upload_file takes a "
 		    "file by its own path: give the path of the file it "

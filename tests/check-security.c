@@ -490,8 +490,8 @@ START_TEST(test_token_refuses_other_owner)
 		path = xstrdup("/etc/passwd");
 	}
 	ck_assert_ptr_null(token_load_or_create(path, &cause));
-	ck_assert_msg(cause != NULL && strstr(cause, "owned by"), "cause: %s",
-	    cause);
+	ck_assert_msg(cause != NULL && strstr(cause, "belongs to uid"),
+	    "cause: %s", cause);
 	free(cause);
 	free(path);
 }
