@@ -1,6 +1,7 @@
 // Owner-aware dispatch (src/dispatcher.js): a task that holds a tab runs
 // its own actions there; other callers' actions that change the page get
-// TAB_BUSY at once; read-only actions interleave; holds end on release
+// TAB_BUSY at once, and so do browser-wide actions that change it
+// (manage_tabs close); read-only actions interleave; holds end on release
 // and when the tab closes.
 
 import { test, beforeEach } from 'node:test';
@@ -61,6 +62,23 @@ test('the holder acts on its tab; others get TAB_BUSY naming it; reads interleav
 	release();
 	await dispatcher.dispatch('poke', { tab_id: 1 }, call());
 	assert.deepEqual(ran.at(-1), 'poke@1');
+});
+
+test('a browser-wide action asks before it changes a tab: refused on a held tab, except for its holder (manage_tabs close)', async () => {
+	const { dispatcher } = makeDispatcher();
+	const closed = [];
+	dispatcher.register({ closer: { scope: 'browser', run: async (params, { refuseIfHeld }) => {
+		refuseIfHeld(params.tab_id);
+		closed.push(params.tab_id);
+		return { content: [] };
+	} } });
+	dispatcher.hold(1, task);
+	await assert.rejects(dispatcher.dispatch('closer', { tab_id: 1 }, call()), error => error.code === ErrorCode.TAB_BUSY &&
+	    /task t1/.test(error.message));
+	await assert.rejects(dispatcher.dispatch('closer', { tab_id: 1 }, call({ label: 'task t2' })), { code: ErrorCode.TAB_BUSY });
+	await dispatcher.dispatch('closer', { tab_id: 2 }, call());
+	await dispatcher.dispatch('closer', { tab_id: 1 }, call(task));
+	assert.deepEqual(closed, [2, 1]);
 });
 
 test('the active tab counts too: an action without tab_id on a held active tab is refused', async () => {
