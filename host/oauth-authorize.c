@@ -42,6 +42,7 @@ struct oauth_pending {
 	char			*client_name;	/* as shown (oauth_name_shown) */
 	char			*redirect_uri;
 	bool			 redirect_given;	/* in the request */
+	bool			 newcomer;	/* its client was never approved */
 	char			 redirect_host[64];
 	char			*state;		/* NULL: the client sent none */
 	char			*challenge;
@@ -367,8 +368,9 @@ oauth_authorize_finish(struct oauth_pending *pending,
 }
 
 /*
- * Returns how many requests wait for the person, of one client or (NULL)
- * of all; *oldest_ms is when the oldest of them was made.
+ * Returns how many requests wait for the person: one client's, or (NULL)
+ * those of the clients never approved; *oldest_ms is when the oldest of
+ * them was made.
  */
 static size_t
 oauth_authorize_waiting(const struct oauth_authorize *authorize,
@@ -379,7 +381,8 @@ oauth_authorize_waiting(const struct oauth_authorize *authorize,
 
 	TAILQ_FOREACH(pending, &authorize->pending, entry) {
 		if (pending->phase != OAUTH_PENDING_WAITING || (client_id !=
-		    NULL && strcmp(pending->client_id, client_id) != 0))
+		    NULL ? strcmp(pending->client_id, client_id) != 0 :
+		    !pending->newcomer))
 			continue;
 		if (n++ == 0)
 			*oldest_ms = pending->requested_ms;
@@ -388,23 +391,26 @@ oauth_authorize_waiting(const struct oauth_authorize *authorize,
 }
 
 /*
- * Refuses a request while the queue is full, or this client's share of
- * it (OAUTH_PENDING_PER_CLIENT): 503 with the seconds until the oldest
- * request in the way expires; false when the request may wait.
+ * Refuses a request while the client has its share of the queue
+ * (OAUTH_PENDING_PER_CLIENT) or, for a client never approved, while the
+ * OAUTH_PENDING_MAX places of such clients are taken: a client the
+ * person approved before is never crowded out by new ones. 503 with the
+ * seconds until the oldest request in the way expires; false when the
+ * request may wait.
  */
 static bool
 oauth_authorize_full(const struct oauth_authorize *authorize,
-    const char *client_id, struct oauth_authorize_answer *answer)
+    const struct oauth_client *client, struct oauth_authorize_answer *answer)
 {
 	uint64_t	 oldest_ms = 0, now = clock_now_ms(authorize->wall);
 	uint64_t	 free_ms;
 	char		*text;
 	bool		 mine;
 
-	mine = oauth_authorize_waiting(authorize, client_id, &oldest_ms) >=
-	    OAUTH_PENDING_PER_CLIENT;
-	if (!mine && oauth_authorize_waiting(authorize, NULL, &oldest_ms) <
-	    OAUTH_PENDING_MAX)
+	mine = oauth_authorize_waiting(authorize, client->client_id,
+	    &oldest_ms) >= OAUTH_PENDING_PER_CLIENT;
+	if (!mine && (client->approved || oauth_authorize_waiting(authorize,
+	    NULL, &oldest_ms) < OAUTH_PENDING_MAX))
 		return false;
 	free_ms = oldest_ms + OAUTH_APPROVAL_MS > now ?
 	    oldest_ms + OAUTH_APPROVAL_MS - now : 0;
@@ -568,6 +574,7 @@ oauth_authorize_ask(struct oauth_authorize *authorize,
 	pending->challenge = xstrdup(oauth_authorize_field(query,
 	    "code_challenge"));
 	pending->asked = scopes;
+	pending->newcomer = !client->approved;
 	pending->requested_ms = now;
 	TAILQ_INSERT_TAIL(&authorize->pending, pending, entry);
 
@@ -640,7 +647,7 @@ oauth_authorize_request(struct oauth_authorize *authorize,
 		    description);
 		return;
 	}
-	if (oauth_authorize_full(authorize, client->client_id, answer))
+	if (oauth_authorize_full(authorize, client, answer))
 		return;
 	oauth_authorize_ask(authorize, client, redirect, query, scopes, answer);
 }

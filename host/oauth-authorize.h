@@ -17,9 +17,9 @@ struct oauth_store;
 
 /* How long the person has to decide. */
 #define OAUTH_APPROVAL_MS	(5 * 60 * 1000)
-/* Requests waiting for the person at once; more are refused. */
+/* Requests of clients never approved waiting at once; more are refused. */
 #define OAUTH_PENDING_MAX	8
-/* Of them, one client's at most: no client holds the whole queue. */
+/* One client's at most, approved or not: no client holds the queue. */
 #define OAUTH_PENDING_PER_CLIENT	2
 
 /* The outcome of asking the person: the extension's result, or an error. */

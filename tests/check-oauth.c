@@ -977,7 +977,8 @@ authorize_status(struct oauth_authorize *authorize,
 
 /*
  * One client holds at most OAUTH_PENDING_PER_CLIENT of the waiting
- * places, all clients OAUTH_PENDING_MAX; a refusal says, in Retry-After
+ * places, the clients never approved OAUTH_PENDING_MAX, and a client
+ * approved before always finds a place; a refusal says, in Retry-After
  * seconds, when the oldest request in the way expires.
  */
 START_TEST(test_waiting_approvals_capped_per_client)
@@ -1022,6 +1023,19 @@ START_TEST(test_waiting_approvals_capped_per_client)
 	ck_assert_uint_eq(answer.retry_after_s, 200);
 	ck_assert_ptr_nonnull(strstr(answer.html, "Too many approval requests "
 	    "are waiting"));
+	free(answer.html);
+	/* A client the person approved before is never crowded out. */
+	oauth_store_approve(clients[OAUTH_PENDING_MAX - 1],
+	    OAUTH_SCOPE_DEFAULT, "127.0.0.1:41000", T0);
+	for (i = 0; i < OAUTH_PENDING_PER_CLIENT; i++) {
+		ck_assert_int_eq(authorize_status(authorize,
+		    clients[OAUTH_PENDING_MAX - 1], &answer), 200);
+		free(answer.html);
+		json_decref(asked.params);
+	}
+	ck_assert_int_eq(authorize_status(authorize,
+	    clients[OAUTH_PENDING_MAX - 1], &answer), 503);
+	ck_assert_ptr_nonnull(strstr(answer.html, "This client already has"));
 	free(answer.html);
 	oauth_authorize_free(authorize);
 	oauth_store_free(store);
