@@ -81,6 +81,7 @@ function cpuSeconds(pid) {
 	return (Number(fields[11]) + Number(fields[12])) / 100;	/* utime, stime in ticks (USER_HZ 100) */
 }
 
+// Runs both phases against one host and prints the table.
 async function main() {
 	const host = await startHost({ handlers: { approve_client: () => new Promise(() => {}) } });
 	try {
