@@ -3,8 +3,8 @@
  * and for `configure --with-os=portable` on Linux, which builds the code
  * paths macOS and the BSDs take: no /proc. Where Linux reads /proc, this
  * file does what POSIX alone allows: the program's path from argv[0] and
- * PATH, no parent command line (instance names say "unknown"), and an
- * opened file's real path by walking its directory from the root.
+ * PATH, another process's command line from ps(1), and an opened file's
+ * real path by walking its directory from the root.
  */
 #include "os.h"
 #include "os-posix.h"
@@ -14,11 +14,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "xmalloc.h"
+
+/* Longest command line read (Chrome's are a few KiB). */
+#define OS_ARGUMENTS_MAX	(256 * 1024)
 
 /* The POSIX start; nothing more to do. */
 void
@@ -96,11 +100,40 @@ os_self_path(char **cause)
 	return path;
 }
 
-/* A portable system does not say how another process was started. */
+/*
+ * ps(1)'s args of the process (POSIX: -o args, no terminal width when
+ * piped), split at spaces: an argument that holds a space comes out as
+ * two, which the instance name's browser and --user-data-dir seldom do.
+ */
 char *
 os_process_arguments(long pid, size_t *len)
 {
-	return NULL;
+	char	*command, *buf;
+	FILE	*ps;
+	size_t	 i;
+
+	if (pid <= 0)
+		return NULL;
+	command = xasprintf("/bin/ps -o args= -p %ld 2>/dev/null", pid);
+	ps = popen(command, "r");
+	free(command);
+	if (ps == NULL)
+		return NULL;
+	buf = xmalloc(OS_ARGUMENTS_MAX + 1);
+	*len = fread(buf, 1, OS_ARGUMENTS_MAX, ps);
+	(void)pclose(ps);
+	while (*len > 0 && (buf[*len - 1] == '\n' || buf[*len - 1] == ' '))
+		(*len)--;
+	if (*len == 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[(*len)++] = '\0';
+	for (i = 0; i < *len; i++) {
+		if (buf[i] == ' ')
+			buf[i] = '\0';
+	}
+	return buf;
 }
 
 /*

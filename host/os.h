@@ -91,7 +91,8 @@ bool		 os_process_alive(long pid);
 /*
  * The arguments process pid was started with, each ending in a NUL
  * (argv[0] first), *len bytes in all; NULL when the system does not say
- * (portable POSIX: always NULL, so instance names say "unknown").
+ * (instance names then say "unknown"). Portable POSIX reads ps(1)'s line,
+ * split at spaces.
  */
 char		*os_process_arguments(long pid, size_t *len);
 

@@ -22,10 +22,6 @@ export const OUTBOUND_MAX = 1024 * 1024;
 // The origin Chrome passes as argv[1]; the Origin the host allows besides
 // loopback pages.
 export const EXTENSION_ORIGIN = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/';
-// The browser a host the tests start says started it: node, read from the
-// parent's command line where the system says it (Linux, macOS); the
-// portable build cannot read it and says "unknown" (host/os.h).
-export const STARTER_NAME = process.env.BRIDGE_OS === 'portable' ? 'unknown' : 'node';
 
 // Time margins scale with valgrind and the machine's load (../timing.mjs).
 export { SLOW, scaled } from '../timing.mjs';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 
-import { STARTER_NAME, scaled, startHost } from './fake-extension.mjs';
+import { scaled, startHost } from './fake-extension.mjs';
 import { close, connect, raw } from './mcp-client.mjs';
 
 const BIN = realpathSync(process.env.BRIDGE_BIN);
@@ -332,17 +332,17 @@ describe('doctor and status', () => {
 		}
 		assert.ok(out.includes(`ok    token file ${token} (mode 600)\n`), out);
 		assert.ok(out.includes(`ok    config directory ${join(config, 'browser-bridge')} (mode 700)\n`), out);
-		// The test starts the host, so its "browser" is node (STARTER_NAME).
-		assert.ok(out.includes(`ok    host ${STARTER_NAME} (pid ${host.pid}, profile default) is running\n`), out);
-		assert.ok(out.includes(`ok    host ${STARTER_NAME} answers on 127.0.0.1:${host.port} (version ${VERSION.split(' ')[1]}`), out);
-		assert.ok(out.includes(`ok    host ${STARTER_NAME}: the extension is connected\n`), out);
+		// The test starts the host, so its "browser" is node.
+		assert.ok(out.includes(`ok    host node (pid ${host.pid}, profile default) is running\n`), out);
+		assert.ok(out.includes(`ok    host node answers on 127.0.0.1:${host.port} (version ${VERSION.split(' ')[1]}`), out);
+		assert.ok(out.includes('ok    host node: the extension is connected\n'), out);
 	});
 
 	it('status describes the running host and the clients connected to it, by name', async () => {
 		const r = await run(['status'], env);
 		assert.equal(r.code, 0, r.stderr);
 		assert.equal(r.stdout, `Browser Bridge host ${VERSION.split(' ')[1]} (pid ${host.pid})\n` +
-		    `  instance:   ${STARTER_NAME} (browser ${STARTER_NAME}, profile default)\n` +
+		    '  instance:   node (browser node, profile default)\n' +
 		    `  MCP URL:    ${host.url}\n` +
 		    `  port:       ${host.port}\n` +
 		    '  sessions:   0\n' +
@@ -447,7 +447,7 @@ describe('doctor and status', () => {
 		await host.stop();
 		const lonely = await startHost({ env, hello: false });
 		try {
-			await oneFault(`host ${STARTER_NAME}: the extension is not connected to the host`,
+			await oneFault('host node: the extension is not connected to the host',
 			    'open chrome://extensions and reload Browser Bridge (or restart the browser)');
 			const r = await run(['status'], env);
 			assert.equal(r.code, 0);
