@@ -1,34 +1,49 @@
 /* mkostemp(3) for C libraries that do not declare it (compat.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "os.h"
+
+/* Tries at most this many names before giving up (EEXIST). */
+#define MKOSTEMP_TRIES	100
+
 /*
- * mkstemp(3), then flags on the new descriptor: O_CLOEXEC as FD_CLOEXEC,
- * O_APPEND as a status flag. (Between the two a child forked by another
- * thread could inherit it; the host runs one thread.)
+ * Replaces the template's trailing XXXXXX with letters and digits and
+ * creates that file with open(2)'s O_CREAT|O_EXCL, mode 0600 and flags
+ * (O_CLOEXEC, O_APPEND) in the one call, trying another name while one
+ * exists. O_EXCL, not the name, makes it safe: a name taken by someone
+ * else is never opened.
  */
 int
 mkostemp(char *template, int flags)
 {
-	int	fd, saved;
+	static const char	 letters[] = "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static uint64_t		 counter;
+	size_t			 len = strlen(template), i;
+	uint64_t		 value;
+	char			*x;
+	int			 fd, try;
 
-	if ((flags & ~(O_CLOEXEC|O_APPEND)) != 0) {
+	if ((flags & ~(O_CLOEXEC|O_APPEND)) != 0 || len < 6 ||
+	    strcmp(template + len - 6, "XXXXXX") != 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	if ((fd = mkstemp(template)) == -1)
-		return -1;
-	if (((flags & O_CLOEXEC) != 0 &&
-	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) ||
-	    ((flags & O_APPEND) != 0 &&
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND) == -1)) {
-		saved = errno;
-		(void)unlink(template);
-		close(fd);
-		errno = saved;
-		return -1;
+	x = template + len - 6;
+	for (try = 0; try < MKOSTEMP_TRIES; try++) {
+		value = ((uint64_t)time(NULL) << 20) ^
+		    ((uint64_t)os_pid() << 40) ^ (uint64_t)(uintptr_t)template ^
+		    (++counter * 0x9e3779b97f4a7c15ULL);
+		for (i = 0; i < 6; i++, value /= sizeof letters - 1)
+			x[i] = letters[value % (sizeof letters - 1)];
+		fd = open(template, O_RDWR|O_CREAT|O_EXCL|flags, 0600);
+		if (fd != -1 || errno != EEXIST)
+			return fd;
 	}
-	return fd;
+	return -1;
 }

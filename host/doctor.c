@@ -421,13 +421,40 @@ doctor_clients(struct doctor *d)
 	json_decref(list);
 }
 
+/*
+ * Who besides the user may use path, opened without following a link
+ * (os_privacy_check; *detail as it gives it).
+ */
+static enum os_privacy
+doctor_privacy(const char *path, char **detail)
+{
+	enum os_privacy	privacy;
+	int		fd;
+
+	if ((fd = os_open_nofollow(path, O_RDONLY, 0)) == -1)
+		return OS_PRIVACY_UNKNOWN;
+	privacy = os_privacy_check(fd, detail);
+	close(fd);
+	return privacy;
+}
+
+/* Whether a privacy lets others read or change what the user owns. */
+static bool
+doctor_open_to_others(enum os_privacy privacy)
+{
+	return privacy == OS_READABLE_BY_OTHERS ||
+	    privacy == OS_WRITABLE_BY_OTHERS;
+}
+
 /* Checks the config directory, config.json and the token file. */
 static void
 doctor_config(struct doctor *d)
 {
 	struct config	*config = d->config;
 	struct stat	 sb;
+	enum os_privacy	 privacy;
 	char		*quoted, *fix, *token, *cause = NULL, *file;
+	char		*detail = NULL;
 
 	quoted = install_shell_quote(config->config_dir);
 	if (stat(config->config_dir, &sb) == -1 || !S_ISDIR(sb.st_mode)) {
@@ -438,16 +465,18 @@ doctor_config(struct doctor *d)
 		free(quoted);
 		return;
 	}
-	if ((sb.st_mode & 077) != 0) {
-		fix = xasprintf("chmod 700 %s", quoted);
+	privacy = doctor_privacy(config->config_dir, &detail);
+	if (doctor_open_to_others(privacy)) {
+		fix = os_privacy_fix(quoted, true);
 		doctor_fail(d, fix, "config directory %s is open to other "
-		    "users (mode %03o)", config->config_dir,
-		    (unsigned)(sb.st_mode & 0777));
+		    "users (%s)", config->config_dir, detail);
 		free(fix);
 	} else {
 		doctor_ok(d, "config directory %s (mode %03o)",
 		    config->config_dir, (unsigned)(sb.st_mode & 0777));
 	}
+	free(detail);
+	detail = NULL;
 	free(quoted);
 
 	file = xasprintf("%s/config.json", config->config_dir);
@@ -471,12 +500,11 @@ doctor_config(struct doctor *d)
 		fix = xasprintf("%s token", d->command);
 		doctor_fail(d, fix, "no token file %s (the host makes it on its "
 		    "first start)", config->token_file);
-	} else if (S_ISREG(sb.st_mode) && sb.st_uid == geteuid() &&
-	    (sb.st_mode & 077) != 0) {
-		fix = xasprintf("chmod 600 %s", quoted);
+	} else if (S_ISREG(sb.st_mode) && doctor_open_to_others(privacy =
+	    doctor_privacy(config->token_file, &detail))) {
+		fix = os_privacy_fix(quoted, false);
 		doctor_fail(d, fix, "token file %s is open to other users "
-		    "(mode %03o)", config->token_file,
-		    (unsigned)(sb.st_mode & 0777));
+		    "(%s)", config->token_file, detail);
 	} else if ((token = token_load_or_create(config->token_file,
 	    &cause)) == NULL) {
 		fix = xasprintf("rm %s && %s token", quoted, d->command);
@@ -490,6 +518,7 @@ doctor_config(struct doctor *d)
 	}
 	free(fix);
 	free(quoted);
+	free(detail);
 }
 
 /*

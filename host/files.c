@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "os.h"
+#include "os.h"
 #include "xmalloc.h"
 
 /* Returns the directory part of path as a new string ("." if it has none). */
@@ -48,15 +49,10 @@ files_make_dirs(const char *dir, mode_t mode, const char *purpose,
 		p += strcspn(p, "/");
 		saved = *p;
 		*p = '\0';
-		if (mkdir(copy, mode) == 0) {
-			/* mkdir applies the umask; a browser running as
-			 * another user must still read a system directory. */
-			if (chmod(copy, mode) == -1) {
-				*cause = xasprintf("cannot set the mode of %s: "
-				    "%s", copy, strerror(errno));
-				rc = -1;
-			}
-		} else if (errno != EEXIST) {
+		/* Made with its mode whatever the umask: a browser running
+		 * as another user must still read a system directory. */
+		if (((mode & 077) == 0 ? os_make_private_dir(copy) :
+		    os_make_shared_dir(copy)) == -1 && errno != EEXIST) {
 			*cause = xasprintf("cannot create directory %s: %s",
 			    copy, strerror(errno));
 			rc = -1;
@@ -87,9 +83,10 @@ files_open_private_dir(const char *dir, char **cause)
 	char		*detail = NULL, *fix;
 	int		 fd;
 
-	fd = open(dir, O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC);
+	fd = os_open_nofollow(dir, O_RDONLY, 0);
 	if (fd == -1) {
-		if (lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		if (errno == ELOOP ||
+		    (lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode))) {
 			*cause = xasprintf("%s is a symbolic link, and the host "
 			    "keeps its files only in a directory of its own; "
 			    "remove the link (rm %s) and the host makes the "
@@ -98,6 +95,11 @@ files_open_private_dir(const char *dir, char **cause)
 		} else if (errno != ENOENT && errno != ENOTDIR)
 			*cause = xasprintf("cannot open directory %s: %s", dir,
 			    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISDIR(sb.st_mode)) {
+		close(fd);
+		errno = ENOTDIR;
 		return -1;
 	}
 	switch (os_privacy_check(fd, &detail)) {
@@ -158,7 +160,7 @@ files_private_dir(const char *dir, const char *purpose, char **cause)
 	free(parent);
 	if (rc == -1)
 		return -1;
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+	if (os_make_private_dir(dir) == -1 && errno != EEXIST) {
 		*cause = xasprintf("cannot create directory %s: %s", dir,
 		    strerror(errno));
 		return -1;

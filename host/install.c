@@ -717,7 +717,7 @@ install_run(struct config *config, int out_fd)
 		if (install_write(t, text, config->system ? 0755 : 0700,
 		    &outcome, &cause) != 0) {
 			files_printf(out_fd, "%s: FAILED: %s%s\n", t->title,
-			    cause, config->system && geteuid() != 0 ?
+			    cause, config->system && !os_privileged() ?
 			    " (--system needs root: run it with sudo)" : "");
 			free(cause);
 			cause = NULL;
@@ -812,7 +812,7 @@ install_uninstall_run(struct config *config, int out_fd)
 		if (unlink(t->path) == -1) {
 			files_printf(out_fd, "%s: FAILED to remove %s: %s%s\n",
 			    t->title, t->path, strerror(errno),
-			    config->system && geteuid() != 0 ?
+			    config->system && !os_privileged() ?
 			    " (--system needs root: run it with sudo)" : "");
 			rc = 1;
 			continue;

@@ -102,12 +102,14 @@ log_vwrite(struct log *log, enum log_level level, const char *fmt, va_list ap)
 	char		 line[4096];
 	struct timeval	 tv;
 	struct tm	 tm;
+	time_t		 seconds;
 	int		 n, m;
 
 	if (log == NULL || level > log->level)
 		return;
 	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
+	seconds = tv.tv_sec;	/* a long, not a time_t, on Windows */
+	gmtime_r(&seconds, &tm);
 	n = snprintf(line, sizeof line,
 	    "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ browser-bridge[%ld] %s: ",
 	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,

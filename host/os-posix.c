@@ -266,6 +266,20 @@ os_termination_free(struct os_termination *termination)
 	free(termination);
 }
 
+/* Root. */
+bool
+os_privileged(void)
+{
+	return geteuid() == 0;
+}
+
+/* fcntl(2) F_DUPFD_CLOEXEC. */
+int
+os_dup_private(int fd)
+{
+	return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
 /* open(2) with O_NOFOLLOW, O_NONBLOCK, O_NOCTTY and O_CLOEXEC. */
 int
 os_open_nofollow(const char *path, int flags, int mode)

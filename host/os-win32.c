@@ -643,6 +643,45 @@ os_termination_free(struct os_termination *termination)
 	free(termination);
 }
 
+/* An elevated token (run as administrator). */
+bool
+os_privileged(void)
+{
+	TOKEN_ELEVATION	elevation = { 0 };
+	HANDLE		token;
+	DWORD		size = sizeof elevation;
+	bool		elevated;
+
+	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token))
+		return false;
+	elevated = GetTokenInformation(token, TokenElevation, &elevation,
+	    size, &size) && elevation.TokenIsElevated != 0;
+	CloseHandle(token);
+	return elevated;
+}
+
+/* DuplicateHandle, not inheritable, as a new C runtime descriptor. */
+int
+os_dup_private(int fd)
+{
+	HANDLE	handle = (HANDLE)_get_osfhandle(fd), copy;
+	int	copy_fd;
+
+	if (handle == INVALID_HANDLE_VALUE)
+		return -1;
+	if (!DuplicateHandle(GetCurrentProcess(), handle, GetCurrentProcess(),
+	    &copy, 0, FALSE, DUPLICATE_SAME_ACCESS)) {
+		os_win32_set_errno(GetLastError());
+		return -1;
+	}
+	if ((copy_fd = _open_osfhandle((intptr_t)copy, 0)) == -1) {
+		CloseHandle(copy);
+		return -1;
+	}
+	(void)_setmode(copy_fd, _O_BINARY);
+	return copy_fd;
+}
+
 /* The current user's SID (heap, a copy), or NULL. */
 static PSID
 os_win32_user_sid(void)

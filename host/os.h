@@ -123,6 +123,17 @@ struct os_termination *os_termination_new(struct event_base *base,
 		     void (*done)(const char *what, void *arg), void *arg);
 void		 os_termination_free(struct os_termination *termination);
 
+/*
+ * Whether the process has the system's full rights, as writing for every
+ * user (install --system) needs: root; on Windows an elevated token.
+ */
+bool		 os_privileged(void);
+/*
+ * A new descriptor for the open file fd, numbered 3 or higher, that
+ * child processes do not inherit (F_DUPFD_CLOEXEC); -1 with errno.
+ */
+int		 os_dup_private(int fd);
+
 /* ---------------------------------------------------------- files */
 
 /*

@@ -2,7 +2,9 @@
 #include "random.h"
 
 #include <sys/types.h>
+#ifdef HAVE_SYS_RANDOM_H
 #include <sys/random.h>
+#endif
 #include <sys/stat.h>
 
 #include <errno.h>

@@ -2,11 +2,11 @@
 #include "stdout-guard.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "os.h"
 #include "xmalloc.h"
 
 /*
@@ -18,7 +18,7 @@ stdout_guard_install(char **cause)
 {
 	int	fd;
 
-	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	fd = os_dup_private(STDOUT_FILENO);
 	if (fd == -1) {
 		*cause = xasprintf("cannot duplicate stdout: %s",
 		    strerror(errno));

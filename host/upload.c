@@ -42,23 +42,27 @@ upload_remove(int parent, const char *name, int depth)
 {
 	struct dirent	*entry;
 	DIR		*d;
-	int		 fd;
+	int		 fd, copy;
 
 	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT || depth == 0)
 		return;
 	fd = openat(parent, name, O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC);
 	if (fd == -1)
 		return;
-	if ((d = fdopendir(fd)) == NULL) {
+	/* The stream reads a copy; fd stays for the *at calls below. */
+	if ((copy = dup(fd)) == -1 || (d = fdopendir(copy)) == NULL) {
+		if (copy != -1)
+			close(copy);
 		close(fd);
 		return;
 	}
 	while ((entry = readdir(d)) != NULL) {
 		if (strcmp(entry->d_name, ".") != 0 &&
 		    strcmp(entry->d_name, "..") != 0)
-			upload_remove(dirfd(d), entry->d_name, depth - 1);
+			upload_remove(fd, entry->d_name, depth - 1);
 	}
 	closedir(d);
+	close(fd);
 	(void)unlinkat(parent, name, AT_REMOVEDIR);
 }
 
