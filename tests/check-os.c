@@ -25,6 +25,8 @@
 
 /* A scratch directory per test (real path: no link on the way). */
 static char	*scratch;
+/* argv[0] of this program, as main got it. */
+static const char *test_argv0;
 
 /* Makes the scratch directory. */
 static void
@@ -307,6 +309,37 @@ START_TEST(test_modified_ns)
 }
 END_TEST
 
+/*
+ * The program's own path: Linux reads /proc whatever argv[0] says; the
+ * portable layer resolves argv[0], a bare name looked up on PATH (here sh,
+ * found past a directory that does not exist) and refused when no
+ * directory of PATH has it.
+ */
+START_TEST(test_self_path_from_argv0)
+{
+	char	*cause = NULL, *self, *expected;
+
+	ck_assert_int_eq(setenv("PATH", "/nonexistent:/bin", 1), 0);
+	os_start("sh");
+	self = os_self_path(&cause);
+	ck_assert_msg(self != NULL, "%s", cause);
+	expected = realpath(os_is_portable() ? "/bin/sh" : test_argv0, NULL);
+	ck_assert_str_eq(self, expected);
+	free(expected);
+	free(self);
+
+	os_start("no-such-program-anywhere");
+	self = os_self_path(&cause);
+	if (os_is_portable()) {
+		ck_assert_ptr_null(self);
+		ck_assert_ptr_nonnull(strstr(cause, "no-such-program-anywhere"));
+		free(cause);
+	} else
+		free(self);
+	os_start(test_argv0);
+}
+END_TEST
+
 /* The OS layer's suite. */
 static Suite *
 os_suite(void)
@@ -323,6 +356,7 @@ os_suite(void)
 	tcase_add_test(tc, test_privacy_from_mode);
 	tcase_add_test(tc, test_private_dir_despite_umask);
 	tcase_add_test(tc, test_modified_ns);
+	tcase_add_test(tc, test_self_path_from_argv0);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -331,6 +365,7 @@ os_suite(void)
 int
 main(int argc, char **argv)
 {
+	test_argv0 = argv[0];
 	os_start(argv[0]);
 	return check_run_suite(os_suite());
 }
