@@ -2,7 +2,9 @@
 # Builds Browser Bridge and runs the whole test suite: the -Werror build's
 # suites, the same suites and the browser tests under AddressSanitizer and
 # UndefinedBehaviorSanitizer, the integration tests with the host under
-# valgrind, a short run of every fuzz target, and make distcheck. The
+# valgrind, the portable POSIX build's suites (the code paths macOS and the
+# BSDs take, and the check against Apple's headers), a short run of every
+# fuzz target, and make distcheck. The
 # browser tests run once, against the sanitizer build (they read its
 # reports); distcheck, which checks that the release tarball builds and
 # passes, runs every suite but them.
@@ -10,7 +12,7 @@
 # The browser tests mostly wait, so the stages run in two lanes side by
 # side, each in its own build dir: the sanitizer build with the browser
 # tests, then the fuzzers, then distcheck; the -Werror build's suites, then
-# valgrind. A stage runs even when one before it failed, so one run shows
+# valgrind, then the portable build. A stage runs even when one before it failed, so one run shows
 # every failure. Each stage's output is printed when it ends; at the end a
 # table gives each stage's start, time and CPU time and the ten slowest
 # test files (docs/testing.md). Installs missing Debian packages first (as
@@ -138,9 +140,10 @@ stage() {
 }
 
 # The stages in the order the summary lists them.
-stages="unit-and-integration sanitizers integration-under-valgrind fuzz-smoke distcheck"
+stages="unit-and-integration sanitizers integration-under-valgrind portable fuzz-smoke distcheck"
 werror="--enable-werror"
 sanitizers="--enable-werror --enable-sanitizers"
+portable="--enable-werror --with-os=portable"
 
 # Lane 1: the sanitizer build, browser tests included (the longest stage,
 # mostly waiting on browsers), then the fuzzers and distcheck (whose
@@ -154,11 +157,13 @@ sanitizers="--enable-werror --enable-sanitizers"
 lane1=$!
 # Lane 2: the -Werror build's suites (the browser tests run in lane 1),
 # then the host under valgrind, a file per CPU at a time (valgrind keeps
-# a core busy per host).
+# a core busy per host), then the portable POSIX build's suites (no
+# _GNU_SOURCE, no /proc: the OS layer's portable files, docs/architecture.md).
 (
 	stage unit-and-integration main "$werror" check 'TESTS=$(BROWSERLESS_TESTS)'
 	stage integration-under-valgrind main "$werror" check \
 		TESTS=tests/integration.sh INTEGRATION_VALGRIND=1 INTEGRATION_CONCURRENCY="$jobs"
+	stage portable portable "$portable" check 'TESTS=$(BROWSERLESS_TESTS)'
 ) &
 lane2=$!
 wait "$lane1" "$lane2"
