@@ -13,9 +13,10 @@
 
 /*
  * Replaces the template's trailing XXXXXX with letters and digits and
- * creates that file with open(2)'s O_CREAT|O_EXCL, mode 0600 and flags
- * (O_CLOEXEC, O_APPEND) in the one call, trying another name while one
- * exists. O_EXCL, not the name, makes it safe: a name taken by someone
+ * creates that file with O_CREAT|O_EXCL, mode 0600 (on Windows an access
+ * list for the user alone) and flags in the one call (os_open_nofollow,
+ * whose descriptors children never inherit: O_CLOEXEC), trying another
+ * name while one exists. O_EXCL, not the name, makes it safe: a name taken by someone
  * else is never opened.
  */
 int
@@ -41,7 +42,8 @@ mkostemp(char *template, int flags)
 		    (++counter * 0x9e3779b97f4a7c15ULL);
 		for (i = 0; i < 6; i++, value /= sizeof letters - 1)
 			x[i] = letters[value % (sizeof letters - 1)];
-		fd = open(template, O_RDWR|O_CREAT|O_EXCL|flags, 0600);
+		fd = os_open_nofollow(template, O_RDWR|O_CREAT|O_EXCL|
+		    (flags & O_APPEND), 0600);
 		if (fd != -1 || errno != EEXIST)
 			return fd;
 	}

@@ -35,22 +35,14 @@ openat_path(int dirfd, const char *name)
 int
 openat(int dirfd, const char *name, int flags, ...)
 {
-	struct stat	 sb;
-	char		*path;
-	int		 fd, saved;
+	char	*path;
+	int	 fd, saved;
 
 	if ((path = openat_path(dirfd, name)) == NULL)
 		return -1;
-	fd = os_open_nofollow(path, flags & ~(O_NOFOLLOW|O_DIRECTORY|
-	    O_CLOEXEC), 0600);
+	fd = os_open_nofollow(path, flags & ~(O_NOFOLLOW|O_CLOEXEC), 0600);
 	saved = errno;
 	free(path);
-	if (fd != -1 && (flags & O_DIRECTORY) != 0 &&
-	    (fstat(fd, &sb) == -1 || !S_ISDIR(sb.st_mode))) {
-		close(fd);
-		fd = -1;
-		saved = ENOTDIR;
-	}
 	errno = saved;
 	return fd;
 }

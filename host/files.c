@@ -83,7 +83,7 @@ files_open_private_dir(const char *dir, char **cause)
 	char		*detail = NULL, *fix;
 	int		 fd;
 
-	fd = os_open_nofollow(dir, O_RDONLY, 0);
+	fd = os_open_nofollow(dir, O_RDONLY|O_DIRECTORY, 0);
 	if (fd == -1) {
 		if (errno == ELOOP ||
 		    (lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode))) {
@@ -95,11 +95,6 @@ files_open_private_dir(const char *dir, char **cause)
 		} else if (errno != ENOENT && errno != ENOTDIR)
 			*cause = xasprintf("cannot open directory %s: %s", dir,
 			    strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &sb) == -1 || !S_ISDIR(sb.st_mode)) {
-		close(fd);
-		errno = ENOTDIR;
 		return -1;
 	}
 	switch (os_privacy_check(fd, &detail)) {

@@ -791,6 +791,13 @@ os_open_nofollow(const char *path, int flags, int mode)
 		errno = ELOOP;
 		return -1;
 	}
+	/* The C runtime's fstat cannot tell a directory's handle: ask here. */
+	if ((flags & O_DIRECTORY) != 0 &&
+	    (tag.FileAttributes & FILE_ATTRIBUTE_DIRECTORY) == 0) {
+		CloseHandle(handle);
+		errno = ENOTDIR;
+		return -1;
+	}
 	crt_flags = (flags & O_ACCMODE) | (flags & O_APPEND);
 	if ((fd = _open_osfhandle((intptr_t)handle, crt_flags)) == -1) {
 		CloseHandle(handle);

@@ -141,8 +141,9 @@ int		 os_dup_private(int fd);
  * as a controlling terminal, never inherited by children, and never waiting
  * to open (a FIFO planted there opens at once or fails; O_NONBLOCK, which
  * changes nothing for a regular file). flags are open(2)'s
- * O_RDONLY/O_WRONLY/O_RDWR/O_CREAT/O_EXCL/O_TRUNC/O_APPEND; mode as
- * open(2)'s for a new file.
+ * O_RDONLY/O_WRONLY/O_RDWR/O_CREAT/O_EXCL/O_TRUNC/O_APPEND, and
+ * O_DIRECTORY for a directory only (ENOTDIR); mode as open(2)'s for a
+ * new file.
  */
 int		 os_open_nofollow(const char *path, int flags, int mode);
 

@@ -446,6 +446,14 @@ export async function startHost(options = {}) {
 	ext.tokenFile = join(ext.configDir, 'token');
 	ext.runtimeDir = join(absolute('XDG_RUNTIME_DIR') ?? absolute('XDG_STATE_HOME') ??
 	    join(ext.env.HOME ?? '', '.local', 'state'), 'browser-bridge', 'hosts');
+	// A Windows host (tests/windows.sh runs the .exe under wine) keeps them
+	// under %APPDATA% and %LOCALAPPDATA%, which wine sets from its own
+	// profile whatever the environment says; windows.sh names both here.
+	if (process.env.BRIDGE_WINDOWS_APPDATA) {
+		ext.configDir = join(process.env.BRIDGE_WINDOWS_APPDATA, 'browser-bridge');
+		ext.tokenFile = join(ext.configDir, 'token');
+		ext.runtimeDir = join(process.env.BRIDGE_WINDOWS_LOCALAPPDATA, 'browser-bridge', 'hosts');
+	}
 
 	const args = [options.origin ?? EXTENSION_ORIGIN, ...(options.args ?? [])];
 	if (!args.includes('--port'))

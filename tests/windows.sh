@@ -1,0 +1,114 @@
+#!/bin/sh
+# The Windows stage (#34): builds browser-bridge.exe and the Check suites
+# with mingw-w64, against libraries cross-built from Debian's own sources
+# (scripts/windows-deps.sh), and runs them under wine64:
+#   - each Check suite that builds for Windows (WINDOWS_SUITES), which must
+#     pass with the same count of checks as the Linux build's;
+#   - native messaging through the .exe's pipes and MCP over 127.0.0.1:
+#     integration test files (WINDOWS_INTEGRATION_FILES) with the fake
+#     extension, the host run under wine.
+# Run it from the top of a built Linux build directory (its Check suites
+# give the counts; its tests/node holds the integration tests' SDK):
+#   tests/windows.sh
+# WINDOWS_DEPS_PREFIX: where the libraries are built once and kept (default
+#   ~/.cache/browser-bridge/windows-deps; cache it between CI runs).
+# WINDOWS_BUILDDIR: the cross build (default ./windows).
+# Needs the Debian packages scripts/windows-deps.sh installs (mingw-w64,
+# wine64, cmake, libtool, dpkg-dev) and Node, as the integration tests do.
+
+set -u
+
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+linux_builddir=$(pwd)
+prefix=${WINDOWS_DEPS_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/browser-bridge/windows-deps}
+builddir=${WINDOWS_BUILDDIR:-$linux_builddir/windows}
+suites=${WINDOWS_SUITES:-framer mcp rpc schema session tools}
+integration_files=${WINDOWS_INTEGRATION_FILES:-integration/calls.test.mjs}
+failed=0
+
+# Says what failed and remembers it.
+fail() {
+	echo "windows.sh: FAIL: $*" >&2
+	failed=1
+}
+
+# A Unix path as wine's Z: drive names it.
+wine_path() {
+	printf 'Z:%s' "$1" | tr / '\\'
+}
+
+"$srcdir/scripts/windows-deps.sh" "$prefix" || exit 99
+prefix=$(cd "$prefix" && pwd)
+
+mkdir -p "$builddir" || exit 99
+cd "$builddir" || exit 99
+if [ ! -f Makefile ]; then
+	PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig" "$srcdir/configure" -q \
+	    --host=x86_64-w64-mingw32 --enable-werror \
+	    --disable-browser-tests >/dev/null || exit 99
+fi
+exes="browser-bridge.exe"
+for suite in $suites; do
+	exes="$exes tests/check-$suite.exe"
+done
+# shellcheck disable=SC2086 # a list of targets
+make -s -j2 $exes >/dev/null || exit 99
+
+# A wine of its own, quiet, finding the DLLs; one wineserver
+# for the whole stage (each start of the first process costs seconds).
+PATH=$PATH:/usr/lib/wine
+WINEPREFIX=$builddir/wine
+WINEDEBUG=-all
+# libcheck.dll needs the toolchain's libwinpthread-1.dll (the host links
+# winpthreads in).
+toolchain_dlls=$(dirname "$(x86_64-w64-mingw32-gcc -print-file-name=libwinpthread-1.dll)")
+WINEPATH="$(wine_path "$prefix/bin");$(wine_path "$prefix/lib");$(wine_path "$toolchain_dlls")"
+export PATH WINEPREFIX WINEDEBUG WINEPATH
+wineserver -p 600 >/dev/null 2>&1 &
+wine64 cmd /c exit >/dev/null 2>&1
+
+# The "Checks: N" count in a Check runner's summary line.
+checks_of() {
+	sed -n 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/p' | tail -n 1
+}
+
+for suite in $suites; do
+	linux=$(cd "$linux_builddir" && BRIDGE_SRCDIR=$srcdir \
+	    "./tests/check-$suite" 2>&1 | checks_of)
+	windows=$(BRIDGE_SRCDIR=$srcdir wine64 "tests/check-$suite.exe" 2>&1 |
+	    checks_of)
+	# shellcheck disable=SC2086 # three numbers
+	set -- $windows
+	if [ $# -ne 3 ]; then
+		fail "check-$suite.exe printed no summary"
+	elif [ "$2" != 0 ] || [ "$3" != 0 ]; then
+		fail "check-$suite.exe: $2 failures, $3 errors"
+	elif [ "$1" != "${linux%% *}" ]; then
+		fail "check-$suite.exe ran $1 checks, Linux's ${linux%% *}"
+	else
+		echo "PASS: check-$suite.exe ($1 checks, as on Linux)"
+	fi
+done
+
+# The integration tests, the host under wine: its files are where wine's
+# profile puts %APPDATA% and %LOCALAPPDATA% (wine sets both itself). Run
+# as make check would, but naming the .exe (make's environment names the
+# Linux program).
+profile="$WINEPREFIX/drive_c/users/$(id -un)/AppData"
+rm -rf "$profile/Roaming/browser-bridge" "$profile/Local/browser-bridge"
+if (cd "$linux_builddir" &&
+    BRIDGE_SRCDIR=$srcdir BRIDGE_BUILDDIR=$linux_builddir \
+    NODE=${NODE:-$(command -v node)} NPM=${NPM:-$(command -v npm)} \
+    BRIDGE_WINDOWS_APPDATA="$profile/Roaming" \
+    BRIDGE_WINDOWS_LOCALAPPDATA="$profile/Local" \
+    BRIDGE_WRAPPER="$(command -v wine64)" \
+    BRIDGE_BIN="$builddir/browser-bridge.exe" \
+    INTEGRATION_CONCURRENCY=1 INTEGRATION_FILES="$integration_files" \
+    "$srcdir/tests/integration.sh" >"$builddir/integration.log" 2>&1); then
+	echo "PASS: integration under wine ($integration_files)"
+else
+	fail "integration under wine ($integration_files): see $builddir/integration.log"
+fi
+
+wineserver -k >/dev/null 2>&1
+exit "$failed"
