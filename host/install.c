@@ -459,6 +459,16 @@ install_targets(const struct config *config, struct install_target **targets,
 	size_t			 i, j;
 	char			*dir;
 
+	/* Windows' browsers find a manifest through the registry only. */
+	if (os_family() == OS_FAMILY_WINDOWS) {
+		*targets = NULL;
+		*count = 0;
+		*cause = xstrdup("on Windows the browsers find the manifest "
+		    "through the registry (HKCU\\Software\\...\\"
+		    "NativeMessagingHosts), which this version does not write "
+		    "yet; register with manifests\\windows\\install.ps1");
+		return -1;
+	}
 	scope = config->system ? INSTALL_SCOPE_SYSTEM : INSTALL_SCOPE_USER;
 	*targets = xcalloc(install_browser_count + 1, sizeof **targets);
 	*count = 0;

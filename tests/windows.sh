@@ -90,6 +90,18 @@ for suite in $suites; do
 	fi
 done
 
+# install: Windows' browsers find the manifest through the registry, which
+# install does not write yet; it must say so (and fail) rather than write
+# Linux's directories.
+if out=$(wine64 browser-bridge.exe install --browser chrome \
+    --extension-id abcdefghijklmnopabcdefghijklmnop 2>&1); then
+	fail "install succeeded on Windows: $out"
+elif ! echo "$out" | grep -q "registry"; then
+	fail "install on Windows did not name the registry: $out"
+else
+	echo "PASS: install on Windows says the registry is not written yet"
+fi
+
 # The integration tests, the host under wine: its files are where wine's
 # profile puts %APPDATA% and %LOCALAPPDATA% (wine sets both itself). Run
 # as make check would, but naming the .exe (make's environment names the
