@@ -95,6 +95,7 @@ test('each tool as Playwright calls, and each expectation as toHaveURL or toBeVi
 		'const params = {',
 		'colour: process.env.RECIPE_COLOUR ?? "blue",',
 		'};',
+		'await page.goto("https://example.com/login");',
 		'// Step 1: navigate_to',
 		'await page.goto("https://example.com/a", { waitUntil: "commit" });',
 		'await expect(page).toHaveURL("https://example.com/a");',
@@ -124,11 +125,15 @@ test('each tool as Playwright calls, and each expectation as toHaveURL or toBeVi
 	]);
 });
 
-test('the start URL opens first unless the first step navigates; a dialog\'s answer is set before the step that opens it', () => {
+test('the start URL opens first unless the first step navigates there; a dialog\'s answer is set before the step that opens it', () => {
 	const lines = bodyLines([
 		{ tool: 'click_element', target: { role: 'button', name: 'Delete' }, args: {} },
 		{ tool: 'handle_dialog', args: { action: 'accept', prompt_text: 'yes' } },
 	]);
+	assert.deepEqual(bodyLines([{ tool: 'navigate_to', args: { url: 'https://example.com/other' } }]).slice(0, 2),
+	    ['await page.goto("https://example.com/login");', '// Step 1: navigate_to'], 'a first step elsewhere: the start URL first, as replay does');
+	assert.deepEqual(bodyLines([{ tool: 'navigate_to', args: { url: 'https://example.com/login' } }]).slice(0, 2),
+	    ['// Step 1: navigate_to', 'await page.goto("https://example.com/login");'], 'not twice');
 	assert.deepEqual(lines, [
 		'await page.goto("https://example.com/login");',
 		'// Step 1: click_element button "Delete"',
@@ -137,6 +142,26 @@ test('the start URL opens first unless the first step navigates; a dialog\'s ans
 		'// Step 2: handle_dialog',
 		'// The dialog is answered by the handler set before the step that opened it.',
 	]);
+});
+
+test('drag_and_drop drags one locator onto the other; fill_form sets each field by its kind', () => {
+	const lines = bodyLines([
+		{ tool: 'drag_and_drop', from_target: { role: 'draggable', name: 'Card' }, to_target: { role: 'listitem', name: 'Done' }, args: {} },
+		{ tool: 'fill_form', args: { fields: [{ target: { role: 'textbox', name: 'Email' }, value: '{{email}}' },
+			{ target: { role: 'checkbox', name: 'Terms', nth: 1 }, value: true }] } },
+	], [{ name: 'email', default: 'a@b.c' }]);
+	assert.deepEqual(lines.slice(3), [
+		'await page.goto("https://example.com/login");',
+		'// Step 1: drag_and_drop draggable "Card"',
+		'await page.getByText("Card", { exact: true }).nth(0).dragTo(page.getByRole("listitem", { name: "Done", exact: true }).nth(0));',
+		'// Step 2: fill_form',
+		'await fillField(page.getByRole("textbox", { name: "Email", exact: true }).or(page.getByRole("searchbox", { name: "Email", exact: true }))' +
+		    '.or(page.getByRole("spinbutton", { name: "Email", exact: true })).nth(0), params.email);',
+		'await fillField(page.getByRole("checkbox", { name: "Terms", exact: true }).nth(1), true);',
+	]);
+	const source = recipeToPlaywright(recipe([{ tool: 'fill_form', args: { fields: [{ target: { role: 'checkbox', name: 'Terms' }, value: false }] } }]));
+	assert.match(source, /^import \{ test, expect, type Locator \} from '@playwright\/test';$/m);
+	assert.match(source, /^async function fillField\(field: Locator, value: string \| boolean\): Promise<void> \{$/m);
 });
 
 test('a step the export cannot do fails the test with its number; an invalid recipe is not exported', () => {

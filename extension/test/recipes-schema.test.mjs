@@ -86,7 +86,8 @@ test('the top-level fields have their types', () => {
 test('start_url is a web page inside allowed_domains, which are plain lower-case domains', () => {
 	assert.deepEqual(errorsAfter(r => { r.start_url = 'https://evil.test/'; }), ['start_url: evil.test is outside allowed_domains (example.com)']);
 	assert.equal(validateRecipe({ ...example(), start_url: 'https://shop.example.com/' }).ok, true, 'a subdomain is inside');
-	assert.deepEqual(errorsAfter(r => { r.start_url = 'file:///etc/passwd'; }), ['start_url: must be an http or https URL']);
+	assert.deepEqual(errorsAfter(r => { r.start_url = 'file:///etc/passwd'; }), ['start_url: must be an http or https URL, or about:blank']);
+	assert.equal(validateRecipe({ ...example(), start_url: 'about:blank' }).ok, true, 'a recording may start on a blank tab');
 	assert.deepEqual(errorsAfter(r => { r.start_url = 'login'; }), ['start_url: must be an absolute URL']);
 	assert.match(errorsAfter(r => { r.allowed_domains = []; })[0], /^allowed_domains: must hold from 1 to 32 domains/);
 	assert.match(errorsAfter(r => { r.allowed_domains = ['https://example.com/']; })[0], /^allowed_domains\[0\]: must be a domain name in lower case/);
@@ -125,13 +126,27 @@ test('steps hold locators, never refs or tab ids, and call no task or recipe too
 	assert.match(errorsAfter(r => { r.steps[3].args.ref = 12; })[0], /^steps\[3\]\.args\.ref: a recipe holds no element refs/);
 	assert.match(errorsAfter(r => { r.steps.push({ tool: 'drag_and_drop', args: { from_ref: 1, to_ref: 2 } }); }).join('\n'),
 	    /steps\[4\]\.args\.from_ref: .*\n.*steps\[4\]\.args\.to_ref: /);
-	assert.match(errorsAfter(r => { r.steps.push({ tool: 'fill_form', args: { fields: [{ ref: 3, value: 'x' }] } }); })[0],
-	    /^steps\[4\]\.args\.fields\[0\]\.ref: a recipe holds no element refs/);
+	assert.deepEqual(errorsAfter(r => { r.steps.push({ tool: 'fill_form', args: { fields: [{ ref: 3, value: 'x' }] } }); }), [
+		'steps[4].args.fields[0].ref: a recipe holds no element refs (they change with every page); give the step a target locator',
+		'steps[4].args.fields[0]: needs a target locator',
+	]);
 	assert.match(errorsAfter(r => { r.steps[0].args.tab_id = 4; })[0], /^steps\[0\]\.args\.tab_id: a recipe holds no tab id/);
 	assert.match(errorsAfter(r => { r.steps[0].tool = 'run_task'; })[0], /^steps\[0\]\.tool: run_task cannot be a recipe step/);
 	assert.match(errorsAfter(r => { r.steps[0].tool = 'run_recipe'; })[0], /^steps\[0\]\.tool: run_recipe cannot be a recipe step/);
 	assert.match(errorsAfter(r => { r.steps[0].tool = 'Click!'; })[0], /^steps\[0\]\.tool: must be a tool name/);
 	assert.deepEqual(errorsAfter(r => { delete r.steps[0].args; }), ['steps[0]: args is required']);
+});
+
+test('drag_and_drop\'s two locators and fill_form\'s fields\' are checked as targets', () => {
+	const moves = example();
+	moves.steps.push({ tool: 'drag_and_drop', from_target: { role: 'draggable', name: 'Card', nth: 0 }, to_target: { role: 'listitem', name: 'Done', nth: 0 }, args: {} },
+	    { tool: 'fill_form', args: { fields: [{ target: { role: 'textbox', name: 'Email', nth: 0 }, value: '{{email}}' },
+		{ target: { role: 'checkbox', name: 'Terms', nth: 0 }, value: true }] } });
+	assert.deepEqual(validateRecipe(moves).errors, []);
+	assert.deepEqual(errorsAfter(r => { r.steps.push({ tool: 'drag_and_drop', from_target: { role: '', name: 'Card' }, args: {} }); }),
+	    ['steps[4].from_target.role: must not be empty']);
+	assert.deepEqual(errorsAfter(r => { r.steps.push({ tool: 'fill_form', args: { fields: [{ target: { role: 'textbox', name: 'Email', nth: -2 }, value: 'x' }] } }); }),
+	    ['steps[4].args.fields[0].target.nth: must be an integer from 0 to 999']);
 });
 
 test('targets and expectations: role, name, context, nth in range', () => {

@@ -212,6 +212,11 @@ function actionLines(step, number) {
 		return [`await typeValue(page, ${at ?? 'null'}, ${stringSource(args.text ?? '')}, ${optionsSource([['append', args.append], ['submit', args.submit], ['perKey', args.per_key]]) || '{}'});`];
 	case 'press_keys':
 		return [...(at === null ? [] : [`await ${at}.focus();`]), `await sendKeys(page, null, ${stringSource(args.keys ?? '')});`];
+	case 'drag_and_drop':
+		return step.from_target === undefined || step.to_target === undefined ? failing(number, 'drag_and_drop needs from_target and to_target') :
+		    [`await ${locatorSource(step.from_target)}.dragTo(${locatorSource(step.to_target)});`];
+	case 'fill_form':
+		return (args.fields ?? []).map(field => `await fillField(${locatorSource(field.target)}, ${valueSource(field.value)});`);
 	case 'select_option':
 		return at === null ? failing(number, 'select_option has no target') : [`await ${at}.selectOption(${valueSource(args.values ?? [])});`];
 	case 'upload_file':
@@ -367,6 +372,19 @@ async function typeValue(page: Page, field: Locator | null, text: string,
 }
 `;
 
+/** The helper fill_form's fields need. */
+const FILL_HELPER = `
+/** Sets a field as fill_form does: a checkbox or radio is ticked or not, a select chooses, any other field takes the text. */
+async function fillField(field: Locator, value: string | boolean): Promise<void> {
+	if (typeof value === 'boolean')
+		await field.setChecked(value);
+	else if (await field.evaluate(element => element.tagName === 'SELECT'))
+		await field.selectOption(value);
+	else
+		await field.fill(value);
+}
+`;
+
 /** The helper that reads a required parameter. */
 const ENV_HELPER = `
 /** A parameter's value from the environment; the test fails, naming the variable, when it is unset. */
@@ -406,7 +424,8 @@ function paramsLines(parameters) {
 
 /**
  * A recipe as a Playwright test file (TypeScript), one test that opens the
- * start URL and does each step, then checks what the step expected.
+ * start URL (as replay does; not twice when the first step navigates
+ * there) and does each step, then checks what the step expected.
  * @param {unknown} recipe a recipe of schema version 1
  * @returns {string} the .spec.ts file's text
  * @throws {Error} when the recipe is not valid (the message lists why)
@@ -417,11 +436,12 @@ export function recipeToPlaywright(recipe) {
 		throw new Error(`The recipe cannot be exported: ${checked.errors.join('; ')}`);
 	const { steps, parameters } = checked.recipe;
 	const body = [...paramsLines(parameters)];
-	if (steps[0].tool !== 'navigate_to')
+	if (steps[0].tool !== 'navigate_to' || steps[0].args.url !== checked.recipe.start_url)
 		body.push(`await page.goto(${quote(checked.recipe.start_url)});`);
 	steps.forEach((step, index) => {
 		const number = index + 1;
-		body.push('', `// Step ${number}: ${step.tool}${step.target === undefined ? '' : ` ${targetWords(step.target)}`}`);
+		const about = step.target ?? step.from_target;
+		body.push('', `// Step ${number}: ${step.tool}${about === undefined ? '' : ` ${targetWords(about)}`}`);
 		if (steps[index + 1]?.tool === 'handle_dialog')
 			body.push(dialogHandlerLine(steps[index + 1].args));
 		else if (step.tool === 'handle_dialog' && index === 0)
@@ -430,6 +450,7 @@ export function recipeToPlaywright(recipe) {
 	});
 	const source = body.join('\n');
 	const types = /\b(typeValue|sendKeys)\(/.test(source);
+	const fills = /\bfillField\(/.test(source);
 	const secrets = parameters.filter(parameter => parameter.default === undefined);
 	const header = [
 		`// Playwright test of the Browser Bridge recipe ${quote(checked.recipe.name)}`,
@@ -441,9 +462,10 @@ export function recipeToPlaywright(recipe) {
 	];
 	return [
 		...header,
-		`import { test, expect${types ? ', type Locator, type Page' : ''} } from '@playwright/test';`,
+		`import { test, expect${types ? ', type Locator, type Page' : fills ? ', type Locator' : ''} } from '@playwright/test';`,
 		...(secrets.length > 0 ? [ENV_HELPER.trimEnd()] : []),
 		...(types ? [KEY_HELPERS.trimEnd()] : []),
+		...(fills ? [FILL_HELPER.trimEnd()] : []),
 		'',
 		`test(${quote(checked.recipe.name)}, async ({ page }) => {`,
 		...body.map(line => line === '' ? '' : `\t${line}`),

@@ -41,6 +41,8 @@ const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 /** Tools a step may not call: tasks and recipes do not nest, and a recipe does not drive the agents. */
 const STEP_TOOLS_REFUSED = new Set(['run_task', 'get_task', 'stop_task', 'list_tasks', 'answer_task',
 	'run_recipe', 'list_recipes', 'get_recipe', 'delete_recipe', 'start_recording', 'stop_recording']);
+/** A step's locators: the element it acts on, or what drag_and_drop drags and where (fill_form's are its fields' target). */
+const STEP_TARGETS = ['target', 'from_target', 'to_target'];
 /** Argument keys a step may not hold anywhere: refs die with the page, tab ids with the session. */
 const ARGS_KEYS_REFUSED = new Set(['ref', 'from_ref', 'to_ref', 'tab_id']);
 
@@ -53,7 +55,7 @@ const SHAPES = {
 	},
 	source: { required: ['kind'], optional: ['task_id'] },
 	parameter: { required: ['name'], optional: ['default', 'secret', 'required'] },
-	step: { required: ['tool', 'args'], optional: ['target', 'expect'] },
+	step: { required: ['tool', 'args'], optional: ['target', 'from_target', 'to_target', 'expect'] },
 	target: { required: ['role', 'name'], optional: ['context', 'nth'] },
 	expect: { required: [], optional: ['url', 'appears'] },
 };
@@ -219,7 +221,7 @@ function checkSource(problems, source) {
 }
 
 /**
- * Checks allowed_domains and that start_url is a web page inside them.
+ * Checks allowed_domains and that start_url is a web page inside them (or about:blank).
  * @param {Problems} problems
  * @param {unknown} startUrl
  * @param {unknown} domains
@@ -246,8 +248,10 @@ function checkPlace(problems, startUrl, domains) {
 		problems.add('start_url', 'must be an absolute URL');
 		return;
 	}
+	if (url.href === 'about:blank')
+		return;
 	if (url.protocol !== 'http:' && url.protocol !== 'https:')
-		problems.add('start_url', 'must be an http or https URL');
+		problems.add('start_url', 'must be an http or https URL, or about:blank');
 	else if (valid.length > 0 && !hostWithin(url.hostname.toLowerCase().replace(/\.$/, ''), valid))
 		problems.add('start_url', `${url.hostname} is outside allowed_domains (${valid.join(', ')})`);
 }
@@ -352,8 +356,16 @@ function checkStep(problems, path, step, declared) {
 		problems.add(`${path}.args`, 'must be an object');
 	else
 		checkArgValue(problems, `${path}.args`, step.args, declared);
-	if (step.target !== undefined)
-		checkTarget(problems, `${path}.target`, step.target);
+	for (const key of STEP_TARGETS)
+		if (step[key] !== undefined)
+			checkTarget(problems, `${path}.${key}`, step[key]);
+	if (step.tool === 'fill_form' && Array.isArray(step.args?.fields))
+		step.args.fields.forEach((field, index) => {
+			if (isObject(field) && field.target !== undefined)
+				checkTarget(problems, `${path}.args.fields[${index}].target`, field.target);
+			else
+				problems.add(`${path}.args.fields[${index}]`, 'needs a target locator');
+		});
 	if (step.expect === undefined || !problems.shape(`${path}.expect`, step.expect, SHAPES.expect))
 		return;
 	if (step.expect.url !== undefined && problems.text(`${path}.expect.url`, step.expect.url, 1, MAX_URL))
