@@ -139,7 +139,7 @@ doctor_manifest_path(struct doctor *d, const struct install_target *t,
 	struct stat	 sb;
 	char		*version, *cause = NULL, *fix, *quoted;
 
-	if (path == NULL || *path != '/') {
+	if (path == NULL || !os_path_is_absolute(path)) {
 		doctor_fail(d, install_fix, "%s: the manifest's \"path\" (%s) "
 		    "is not an absolute path", t->title,
 		    path != NULL ? path : "missing");
@@ -175,7 +175,27 @@ doctor_manifest_path(struct doctor *d, const struct install_target *t,
 	free(version);
 }
 
-/* Checks one browser's (or profile's) manifest. */
+/*
+ * Where the browser reads t's manifest (heap): t->path, or on Windows the
+ * file t's registry key names (NULL: there is no key). -1 with *cause when
+ * the key cannot be read.
+ */
+static int
+doctor_manifest_place(const struct install_target *t, char **path,
+    char **cause)
+{
+	*path = NULL;
+	if (t->key == NULL) {
+		*path = xstrdup(t->path);
+		return 0;
+	}
+	return os_registry_read(t->key, path, cause) == -1 ? -1 : 0;
+}
+
+/*
+ * Checks one browser's (or profile's) manifest; on Windows first the
+ * registry key that names it, then the file it names.
+ */
 static void
 doctor_manifest(struct doctor *d, const struct install_target *t,
     char **ids, size_t nids)
@@ -183,11 +203,21 @@ doctor_manifest(struct doctor *d, const struct install_target *t,
 	json_error_t	 error;
 	json_t		*manifest, *origins, *value;
 	const char	*name, *type;
-	char		*fix, *origin;
+	char		*fix, *origin, *path, *cause = NULL;
 	size_t		 i, j;
-	bool		 allowed;
+	bool		 allowed, registered;
 
-	if (!t->found && !t->named && access(t->path, F_OK) != 0) {
+	if (doctor_manifest_place(t, &path, &cause) == -1) {
+		fix = install_fix_command(d->config, d->self, "install", t);
+		doctor_fail(d, fix, "%s: %s", t->title, cause);
+		free(fix);
+		free(cause);
+		return;
+	}
+	registered = t->key != NULL ? path != NULL :
+	    access(path, F_OK) == 0;
+	if (!t->found && !t->named && !registered) {
+		free(path);
 		if (t->program != NULL)
 			doctor_note(d, "%s: installed (%s) but never started (%s); "
 			    "after its first start run `%s install`, or now `%s "
@@ -200,22 +230,33 @@ doctor_manifest(struct doctor *d, const struct install_target *t,
 		return;
 	}
 	fix = install_fix_command(d->config, d->self, "install", t);
-	if (access(t->path, F_OK) != 0) {
-		doctor_fail(d, fix, "%s: no manifest at %s", t->title, t->path);
+	if (t->key != NULL && path == NULL) {
+		doctor_fail(d, fix, "%s: no registry key HKCU\\%s, through "
+		    "which the browser finds the manifest", t->title, t->key);
 		free(fix);
 		return;
 	}
-	manifest = json_load_file(t->path, JSON_REJECT_DUPLICATES, &error);
+	if (t->key != NULL)
+		doctor_ok(d, "%s: HKCU\\%s names %s", t->title, t->key, path);
+	if (access(path, F_OK) != 0) {
+		doctor_fail(d, fix, "%s: no manifest at %s", t->title, path);
+		free(path);
+		free(fix);
+		return;
+	}
+	manifest = json_load_file(path, JSON_REJECT_DUPLICATES, &error);
 	if (manifest == NULL) {
 		doctor_fail(d, fix, "%s: manifest %s is not valid JSON (line "
-		    "%d: %s)", t->title, t->path, error.line, error.text);
+		    "%d: %s)", t->title, path, error.line, error.text);
+		free(path);
 		free(fix);
 		return;
 	}
 	if (!json_is_object(manifest)) {
 		doctor_fail(d, fix, "%s: manifest %s is not a JSON object",
-		    t->title, t->path);
+		    t->title, path);
 		json_decref(manifest);
+		free(path);
 		free(fix);
 		return;
 	}
@@ -223,13 +264,13 @@ doctor_manifest(struct doctor *d, const struct install_target *t,
 	type = json_string_value(json_object_get(manifest, "type"));
 	if (name == NULL || strcmp(name, INSTALL_HOST_NAME) != 0) {
 		doctor_fail(d, fix, "%s: manifest %s names \"%s\", not "
-		    INSTALL_HOST_NAME, t->title, t->path,
+		    INSTALL_HOST_NAME, t->title, path,
 		    name != NULL ? name : "(nothing)");
 	} else if (type == NULL || strcmp(type, "stdio") != 0) {
 		doctor_fail(d, fix, "%s: manifest %s has type \"%s\", not "
-		    "stdio", t->title, t->path, type != NULL ? type : "");
+		    "stdio", t->title, path, type != NULL ? type : "");
 	} else
-		doctor_ok(d, "%s: manifest %s", t->title, t->path);
+		doctor_ok(d, "%s: manifest %s", t->title, path);
 	doctor_manifest_path(d, t,
 	    json_string_value(json_object_get(manifest, "path")), fix);
 	origins = json_object_get(manifest, "allowed_origins");
@@ -246,11 +287,12 @@ doctor_manifest(struct doctor *d, const struct install_target *t,
 		else {
 			doctor_fail(d, fix, "%s: manifest %s does not allow %s, "
 			    "so the browser refuses to start the host for the "
-			    "extension", t->title, t->path, origin);
+			    "extension", t->title, path, origin);
 		}
 		free(origin);
 	}
 	json_decref(manifest);
+	free(path);
 	free(fix);
 }
 

@@ -31,9 +31,9 @@
 /*
  * Where each browser reads manifests. docs/install.md says which entries
  * come from the browsers' documentation and which from packagers' practice;
- * manifests/windows/install.ps1 mirrors the registry keys (tests/check-install.c
- * checks that it does). Vivaldi has no registry key of its own on Windows: it
- * reads Chrome's.
+ * on Windows the data directory is below %LOCALAPPDATA% and the key below
+ * HKCU. Vivaldi has no registry key of its own on Windows: it reads
+ * Chrome's.
  */
 const struct install_browser install_browsers[] = {
 	{
@@ -43,6 +43,7 @@ const struct install_browser install_browsers[] = {
 		.linux_system = "/etc/opt/chrome/native-messaging-hosts",
 		.macos_user = "Google/Chrome",
 		.macos_system = "/Library/Google/Chrome/NativeMessagingHosts",
+		.windows_user = "Google\\Chrome\\User Data",
 		.windows_key = "Software\\Google\\Chrome\\NativeMessagingHosts",
 		.programs = { "google-chrome", "google-chrome-stable",
 		    "google-chrome-beta", "/opt/google/chrome/chrome",
@@ -56,6 +57,7 @@ const struct install_browser install_browsers[] = {
 		.macos_user = "Chromium",
 		.macos_system =
 		    "/Library/Application Support/Chromium/NativeMessagingHosts",
+		.windows_user = "Chromium\\User Data",
 		.windows_key = "Software\\Chromium\\NativeMessagingHosts",
 		.programs = { "chromium", "chromium-browser", "/snap/bin/chromium",
 		    "/var/lib/flatpak/exports/bin/org.chromium.Chromium",
@@ -68,6 +70,7 @@ const struct install_browser install_browsers[] = {
 		.linux_system = "/etc/opt/edge/native-messaging-hosts",
 		.macos_user = "Microsoft Edge",
 		.macos_system = "/Library/Microsoft/Edge/NativeMessagingHosts",
+		.windows_user = "Microsoft\\Edge\\User Data",
 		.windows_key = "Software\\Microsoft\\Edge\\NativeMessagingHosts",
 		.programs = { "microsoft-edge", "microsoft-edge-stable",
 		    "/var/lib/flatpak/exports/bin/com.microsoft.Edge",
@@ -81,6 +84,7 @@ const struct install_browser install_browsers[] = {
 		.macos_user = "BraveSoftware/Brave-Browser",
 		.macos_system = "/Library/Application Support/BraveSoftware/"
 		    "Brave-Browser/NativeMessagingHosts",
+		.windows_user = "BraveSoftware\\Brave-Browser\\User Data",
 		.windows_key =
 		    "Software\\BraveSoftware\\Brave-Browser\\NativeMessagingHosts",
 		.programs = { "brave-browser", "brave", "/snap/bin/brave",
@@ -95,6 +99,7 @@ const struct install_browser install_browsers[] = {
 		.macos_user = "Vivaldi",
 		.macos_system =
 		    "/Library/Application Support/Vivaldi/NativeMessagingHosts",
+		.windows_user = "Vivaldi\\User Data",
 		.windows_key = "Software\\Google\\Chrome\\NativeMessagingHosts",
 		.programs = { "vivaldi", "vivaldi-stable",
 		    "/Applications/Vivaldi.app" },
@@ -158,8 +163,22 @@ install_browser_program(const struct install_browser *browser)
 enum install_os
 install_current_os(void)
 {
-	return os_family() == OS_FAMILY_MACOS ? INSTALL_OS_MACOS :
-	    INSTALL_OS_LINUX;
+	switch (os_family()) {
+	case OS_FAMILY_MACOS:
+		return INSTALL_OS_MACOS;
+	case OS_FAMILY_WINDOWS:
+		return INSTALL_OS_WINDOWS;
+	default:
+		return INSTALL_OS_LINUX;
+	}
+}
+
+/* Returns dir's file name as os writes it: "DIR/NAME", "DIR\NAME". */
+static char *
+install_join(enum install_os os, const char *dir, const char *name)
+{
+	return xasprintf("%s%c%s", dir, os == INSTALL_OS_WINDOWS ? '\\' : '/',
+	    name);
 }
 
 /* Finds a browser by its --browser name. */
@@ -177,12 +196,15 @@ install_browser_find(const char *name)
 
 /*
  * Returns the browser's default user data directory. On Linux config_home
- * is $XDG_CONFIG_HOME (NULL or relative: ~/.config), as Chrome reads it.
+ * is $XDG_CONFIG_HOME (NULL or relative: ~/.config), as Chrome reads it;
+ * on Windows home is %LOCALAPPDATA%.
  */
 char *
 install_browser_data_dir(const struct install_browser *browser,
     enum install_os os, const char *home, const char *config_home)
 {
+	if (os == INSTALL_OS_WINDOWS)
+		return install_join(os, home, browser->windows_user);
 	if (os == INSTALL_OS_MACOS) {
 		return xasprintf("%s/Library/Application Support/%s", home,
 		    browser->macos_user);
@@ -192,13 +214,20 @@ install_browser_data_dir(const struct install_browser *browser,
 	return xasprintf("%s/.config/%s", home, browser->linux_user);
 }
 
-/* Returns the directory a browser reads manifests from. */
+/*
+ * Returns the directory a browser reads manifests from; on Windows, where
+ * the browsers find the manifest through the registry, the one folder
+ * install keeps it in for every browser, %LOCALAPPDATA%\BrowserBridge
+ * (home is %LOCALAPPDATA% there).
+ */
 char *
 install_manifest_dir(const struct install_browser *browser, enum install_os os,
     enum install_scope scope, const char *home, const char *config_home)
 {
 	char	*data, *dir;
 
+	if (os == INSTALL_OS_WINDOWS)
+		return install_join(os, home, INSTALL_WINDOWS_DIR);
 	if (scope == INSTALL_SCOPE_SYSTEM) {
 		return xstrdup(os == INSTALL_OS_MACOS ? browser->macos_system :
 		    browser->linux_system);
@@ -218,6 +247,13 @@ install_profile_manifest_dir(const char *user_data_dir)
 	while (len > 1 && user_data_dir[len - 1] == '/')
 		len--;
 	return xasprintf("%.*s/NativeMessagingHosts", (int)len, user_data_dir);
+}
+
+/* Returns the registry key (below HKCU) that names the manifest on Windows. */
+char *
+install_registry_key(const struct install_browser *browser)
+{
+	return xasprintf("%s\\%s", browser->windows_key, INSTALL_HOST_NAME);
 }
 
 /* Says whether id is an extension ID: 32 letters from a to p. */
@@ -273,15 +309,22 @@ install_manifest_text(const char *path, const char *const *ids, size_t count)
 	return line;
 }
 
-/* Says whether c needs no quoting in a POSIX shell word. */
+/*
+ * Says whether c needs no quoting in a POSIX shell word (on Windows, in a
+ * command prompt's, where a backslash is a plain character).
+ */
 static bool
 install_shell_safe(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || strchr("_@%+=:,./-", c) != NULL;
+	    (c >= '0' && c <= '9') || strchr("_@%+=:,./-", c) != NULL ||
+	    (c == '\\' && os_family() == OS_FAMILY_WINDOWS);
 }
 
-/* Returns text quoted for a POSIX shell, unchanged when it needs none. */
+/*
+ * Returns text quoted for a POSIX shell, unchanged when it needs none; on
+ * Windows in double quotes, which no Windows file name holds.
+ */
 char *
 install_shell_quote(const char *text)
 {
@@ -295,6 +338,8 @@ install_shell_quote(const char *text)
 	}
 	if (safe)
 		return xstrdup(text);
+	if (os_family() == OS_FAMILY_WINDOWS)
+		return xasprintf("\"%s\"", text);
 	out = q = xmalloc(strlen(text) * 4 + 3);
 	*q++ = '\'';
 	for (p = text; *p != '\0'; p++) {
@@ -384,9 +429,10 @@ install_is_dir(const char *path)
 
 /*
  * Whether a browser's data directory holds a profile someone uses: its
- * "Local State" (every profile root has one) or a manifest directory. The
- * directory alone is not enough: Chromium makes it (for crash reports)
- * even when it runs with a --user-data-dir elsewhere.
+ * "Local State" (every profile root has one) or a manifest directory of
+ * its own (NULL: none, as on Windows). The directory alone is not enough:
+ * Chromium makes it (for crash reports) even when it runs with a
+ * --user-data-dir elsewhere.
  */
 static bool
 install_browser_used(const char *data, const char *manifest_dir)
@@ -397,7 +443,8 @@ install_browser_used(const char *data, const char *manifest_dir)
 	if (!install_is_dir(data))
 		return false;
 	local_state = xasprintf("%s/Local State", data);
-	used = access(local_state, F_OK) == 0 || install_is_dir(manifest_dir);
+	used = access(local_state, F_OK) == 0 ||
+	    (manifest_dir != NULL && install_is_dir(manifest_dir));
 	free(local_state);
 	return used;
 }
@@ -414,9 +461,12 @@ install_target_browser(struct install_target *target,
 	target->title = xstrdup(browser->title);
 	target->dir = install_manifest_dir(browser, os, scope, home,
 	    config_home);
-	target->path = xasprintf("%s/%s", target->dir, INSTALL_MANIFEST_FILE);
+	target->path = install_join(os, target->dir, INSTALL_MANIFEST_FILE);
+	if (os == INSTALL_OS_WINDOWS)
+		target->key = install_registry_key(browser);
 	data = install_browser_data_dir(browser, os, home, config_home);
-	target->found = install_browser_used(data, target->dir);
+	target->found = install_browser_used(data, target->key != NULL ? NULL :
+	    target->dir);
 	if (!target->found && scope == INSTALL_SCOPE_SYSTEM) {
 		parent = files_dirname(target->dir);
 		target->found = install_is_dir(parent);
@@ -441,6 +491,45 @@ install_absolute(const char *dir)
 }
 
 /*
+ * What install cannot do on Windows, in words (heap), or NULL: the
+ * browsers there read no profile's folder, and every user's registration
+ * (HKLM) is not written.
+ */
+static char *
+install_windows_refusal(const struct config *config)
+{
+	if (config->system)
+		return xstrdup("on Windows install registers the host for "
+		    "this user (HKCU) only; --system (HKLM, every user) is not "
+		    "supported, so run it without --system as each user");
+	if (config->user_data_dir != NULL)
+		return xstrdup("on Windows the browsers find the manifest "
+		    "through the registry only, never in a profile's "
+		    "NativeMessagingHosts folder, so --user-data-dir has "
+		    "nothing to write; run it without --user-data-dir");
+	return NULL;
+}
+
+/*
+ * The directory the browsers' places are found from (heap): $HOME, or
+ * %LOCALAPPDATA% on Windows; NULL with *cause when it is not known.
+ */
+static char *
+install_home(enum install_os os, char **cause)
+{
+	const char	*home;
+
+	if (os == INSTALL_OS_WINDOWS)
+		return os_user_dir(OS_USER_STATE, cause);
+	if ((home = getenv("HOME")) == NULL || *home != '/') {
+		*cause = xstrdup("HOME is not set to an absolute path, so the "
+		    "browsers' directories cannot be found; set HOME");
+		return NULL;
+	}
+	return xstrdup(home);
+}
+
+/*
  * Lists where manifests go. --user-data-dir names a profile; --browser names
  * browsers ("all": every one), which are then written even when not found;
  * with neither, every known browser is listed with whether it was found.
@@ -451,27 +540,20 @@ install_targets(const struct config *config, struct install_target **targets,
 {
 	enum install_os		 os = install_current_os();
 	enum install_scope	 scope;
-	const char		*home = getenv("HOME");
 	const char		*config_home = getenv("XDG_CONFIG_HOME");
 	const struct install_browser *browser;
 	struct install_target	*t;
 	bool			 want[16] = { false }, named;
 	size_t			 i, j;
-	char			*dir;
+	char			*dir, *home;
 
-	/* Windows' browsers find a manifest through the registry only. */
-	if (os_family() == OS_FAMILY_WINDOWS) {
-		*targets = NULL;
-		*count = 0;
-		*cause = xstrdup("on Windows the browsers find the manifest "
-		    "through the registry (HKCU\\Software\\...\\"
-		    "NativeMessagingHosts), which this version does not write "
-		    "yet; register with manifests\\windows\\install.ps1");
+	*targets = NULL;
+	*count = 0;
+	if (os == INSTALL_OS_WINDOWS &&
+	    (*cause = install_windows_refusal(config)) != NULL)
 		return -1;
-	}
 	scope = config->system ? INSTALL_SCOPE_SYSTEM : INSTALL_SCOPE_USER;
 	*targets = xcalloc(install_browser_count + 1, sizeof **targets);
-	*count = 0;
 	named = config->browser_count > 0;
 	for (i = 0; i < config->browser_count; i++) {
 		if (strcmp(config->browsers[i], "all") == 0) {
@@ -502,12 +584,10 @@ install_targets(const struct config *config, struct install_target **targets,
 		if (!named)
 			return 0;
 	}
-	if (home == NULL || *home != '/') {
+	if ((home = install_home(os, cause)) == NULL) {
 		install_targets_free(*targets, *count);
 		*targets = NULL;
 		*count = 0;
-		*cause = xstrdup("HOME is not set to an absolute path, so the "
-		    "browsers' directories cannot be found; set HOME");
 		return -1;
 	}
 	for (i = 0; i < install_browser_count; i++) {
@@ -518,6 +598,7 @@ install_targets(const struct config *config, struct install_target **targets,
 		    config_home);
 		t->named = named;
 	}
+	free(home);
 	return 0;
 }
 
@@ -531,6 +612,7 @@ install_targets_free(struct install_target *targets, size_t count)
 		free(targets[i].title);
 		free(targets[i].dir);
 		free(targets[i].path);
+		free(targets[i].key);
 		free(targets[i].missing);
 		free(targets[i].program);
 	}
@@ -666,6 +748,27 @@ install_write(const struct install_target *target, const char *text,
 }
 
 /*
+ * Points t's registry key at its manifest unless it names it already;
+ * *outcome says which (INSTALL_UPDATED: it named another file).
+ */
+static int
+install_register(const struct install_target *t,
+    enum install_outcome *outcome, char **cause)
+{
+	char	*old = NULL;
+	int	 found;
+
+	if ((found = os_registry_read(t->key, &old, cause)) == -1)
+		return -1;
+	*outcome = found == 0 ? INSTALL_WROTE : strcmp(old, t->path) == 0 ?
+	    INSTALL_UNCHANGED : INSTALL_UPDATED;
+	free(old);
+	if (*outcome == INSTALL_UNCHANGED)
+		return 0;
+	return os_registry_write(t->key, t->path, cause);
+}
+
+/*
  * For --system: the program every user's browser will start must be
  * owned by root and writable by nobody else, or whoever can change it
  * runs code as each of those users. NULL when it is fine, else why.
@@ -694,8 +797,10 @@ install_run(struct config *config, int out_fd)
 {
 	static const char *const outcomes[] = { "wrote", "updated",
 	    "unchanged" };
+	static const char *const key_outcomes[] = { "set to it",
+	    "changed to it", "names it already" };
 	struct install_target	*targets = NULL;
-	enum install_outcome	 outcome;
+	enum install_outcome	 outcome, key_outcome = INSTALL_WROTE;
 	char			**ids = NULL, *self = NULL, *text = NULL;
 	char			*cause = NULL, *fix;
 	size_t			 count = 0, nids = 0, i, done = 0, failed = 0;
@@ -703,9 +808,9 @@ install_run(struct config *config, int out_fd)
 
 	if (install_allowed_ids(config, &ids, &nids, &cause) != 0 ||
 	    (self = os_self_path(&cause)) == NULL ||
+	    install_targets(config, &targets, &count, &cause) != 0 ||
 	    (config->system && config->user_data_dir == NULL &&
-	    (cause = install_system_binary_problem(self)) != NULL) ||
-	    install_targets(config, &targets, &count, &cause) != 0)
+	    (cause = install_system_binary_problem(self)) != NULL))
 		goto out;
 	text = install_manifest_text(self, (const char *const *)ids, nids);
 	if (text == NULL) {
@@ -725,7 +830,8 @@ install_run(struct config *config, int out_fd)
 			continue;
 		}
 		if (install_write(t, text, config->system ? 0755 : 0700,
-		    &outcome, &cause) != 0) {
+		    &outcome, &cause) != 0 || (t->key != NULL &&
+		    install_register(t, &key_outcome, &cause) != 0)) {
 			files_printf(out_fd, "%s: FAILED: %s%s\n", t->title,
 			    cause, config->system && !os_privileged() ?
 			    " (--system needs root: run it with sudo)" : "");
@@ -734,8 +840,12 @@ install_run(struct config *config, int out_fd)
 			failed++;
 			continue;
 		}
-		files_printf(out_fd, "%s: %s %s\n", t->title,
-		    outcomes[outcome], t->path);
+		files_printf(out_fd, "%s: %s %s", t->title, outcomes[outcome],
+		    t->path);
+		if (t->key != NULL)
+			files_printf(out_fd, "; HKCU\\%s %s", t->key,
+			    key_outcomes[key_outcome]);
+		files_printf(out_fd, "\n");
 		done++;
 	}
 	if (done == 0 && failed == 0) {
@@ -789,7 +899,84 @@ install_is_ours(const char *path, char **why)
 	return ours;
 }
 
-/* uninstall: removes the manifests install wrote, and only those. */
+/*
+ * Removes t's registry key if it names this host's manifest: the file
+ * install writes, or any file whose name is ours. A key naming another
+ * file is kept, and said so. Returns -1 when removing failed.
+ */
+static int
+install_unregister(const struct install_target *t, int out_fd)
+{
+	char	*value = NULL, *cause = NULL, *why = NULL;
+	int	 found, rc = 0;
+
+	if ((found = os_registry_read(t->key, &value, &cause)) == -1) {
+		files_printf(out_fd, "%s: FAILED: %s\n", t->title, cause);
+		free(cause);
+		return -1;
+	}
+	if (found == 0)
+		files_printf(out_fd, "%s: nothing to remove (no HKCU\\%s)\n",
+		    t->title, t->key);
+	else if (strcmp(value, t->path) != 0 && !install_is_ours(value, &why)) {
+		files_printf(out_fd, "%s: kept HKCU\\%s: it names %s, not this "
+		    "host's manifest (%s)\n", t->title, t->key, value, why);
+		free(why);
+	} else if (os_registry_delete(t->key, &cause) == -1) {
+		files_printf(out_fd, "%s: FAILED: %s\n", t->title, cause);
+		free(cause);
+		rc = -1;
+	} else
+		files_printf(out_fd, "%s: removed HKCU\\%s\n", t->title, t->key);
+	free(value);
+	return rc;
+}
+
+/*
+ * After the keys: removes the manifest file on Windows when it is ours and
+ * no browser's key names it any more (one file serves them all).
+ */
+static int
+install_unregister_manifest(const char *path, int out_fd)
+{
+	char	*key, *value = NULL, *cause = NULL, *why = NULL;
+	size_t	 i;
+	int	 rc = 0;
+
+	if (access(path, F_OK) != 0)
+		return 0;
+	for (i = 0; i < install_browser_count; i++) {
+		key = install_registry_key(&install_browsers[i]);
+		if (os_registry_read(key, &value, &cause) == 1 &&
+		    strcmp(value, path) == 0) {
+			files_printf(out_fd, "kept %s: HKCU\\%s still names "
+			    "it\n", path, key);
+			free(value);
+			free(key);
+			return 0;
+		}
+		free(value);
+		value = NULL;
+		free(cause);
+		cause = NULL;
+		free(key);
+	}
+	if (!install_is_ours(path, &why)) {
+		files_printf(out_fd, "kept %s: %s\n", path, why);
+		free(why);
+	} else if (unlink(path) == -1) {
+		files_printf(out_fd, "FAILED to remove %s: %s\n", path,
+		    strerror(errno));
+		rc = -1;
+	} else
+		files_printf(out_fd, "removed %s\n", path);
+	return rc;
+}
+
+/*
+ * uninstall: removes the manifests install wrote, and only those; on
+ * Windows the registry keys naming this host's manifest, then that file.
+ */
 int
 install_uninstall_run(struct config *config, int out_fd)
 {
@@ -807,6 +994,11 @@ install_uninstall_run(struct config *config, int out_fd)
 	for (i = 0; i < count; i++) {
 		struct install_target *t = &targets[i];
 
+		if (t->key != NULL) {
+			if (install_unregister(t, out_fd) == -1)
+				rc = 1;
+			continue;
+		}
 		if (lstat(t->path, &sb) == -1 && errno == ENOENT) {
 			files_printf(out_fd, "%s: nothing to remove\n",
 			    t->title);
@@ -829,6 +1021,9 @@ install_uninstall_run(struct config *config, int out_fd)
 		}
 		files_printf(out_fd, "%s: removed %s\n", t->title, t->path);
 	}
+	if (count > 0 && targets[0].key != NULL &&
+	    install_unregister_manifest(targets[0].path, out_fd) == -1)
+		rc = 1;
 	install_targets_free(targets, count);
 	return rc;
 }

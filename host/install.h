@@ -1,8 +1,8 @@
 /*
  * Registering the host with Chrome-family browsers: where each browser looks
  * for native-messaging manifests (Linux and macOS directories, Windows
- * registry keys), the manifest's exact text, and the install and uninstall
- * commands built on them. The tables are pure data and the path functions
+ * registry keys naming the manifest's file), the manifest's exact text, and
+ * the install and uninstall commands built on them. The tables are pure data and the path functions
  * pure, so the tests check every OS wherever they run.
  */
 #ifndef INSTALL_H
@@ -17,12 +17,15 @@ struct config;
 #define INSTALL_MANIFEST_FILE	INSTALL_HOST_NAME ".json"
 #define INSTALL_EXTENSION_ID	"lbgfejnjcgkdeceohflfkdiejmokjlpk"
 #define INSTALL_EXTENSION_ID_LENGTH 32
+/* On Windows the manifest's folder, below %LOCALAPPDATA%. */
+#define INSTALL_WINDOWS_DIR	"BrowserBridge"
 #define INSTALL_DESCRIPTION \
 	"Browser Bridge: lets MCP clients drive this browser"
 
 enum install_os {
 	INSTALL_OS_LINUX,
 	INSTALL_OS_MACOS,
+	INSTALL_OS_WINDOWS,
 };
 
 enum install_scope {
@@ -40,6 +43,7 @@ struct install_browser {
 	const char	*linux_system;	/* absolute manifest directory */
 	const char	*macos_user;	/* under ~/Library/Application Support */
 	const char	*macos_system;	/* absolute manifest directory */
+	const char	*windows_user;	/* under %LOCALAPPDATA% */
 	const char	*windows_key;	/* under HKCU or HKLM; + \NAME */
 	/* Its program: names on PATH, or absolute paths (app bundles). */
 	const char	*programs[INSTALL_PROGRAMS_MAX];
@@ -62,6 +66,8 @@ char			*install_manifest_dir(
 			    enum install_os os, enum install_scope scope,
 			    const char *home, const char *config_home);
 char			*install_profile_manifest_dir(const char *user_data_dir);
+char			*install_registry_key(
+			    const struct install_browser *browser);
 bool			 install_extension_id_valid(const char *id);
 char			*install_origin(const char *id);
 char			*install_manifest_text(const char *path,
@@ -76,6 +82,8 @@ struct install_target {
 	char				*title;
 	char				*dir;		/* manifest directory */
 	char				*path;		/* the manifest file */
+	char				*key;		/* Windows: below HKCU,
+							 * names path */
 	bool				 found;		/* browser seen */
 	bool				 named;		/* asked for by name */
 	char				*missing;	/* why not found */

@@ -390,6 +390,32 @@ os_unlock(int fd)
 	return flock(fd, LOCK_UN);
 }
 
+/* No registry: no key is there. */
+int
+os_registry_read(const char *key, char **value, char **cause)
+{
+	*value = NULL;
+	return 0;
+}
+
+/* No registry to write: the browsers read manifests from directories. */
+int
+os_registry_write(const char *key, const char *value, char **cause)
+{
+	*cause = xasprintf("%s has no registry to write %s in; the browsers "
+	    "here read manifests from directories", os_name(), key);
+	return -1;
+}
+
+/* No registry to remove a key from. */
+int
+os_registry_delete(const char *key, char **cause)
+{
+	*cause = xasprintf("%s has no registry to remove %s from", os_name(),
+	    key);
+	return -1;
+}
+
 /* The channel's descriptors, and their status flags before os_stdio_new. */
 struct os_stdio {
 	int	in_fd;

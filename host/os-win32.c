@@ -1094,6 +1094,112 @@ os_opened_path(int fd, const char *given)
 	return path;
 }
 
+/* "cannot WHAT the registry key HKCU\KEY: MESSAGE" (heap). */
+static char *
+os_win32_registry_cause(const char *what, const char *key, LSTATUS error)
+{
+	char	*message, *cause;
+
+	message = os_win32_strerror((DWORD)error);
+	cause = xasprintf("cannot %s the registry key HKCU\\%s: %s", what, key,
+	    message);
+	free(message);
+	return cause;
+}
+
+/*
+ * RegGetValueW of key's default value, a string (REG_SZ); no such key or
+ * value is 0, a value of another type an error.
+ */
+int
+os_registry_read(const char *key, char **value, char **cause)
+{
+	wchar_t	*wide, *buf = NULL;
+	DWORD	 size = 0;
+	LSTATUS	 error;
+
+	*value = NULL;
+	if ((wide = os_win32_wide(key)) == NULL) {
+		*cause = xasprintf("the registry key %s is not UTF-8", key);
+		return -1;
+	}
+	do {	/* again if the value grew between the two calls */
+		error = RegGetValueW(HKEY_CURRENT_USER, wide, NULL,
+		    RRF_RT_REG_SZ, NULL, NULL, &size);
+		if (error != ERROR_SUCCESS)
+			break;
+		free(buf);
+		buf = xmalloc(size + sizeof *buf);
+		error = RegGetValueW(HKEY_CURRENT_USER, wide, NULL,
+		    RRF_RT_REG_SZ, NULL, buf, &size);
+	} while (error == ERROR_MORE_DATA);
+	free(wide);
+	if (error == ERROR_FILE_NOT_FOUND) {
+		free(buf);
+		return 0;
+	}
+	if (error != ERROR_SUCCESS) {
+		free(buf);
+		*cause = os_win32_registry_cause("read", key, error);
+		return -1;
+	}
+	*value = os_win32_utf8(buf);
+	free(buf);
+	return 1;
+}
+
+/* RegCreateKeyExW, then RegSetValueExW of the default value (REG_SZ). */
+int
+os_registry_write(const char *key, const char *value, char **cause)
+{
+	wchar_t	*wide_key, *wide_value;
+	HKEY	 handle;
+	LSTATUS	 error;
+
+	if ((wide_key = os_win32_wide(key)) == NULL ||
+	    (wide_value = os_win32_wide(value)) == NULL) {
+		free(wide_key);
+		*cause = xasprintf("the registry key %s or its value %s is not "
+		    "UTF-8", key, value);
+		return -1;
+	}
+	error = RegCreateKeyExW(HKEY_CURRENT_USER, wide_key, 0, NULL,
+	    REG_OPTION_NON_VOLATILE, KEY_SET_VALUE, NULL, &handle, NULL);
+	if (error == ERROR_SUCCESS) {
+		error = RegSetValueExW(handle, NULL, 0, REG_SZ,
+		    (const BYTE *)wide_value,
+		    (DWORD)((wcslen(wide_value) + 1) * sizeof *wide_value));
+		RegCloseKey(handle);
+	}
+	free(wide_key);
+	free(wide_value);
+	if (error != ERROR_SUCCESS) {
+		*cause = os_win32_registry_cause("write", key, error);
+		return -1;
+	}
+	return 0;
+}
+
+/* RegDeleteTreeW of the key itself; a key already gone is no error. */
+int
+os_registry_delete(const char *key, char **cause)
+{
+	wchar_t	*wide;
+	LSTATUS	 error;
+
+	if ((wide = os_win32_wide(key)) == NULL) {
+		*cause = xasprintf("the registry key %s is not UTF-8", key);
+		return -1;
+	}
+	error = RegDeleteTreeW(HKEY_CURRENT_USER, wide);
+	free(wide);
+	if (error != ERROR_SUCCESS && error != ERROR_FILE_NOT_FOUND) {
+		*cause = os_win32_registry_cause("remove", key, error);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * The native-messaging pipes, bridged to sockets the loop can watch
  * (libevent's Windows backend watches sockets only: event_add on a pipe

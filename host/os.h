@@ -206,6 +206,30 @@ int		 os_unlock(int fd);
  */
 char		*os_opened_path(int fd, const char *given);
 
+/* ---------------------------------------------------------- registry */
+
+/*
+ * The user's registry (HKEY_CURRENT_USER), where Windows' Chrome-family
+ * browsers find a native-messaging host's manifest: the default value of
+ * a key below HKCU ("Software\Google\Chrome\NativeMessagingHosts\NAME").
+ * Systems without a registry have none of these keys: reading finds
+ * nothing, writing and deleting fail and say so.
+ */
+/*
+ * Reads key's default value (a string) into *value (heap): 1 when it has
+ * one, 0 when there is no such key or it has no default string value,
+ * -1 with *cause when it cannot be read.
+ */
+int		 os_registry_read(const char *key, char **value, char **cause);
+/*
+ * Creates key (and the keys above it) and sets its default value to
+ * value. -1 with *cause.
+ */
+int		 os_registry_write(const char *key, const char *value,
+		     char **cause);
+/* Removes key with everything below it. -1 with *cause. */
+int		 os_registry_delete(const char *key, char **cause);
+
 /* ---------------------------------------------------------- streams */
 
 #include <event2/util.h>	/* evutil_socket_t */

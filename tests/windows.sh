@@ -25,11 +25,13 @@ builddir=${WINDOWS_BUILDDIR:-$linux_builddir/windows}
 suites=${WINDOWS_SUITES:-framer mcp rpc schema session tools}
 integration_files=${WINDOWS_INTEGRATION_FILES:-integration/calls.test.mjs}
 failed=0
+step_failed=0
 
-# Says what failed and remembers it.
+# Says what failed and remembers it (step_failed: for the step at hand).
 fail() {
 	echo "windows.sh: FAIL: $*" >&2
 	failed=1
+	step_failed=1
 }
 
 # A Unix path as wine's Z: drive names it.
@@ -90,16 +92,80 @@ for suite in $suites; do
 	fi
 done
 
-# install: Windows' browsers find the manifest through the registry, which
-# install does not write yet; it must say so (and fail) rather than write
-# Linux's directories.
-if out=$(wine64 browser-bridge.exe install --browser chrome \
-    --extension-id abcdefghijklmnopabcdefghijklmnop 2>&1); then
-	fail "install succeeded on Windows: $out"
-elif ! echo "$out" | grep -q "registry"; then
-	fail "install on Windows did not name the registry: $out"
-else
-	echo "PASS: install on Windows says the registry is not written yet"
+# install, doctor and uninstall with wine's registry (HKCU): each browser's
+# key must name the one manifest install writes, which names this .exe and
+# the extension IDs; doctor must report each key; uninstall must remove our
+# keys, keep a key naming another host's manifest, then remove the file.
+# Vivaldi reads Chrome's key.
+registry_keys="Google\\Chrome Chromium Microsoft\\Edge BraveSoftware\\Brave-Browser"
+host_key() {
+	printf 'HKCU\\Software\\%s\\NativeMessagingHosts\\org.browserbridge.host' "$1"
+}
+# The default value of a key, or nothing (and status 1) when it is not there.
+key_value() {
+	wine64 reg query "$(host_key "$1")" /ve 2>/dev/null | tr -d '\r' |
+	    sed -n 's/^ *(Default) *REG_SZ *//p' | grep .
+}
+for browser in $registry_keys; do
+	wine64 reg delete "$(host_key "$browser")" /f >/dev/null 2>&1
+done
+extra_id=abcdefghijklmnopabcdefghijklmnop
+step_failed=0
+if ! out=$(wine64 browser-bridge.exe install --browser all \
+    --extension-id "$extra_id" 2>&1); then
+	fail "install on Windows failed: $out"
+fi
+manifest=$(key_value 'Google\Chrome')
+manifest_file=$(wine64 winepath -u "$manifest" 2>/dev/null | tr -d '\r')
+case $manifest in
+*'\BrowserBridge\org.browserbridge.host.json') ;;
+*) fail "install set $(host_key 'Google\Chrome') to '$manifest', not %LOCALAPPDATA%\\BrowserBridge\\org.browserbridge.host.json" ;;
+esac
+for browser in $registry_keys; do
+	value=$(key_value "$browser")
+	[ "$value" = "$manifest" ] ||
+	    fail "install set $(host_key "$browser") to '$value', not '$manifest'"
+done
+if [ ! -f "$manifest_file" ]; then
+	fail "install wrote no manifest at $manifest ($manifest_file)"
+elif ! BRIDGE_EXE="$(wine_path "$builddir/browser-bridge.exe")" \
+    BRIDGE_ORIGIN="chrome-extension://$extra_id/" \
+    "${NODE:-node}" -e '
+	const m = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+	const ok = m.name === "org.browserbridge.host" && m.type === "stdio" &&
+	    m.path === process.env.BRIDGE_EXE &&
+	    m.allowed_origins.includes(process.env.BRIDGE_ORIGIN);
+	if (!ok) { console.error(JSON.stringify(m)); process.exit(1); }' \
+    "$manifest_file"; then
+	fail "the manifest at $manifest does not name $(wine_path "$builddir/browser-bridge.exe") and $extra_id"
+fi
+doctor=$(wine64 browser-bridge.exe doctor 2>&1 | tr -d '\r')
+for title in 'Google Chrome' Chromium 'Microsoft Edge' Brave Vivaldi; do
+	printf "%s\n" "$doctor" | grep -qF "ok    $title: HKCU\\Software\\" ||
+	    fail "doctor does not report $title's registry key: $doctor"
+done
+printf "%s\n" "$doctor" | grep -qF "ok    Brave: runs $(wine_path "$builddir/browser-bridge.exe")" ||
+    fail "doctor did not run the manifest's program: $doctor"
+# A key naming another host's manifest is not ours to remove.
+other='C:\other-host\com.example.other.json'
+wine64 reg add "$(host_key 'Microsoft\Edge')" /ve /d "$other" /f >/dev/null 2>&1
+if ! out=$(wine64 browser-bridge.exe uninstall 2>&1); then
+	fail "uninstall on Windows failed: $out"
+fi
+for browser in 'Google\Chrome' Chromium 'BraveSoftware\Brave-Browser'; do
+	if value=$(key_value "$browser"); then
+		fail "uninstall left $(host_key "$browser") naming '$value'"
+	fi
+done
+[ "$(key_value 'Microsoft\Edge')" = "$other" ] ||
+    fail "uninstall removed or changed a key naming another host's manifest"
+printf "%s\n" "$out" | grep -qF "kept $(host_key 'Microsoft\Edge')" ||
+    fail "uninstall did not say it kept Edge's key: $out"
+[ ! -e "$manifest_file" ] ||
+    fail "uninstall left the manifest $manifest once no key named it"
+wine64 reg delete "$(host_key 'Microsoft\Edge')" /f >/dev/null 2>&1
+if [ "$step_failed" = 0 ]; then
+	echo "PASS: install, doctor and uninstall with the registry under wine"
 fi
 
 # The integration tests, the host under wine: its files are where wine's
