@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <jansson.h>
@@ -21,6 +22,7 @@
 #include "oauth-register.h"
 #include "oauth-store.h"
 #include "oauth-token.h"
+#include "os.h"
 #include "session.h"
 #include "xmalloc.h"
 
@@ -169,7 +171,8 @@ http_oauth_reply(struct evhttp_request *req, int status, json_t *body)
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Pragma",
 	    "no-cache");
 	http_reply_json(req, status, status == 200 ? "OK" : status == 201 ?
-	    "Created" : status == 401 ? "Unauthorized" : status == 404 ?
+	    "Created" : status == 401 ? "Unauthorized" : status == 403 ?
+	    "Forbidden" : status == 404 ?
 	    "Not Found" : status == 405 ? "Method Not Allowed" : status == 429 ?
 	    "Too Many Requests" : "Bad Request", body);
 }
@@ -213,6 +216,57 @@ http_oauth_register_refused(struct http_oauth *oauth,
 }
 
 /*
+ * Finds the process at the other end of req's connection (os_loopback_peer):
+ * the one that registers a client. 0 with *peer filled, -1 when unknown.
+ */
+static int
+http_oauth_peer(struct evhttp_request *req, struct os_peer *peer)
+{
+	struct evhttp_connection	*evcon;
+	struct bufferevent		*bev;
+	evutil_socket_t			 fd;
+
+	peer->pid = 0;
+	peer->other_user = false;
+	if ((evcon = evhttp_request_get_connection(req)) == NULL ||
+	    (bev = evhttp_connection_get_bufferevent(evcon)) == NULL ||
+	    (fd = bufferevent_getfd(bev)) < 0)
+		return -1;
+	return os_loopback_peer(fd, peer);
+}
+
+/*
+ * Notes which process registered the client of a 201 reply, for the
+ * approval queue's share per process; a client registered by another
+ * user's process is dropped again and the reply becomes a 403: a real
+ * MCP client runs as the user whose browser runs the host.
+ */
+static json_t *
+http_oauth_registrar(struct http_oauth *oauth, struct evhttp_request *req,
+    json_t *reply, int *status)
+{
+	struct oauth_client	*client;
+	struct os_peer		 peer;
+	const char		*id;
+
+	id = json_string_value(json_object_get(reply, "client_id"));
+	(void)http_oauth_peer(req, &peer);
+	if (peer.other_user) {
+		(void)oauth_store_revoke(oauth->store, id);
+		log_warn(oauth->log, "refused a registration from another "
+		    "user's process");
+		json_decref(reply);
+		*status = 403;
+		return oauth_error("access_denied", "this host serves the user "
+		    "it runs as: a process of another user may not register a "
+		    "client");
+	}
+	if ((client = oauth_store_client(oauth->store, id)) != NULL)
+		client->registrar_pid = peer.pid;
+	return reply;
+}
+
+/*
  * POST /register: dynamic client registration. A new client lives in
  * memory until the person approves it: nothing is written.
  */
@@ -238,6 +292,9 @@ http_oauth_register(struct http_oauth *oauth, struct evhttp_request *req)
 		http_oauth_begin(oauth);
 		reply = oauth_register(oauth->store, request,
 		    clock_now_ms(oauth->wall), &status);
+		if (status == 201)
+			reply = http_oauth_registrar(oauth, req, reply,
+			    &status);
 		http_oauth_end(oauth, false);
 	}
 	if (status != 201)

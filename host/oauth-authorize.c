@@ -43,6 +43,7 @@ struct oauth_pending {
 	char			*redirect_uri;
 	bool			 redirect_given;	/* in the request */
 	bool			 newcomer;	/* its client was never approved */
+	long			 registrar_pid;	/* its client's; 0: unknown */
 	char			 redirect_host[64];
 	char			*state;		/* NULL: the client sent none */
 	char			*challenge;
@@ -367,24 +368,39 @@ oauth_authorize_finish(struct oauth_pending *pending,
 	oauth_pending_free(pending);
 }
 
+/* Which waiting requests oauth_authorize_waiting counts. */
+enum oauth_waiting_among {
+	OAUTH_WAITING_OF_CLIENT,	/* one client's */
+	OAUTH_WAITING_OF_PROCESS,	/* of its process's new clients */
+	OAUTH_WAITING_OF_NEWCOMERS,	/* of every client never approved */
+};
+
 /*
- * Returns how many requests wait for the person: one client's, or (NULL)
- * those of the clients never approved; *oldest_ms is when the oldest of
- * them was made.
+ * Returns how many requests wait for the person among those of client
+ * (its own, or of its process's or of all clients never approved);
+ * *oldest_ms is when the oldest of them was made.
  */
 static size_t
 oauth_authorize_waiting(const struct oauth_authorize *authorize,
-    const char *client_id, uint64_t *oldest_ms)
+    const struct oauth_client *client, enum oauth_waiting_among among,
+    uint64_t *oldest_ms)
 {
 	const struct oauth_pending	*pending;
 	size_t				 n = 0;
+	bool				 counted;
 
 	TAILQ_FOREACH(pending, &authorize->pending, entry) {
-		if (pending->phase != OAUTH_PENDING_WAITING || (client_id !=
-		    NULL ? strcmp(pending->client_id, client_id) != 0 :
-		    !pending->newcomer))
+		if (pending->phase != OAUTH_PENDING_WAITING)
 			continue;
-		if (n++ == 0)
+		if (among == OAUTH_WAITING_OF_CLIENT)
+			counted = strcmp(pending->client_id,
+			    client->client_id) == 0;
+		else if (among == OAUTH_WAITING_OF_PROCESS)
+			counted = pending->newcomer && pending->registrar_pid ==
+			    client->registrar_pid;
+		else
+			counted = pending->newcomer;
+		if (counted && n++ == 0)
 			*oldest_ms = pending->requested_ms;
 	}
 	return n;
@@ -393,10 +409,13 @@ oauth_authorize_waiting(const struct oauth_authorize *authorize,
 /*
  * Refuses a request while the client has its share of the queue
  * (OAUTH_PENDING_PER_CLIENT) or, for a client never approved, while the
- * OAUTH_PENDING_MAX places of such clients are taken: a client the
- * person approved before is never crowded out by new ones. 503 with the
- * seconds until the oldest request in the way expires; false when the
- * request may wait.
+ * clients never approved that its process registered have theirs
+ * (OAUTH_PENDING_PER_PROCESS; not counted when the process is unknown),
+ * or while the OAUTH_PENDING_MAX places of such clients are taken: a
+ * client the person approved before is never crowded out by new ones,
+ * nor one process's new clients by another's. 503 with the seconds until
+ * the oldest request in the way expires; false when the request may
+ * wait.
  */
 static bool
 oauth_authorize_full(const struct oauth_authorize *authorize,
@@ -405,24 +424,40 @@ oauth_authorize_full(const struct oauth_authorize *authorize,
 	uint64_t	 oldest_ms = 0, now = clock_now_ms(authorize->wall);
 	uint64_t	 free_ms;
 	char		*text;
-	bool		 mine;
+	enum oauth_waiting_among among;
 
-	mine = oauth_authorize_waiting(authorize, client->client_id,
-	    &oldest_ms) >= OAUTH_PENDING_PER_CLIENT;
-	if (!mine && (client->approved || oauth_authorize_waiting(authorize,
-	    NULL, &oldest_ms) < OAUTH_PENDING_MAX))
+	if (oauth_authorize_waiting(authorize, client,
+	    OAUTH_WAITING_OF_CLIENT, &oldest_ms) >= OAUTH_PENDING_PER_CLIENT)
+		among = OAUTH_WAITING_OF_CLIENT;
+	else if (client->approved)
+		return false;
+	else if (client->registrar_pid != 0 && oauth_authorize_waiting(
+	    authorize, client, OAUTH_WAITING_OF_PROCESS, &oldest_ms) >=
+	    OAUTH_PENDING_PER_PROCESS)
+		among = OAUTH_WAITING_OF_PROCESS;
+	else if (oauth_authorize_waiting(authorize, client,
+	    OAUTH_WAITING_OF_NEWCOMERS, &oldest_ms) >= OAUTH_PENDING_MAX)
+		among = OAUTH_WAITING_OF_NEWCOMERS;
+	else
 		return false;
 	free_ms = oldest_ms + OAUTH_APPROVAL_MS > now ?
 	    oldest_ms + OAUTH_APPROVAL_MS - now : 0;
 	answer->retry_after_s = (unsigned)((free_ms + 999) / 1000);
 	if (answer->retry_after_s == 0)
 		answer->retry_after_s = 1;
-	if (mine)
+	if (among == OAUTH_WAITING_OF_CLIENT)
 		text = xasprintf("This client already has %d approval requests "
 		    "waiting in the Browser Bridge popup: answer them there "
 		    "(Deny all denies them at once), or start again from your "
 		    "MCP client in %u seconds, when the oldest expires.",
 		    OAUTH_PENDING_PER_CLIENT, answer->retry_after_s);
+	else if (among == OAUTH_WAITING_OF_PROCESS)
+		text = xasprintf("The program that registered this client "
+		    "already has %d approval requests of new clients waiting in "
+		    "the Browser Bridge popup: answer them there, or start "
+		    "again from your MCP client in %u seconds, when the oldest "
+		    "expires.", OAUTH_PENDING_PER_PROCESS,
+		    answer->retry_after_s);
 	else
 		text = xasprintf("Too many approval requests are waiting in the "
 		    "Browser Bridge popup: answer them there, or start again "
@@ -575,6 +610,7 @@ oauth_authorize_ask(struct oauth_authorize *authorize,
 	    "code_challenge"));
 	pending->asked = scopes;
 	pending->newcomer = !client->approved;
+	pending->registrar_pid = client->registrar_pid;
 	pending->requested_ms = now;
 	TAILQ_INSERT_TAIL(&authorize->pending, pending, entry);
 

@@ -21,6 +21,12 @@ struct oauth_store;
 #define OAUTH_PENDING_MAX	8
 /* One client's at most, approved or not: no client holds the queue. */
 #define OAUTH_PENDING_PER_CLIENT	2
+/*
+ * Of the clients never approved, those one process registered, at most
+ * (when the host knows the process, os_loopback_peer): a process that
+ * registers many clients holds no more of the queue than one client.
+ */
+#define OAUTH_PENDING_PER_PROCESS	2
 
 /* The outcome of asking the person: the extension's result, or an error. */
 typedef void (*oauth_approval_cb)(const json_t *result,

@@ -47,6 +47,8 @@ struct oauth_client {
 	uint64_t		 approved_ms;
 	char			 redirect_host[64];	/* of the approval */
 	uint64_t		 last_used_ms;	/* to the minute; 0: never */
+	/* The process that registered it (memory only); 0: unknown. */
+	long			 registrar_pid;
 	TAILQ_ENTRY(oauth_client) entry;	/* oldest first */
 };
 

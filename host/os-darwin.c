@@ -2,13 +2,16 @@
  * The OS layer's macOS part (os.h): the calls Apple documents where Linux
  * has /proc. Compiled only on Darwin (configure picks it), so written
  * against Apple's headers: <mach-o/dyld.h> _NSGetExecutablePath,
- * <sys/fcntl.h> F_GETPATH, <sys/sysctl.h> KERN_ARGMAX and KERN_PROCARGS2.
+ * <sys/fcntl.h> F_GETPATH, <sys/sysctl.h> KERN_ARGMAX and KERN_PROCARGS2,
+ * <libproc.h> proc_listpids, proc_pidinfo and proc_pidfdinfo.
  */
 #include "os.h"
 #include "os-posix.h"
+#include "os-socket.h"
 
 #include <sys/types.h>
 #include <sys/param.h>
+#include <sys/proc_info.h>
 #include <sys/sysctl.h>
 
 #include <errno.h>
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libproc.h>
 #include <mach-o/dyld.h>
 
 #include "xmalloc.h"
@@ -133,4 +137,76 @@ os_opened_path(int fd, const char *given)
 	if (fcntl(fd, F_GETPATH, buf) == -1)
 		return NULL;
 	return xstrdup(buf);
+}
+
+/*
+ * Says whether process pid holds a TCP socket from local (its end) to
+ * remote, both IPv4 with ports in network order, as libproc reports its
+ * sockets' ends.
+ */
+static bool
+os_process_holds(pid_t pid, const struct sockaddr_in *local,
+    const struct sockaddr_in *remote)
+{
+	struct proc_fdinfo	*fds;
+	struct socket_fdinfo	 info;
+	const struct in_sockinfo *ends;
+	int			 size, n, i;
+	bool			 found = false;
+
+	if ((size = proc_pidinfo(pid, PROC_PIDLISTFDS, 0, NULL, 0)) <= 0)
+		return false;	/* gone, or another user's */
+	fds = xmalloc((size_t)size);
+	size = proc_pidinfo(pid, PROC_PIDLISTFDS, 0, fds, size);
+	n = size > 0 ? size / (int)sizeof *fds : 0;
+	for (i = 0; i < n && !found; i++) {
+		if (fds[i].proc_fdtype != PROX_FDTYPE_SOCKET ||
+		    proc_pidfdinfo(pid, fds[i].proc_fd, PROC_PIDFDSOCKETINFO,
+		    &info, sizeof info) != (int)sizeof info ||
+		    info.psi.soi_family != AF_INET ||
+		    info.psi.soi_kind != SOCKINFO_TCP)
+			continue;
+		ends = &info.psi.soi_proto.pri_tcp.tcpsi_ini;
+		found = (in_port_t)ends->insi_lport == local->sin_port &&
+		    (in_port_t)ends->insi_fport == remote->sin_port &&
+		    ends->insi_laddr.ina_46.i46a_addr4.s_addr ==
+		    local->sin_addr.s_addr &&
+		    ends->insi_faddr.ina_46.i46a_addr4.s_addr ==
+		    remote->sin_addr.s_addr;
+	}
+	free(fds);
+	return found;
+}
+
+/*
+ * libproc lists the user's processes and each one's sockets with their
+ * ends; the one whose socket runs from fd's peer to fd's own end holds
+ * the other end. Another user's processes cannot be read: unknown.
+ */
+int
+os_loopback_peer(evutil_socket_t fd, struct os_peer *peer)
+{
+	struct sockaddr_in	 mine, theirs;
+	socklen_t		 mine_len = sizeof mine, theirs_len = sizeof theirs;
+	pid_t			*pids;
+	int			 size, n, i;
+
+	peer->pid = 0;
+	peer->other_user = false;
+	if (getsockname(fd, (struct sockaddr *)&mine, &mine_len) != 0 ||
+	    getpeername(fd, (struct sockaddr *)&theirs, &theirs_len) != 0 ||
+	    mine.sin_family != AF_INET || theirs.sin_family != AF_INET)
+		return -1;
+	if ((size = proc_listpids(PROC_UID_ONLY, geteuid(), NULL, 0)) <= 0)
+		return -1;
+	size += 16 * (int)sizeof *pids;	/* room for processes started since */
+	pids = xmalloc((size_t)size);
+	size = proc_listpids(PROC_UID_ONLY, geteuid(), pids, size);
+	n = size > 0 ? size / (int)sizeof *pids : 0;
+	for (i = 0; i < n && peer->pid == 0; i++) {
+		if (pids[i] > 0 && os_process_holds(pids[i], &theirs, &mine))
+			peer->pid = pids[i];
+	}
+	free(pids);
+	return peer->pid != 0 ? 0 : -1;
 }

@@ -7,6 +7,7 @@
 #include <windows.h>
 #include <aclapi.h>
 #include <io.h>
+#include <iphlpapi.h>
 #include <sddl.h>
 #include <shellapi.h>
 #include <shlobj.h>
@@ -1389,4 +1390,50 @@ os_io_again(int error)
 {
 	return error == WSAEWOULDBLOCK || error == WSAEINTR ||
 	    error == WSAEINPROGRESS;
+}
+
+/*
+ * GetExtendedTcpTable lists the IPv4 connections with the process owning
+ * each; the other end of fd is the row from fd's peer to fd's own end
+ * (ports in network order, in the low 16 bits). The table does not say
+ * the process's user: other_user stays false.
+ */
+int
+os_loopback_peer(evutil_socket_t fd, struct os_peer *peer)
+{
+	struct sockaddr_in	 mine, theirs;
+	int			 mine_len = sizeof mine, theirs_len = sizeof theirs;
+	MIB_TCPTABLE_OWNER_PID	*table = NULL;
+	const MIB_TCPROW_OWNER_PID *row;
+	DWORD			 size = 0, rc = ERROR_INSUFFICIENT_BUFFER, i;
+	int			 tries;
+
+	peer->pid = 0;
+	peer->other_user = false;
+	if (getsockname(fd, (struct sockaddr *)&mine, &mine_len) != 0 ||
+	    getpeername(fd, (struct sockaddr *)&theirs, &theirs_len) != 0 ||
+	    mine.sin_family != AF_INET || theirs.sin_family != AF_INET)
+		return -1;
+	/* The table can grow between asking its size and reading it. */
+	for (tries = 0; tries < 3 && rc == ERROR_INSUFFICIENT_BUFFER;
+	    tries++) {
+		rc = GetExtendedTcpTable(table, &size, FALSE, AF_INET,
+		    TCP_TABLE_OWNER_PID_CONNECTIONS, 0);
+		if (rc == ERROR_INSUFFICIENT_BUFFER) {
+			free(table);
+			table = xmalloc(size);
+		}
+	}
+	for (i = 0; rc == NO_ERROR && i < table->dwNumEntries; i++) {
+		row = &table->table[i];
+		if (row->dwLocalAddr == theirs.sin_addr.s_addr &&
+		    (u_short)row->dwLocalPort == theirs.sin_port &&
+		    row->dwRemoteAddr == mine.sin_addr.s_addr &&
+		    (u_short)row->dwRemotePort == mine.sin_port) {
+			peer->pid = (long)row->dwOwningPid;
+			break;
+		}
+	}
+	free(table);
+	return peer->pid != 0 ? 0 : -1;
 }

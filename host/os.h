@@ -5,7 +5,7 @@
  *   host/os-posix.c     what every POSIX system shares (Linux, macOS, BSDs)
  *   host/os-linux.c     Linux: /proc, mallopt
  *   host/os-darwin.c    macOS: fcntl(F_GETPATH), sysctl(KERN_PROCARGS2),
- *                       _NSGetExecutablePath
+ *                       _NSGetExecutablePath, libproc
  *   host/os-portable.c  any other POSIX system (and `configure
  *                       --with-os=portable` on Linux): no /proc, the
  *                       fallbacks described at each function below
@@ -262,5 +262,27 @@ void		 os_stdio_free(struct os_stdio *stdio);
  * EAGAIN, EWOULDBLOCK, EINTR; WSAEWOULDBLOCK, WSAEINTR on Windows.
  */
 bool		 os_io_again(int error);
+
+/* ---------------------------------------------------------- peers */
+
+/* Who holds the other end of a loopback connection (os_loopback_peer). */
+struct os_peer {
+	long	 pid;		/* its process; 0 when unknown */
+	bool	 other_user;	/* a process of another user than this one */
+};
+/*
+ * Finds who is at the other end of fd, a TCP connection over 127.0.0.1
+ * that this process accepted: the process holding the other end's socket,
+ * and whether it runs as another user. Linux reads the socket's owner and
+ * inode from /proc/net/tcp, then looks for the inode among the fds of
+ * that user's processes (/proc/PID/fd); Windows asks
+ * GetExtendedTcpTable, which names the owning process (not its user);
+ * macOS looks among the user's own processes with libproc (another
+ * user's stay unknown); portable POSIX cannot tell. Returns 0 with
+ * peer->pid set, or -1 when the process is unknown (peer->pid 0;
+ * peer->other_user may still be true: Linux knows the owner first).
+ * Costs a walk of the processes: call it for rare requests only.
+ */
+int		 os_loopback_peer(evutil_socket_t fd, struct os_peer *peer);
 
 #endif

@@ -1043,6 +1043,91 @@ START_TEST(test_waiting_approvals_capped_per_client)
 END_TEST
 
 /*
+ * The clients never approved that one process registered hold at most
+ * OAUTH_PENDING_PER_PROCESS of the waiting places together, however many
+ * it registered: another process's new client still finds a place, and
+ * clients whose process is unknown keep the rule per client. The 503
+ * says when the process's oldest request expires.
+ */
+START_TEST(test_waiting_approvals_capped_per_process)
+{
+	enum { FLOODER = 4242, OTHER = 4343 };
+	struct oauth_store		*store = oauth_store_open(NULL, NULL);
+	struct oauth_client		*flood[4], *other, *unknown[3];
+	struct asked			 asked = { 0 };
+	struct oauth_approver		 approver = { asked_keep, asked_cancel,
+					    &asked };
+	uint64_t			 now = T0;
+	struct clock			 wall = { at_arg, &now };
+	struct oauth_authorize		*authorize;
+	struct oauth_authorize_answer	 answer;
+	oauth_approval_cb		 done;
+	void				*done_arg;
+	json_t				*denial;
+	size_t				 i;
+
+	authorize = oauth_authorize_new(store, &approver, PORT, &wall, NULL);
+	for (i = 0; i < 4; i++) {
+		flood[i] = registered(store, false);
+		flood[i]->registrar_pid = FLOODER;
+	}
+	other = registered(store, false);
+	other->registrar_pid = OTHER;
+	for (i = 0; i < 3; i++)
+		unknown[i] = registered(store, false);
+
+	ck_assert_int_eq(authorize_status(authorize, flood[0], &answer), 200);
+	free(answer.html);
+	done = asked.done;
+	done_arg = asked.done_arg;
+	json_decref(asked.params);
+	now = T0 + 30000;
+	ck_assert_int_eq(authorize_status(authorize, flood[1], &answer), 200);
+	free(answer.html);
+	json_decref(asked.params);
+	now = T0 + 60000;
+	for (i = 1; i < 4; i++) {
+		ck_assert_int_eq(authorize_status(authorize, flood[i], &answer),
+		    503);
+		ck_assert_uint_eq(answer.retry_after_s, 240);
+		ck_assert_ptr_nonnull(strstr(answer.html, "The program that "
+		    "registered this client already has 2 approval requests of "
+		    "new clients waiting"));
+		free(answer.html);
+	}
+	/* Another process's new client finds a place, as do unknown ones. */
+	ck_assert_int_eq(authorize_status(authorize, other, &answer), 200);
+	free(answer.html);
+	json_decref(asked.params);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(authorize_status(authorize, unknown[i],
+		    &answer), 200);
+		free(answer.html);
+		json_decref(asked.params);
+		ck_assert_int_eq(authorize_status(authorize, unknown[i],
+		    &answer), i < 2 ? 200 : 503);
+		if (i < 2)
+			json_decref(asked.params);
+		else
+			ck_assert_ptr_nonnull(strstr(answer.html, "Too many "
+			    "approval requests are waiting"));
+		free(answer.html);
+	}
+	/* The person denies the flooder's oldest: its process has a place. */
+	denial = json_pack("{s:b}", "approved", 0);
+	done(denial, NULL, NULL, done_arg);
+	json_decref(denial);
+	ck_assert_int_eq(authorize_status(authorize, flood[2], &answer), 200);
+	free(answer.html);
+	json_decref(asked.params);
+	ck_assert_int_eq(authorize_status(authorize, flood[3], &answer), 503);
+	free(answer.html);
+	oauth_authorize_free(authorize);
+	oauth_store_free(store);
+}
+END_TEST
+
+/*
  * Registration's rate: a burst of OAUTH_REGISTER_BURST, then
  * OAUTH_REGISTER_PER_SECOND a second; Retry-After says when.
  */
@@ -1181,6 +1266,7 @@ oauth_suite(void)
 	tcase_add_test(tc, test_unanswered_approval_expires_as_access_denied);
 	tcase_add_test(tc, test_names_shown_safely_and_namesakes_marked);
 	tcase_add_test(tc, test_waiting_approvals_capped_per_client);
+	tcase_add_test(tc, test_waiting_approvals_capped_per_process);
 	tcase_add_test(tc, test_registration_rate);
 	tcase_add_test(tc, test_unapproved_clients_stay_in_memory);
 	tcase_add_test(tc, test_register_caps_approved_clients);

@@ -4,8 +4,10 @@
  * what each must do where the two differ.
  */
 #include <sys/types.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -340,6 +342,123 @@ START_TEST(test_self_path_from_argv0)
 }
 END_TEST
 
+/* Listens on 127.0.0.1 at a port the system picks; *addr says where. */
+static int
+loopback_listener(struct sockaddr_in *addr)
+{
+	socklen_t	 len = sizeof *addr;
+	int		 listener;
+
+	memset(addr, 0, sizeof *addr);
+	addr->sin_family = AF_INET;
+	addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_ne(listener = socket(AF_INET, SOCK_STREAM, 0), -1);
+	ck_assert_int_eq(bind(listener, (struct sockaddr *)addr, sizeof *addr),
+	    0);
+	ck_assert_int_eq(listen(listener, 4), 0);
+	ck_assert_int_eq(getsockname(listener, (struct sockaddr *)addr, &len),
+	    0);
+	return listener;
+}
+
+/*
+ * Starts a child that (as uid, unless -1) connects to addr and waits on
+ * the pipe whose write end *feed gets; returns its pid.
+ */
+static pid_t
+start_connecting_child(const struct sockaddr_in *addr, long uid, int *feed)
+{
+	pid_t	pid;
+	int	fds[2], fd;
+	char	c;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	if ((pid = fork()) == 0) {
+		close(fds[1]);
+		if (uid != -1 && setuid((uid_t)uid) != 0)
+			_exit(1);
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(fd, (const struct sockaddr *)addr, sizeof *addr) !=
+		    0)
+			_exit(1);
+		(void)!read(fds[0], &c, 1);
+		_exit(0);
+	}
+	ck_assert_int_ne(pid, -1);
+	close(fds[0]);
+	*feed = fds[1];
+	return pid;
+}
+
+/* Ends the child start_connecting_child started; it must have connected. */
+static void
+stop_connecting_child(pid_t pid, int feed)
+{
+	int	status;
+
+	close(feed);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * The process at the other end of a loopback connection: this one when
+ * it connected to itself, a child when the child did, and another user's
+ * process is said to be one (Linux; the test can make one when it runs
+ * as root). The portable layer cannot tell.
+ */
+START_TEST(test_loopback_peer)
+{
+	struct sockaddr_in	 addr;
+	struct os_peer		 peer;
+	int			 listener, own, accepted, feed;
+	pid_t			 child;
+
+	listener = loopback_listener(&addr);
+	ck_assert_int_ne(own = socket(AF_INET, SOCK_STREAM, 0), -1);
+	ck_assert_int_eq(connect(own, (struct sockaddr *)&addr, sizeof addr),
+	    0);
+	ck_assert_int_ne(accepted = accept(listener, NULL, NULL), -1);
+	peer.pid = 1;
+	peer.other_user = true;
+	if (os_is_portable()) {
+		ck_assert_int_eq(os_loopback_peer(accepted, &peer), -1);
+		ck_assert_int_eq(peer.pid, 0);
+		ck_assert(!peer.other_user);
+		goto out;
+	}
+	ck_assert_int_eq(os_loopback_peer(accepted, &peer), 0);
+	ck_assert_int_eq(peer.pid, getpid());
+	ck_assert(!peer.other_user);
+	/* Our own end of it is held by us too, and found as such. */
+	ck_assert_int_eq(os_loopback_peer(own, &peer), 0);
+	ck_assert_int_eq(peer.pid, getpid());
+	close(accepted);
+
+	child = start_connecting_child(&addr, -1, &feed);
+	ck_assert_int_ne(accepted = accept(listener, NULL, NULL), -1);
+	ck_assert_int_eq(os_loopback_peer(accepted, &peer), 0);
+	ck_assert_int_eq(peer.pid, child);
+	ck_assert(!peer.other_user);
+	close(accepted);
+	stop_connecting_child(child, feed);
+
+	/* Only root can make a process of another user (nobody) here. */
+	if (geteuid() == 0) {
+		child = start_connecting_child(&addr, 65534, &feed);
+		ck_assert_int_ne(accepted = accept(listener, NULL, NULL), -1);
+		ck_assert_int_eq(os_loopback_peer(accepted, &peer), -1);
+		ck_assert_int_eq(peer.pid, 0);
+		ck_assert(peer.other_user);
+		close(accepted);
+		stop_connecting_child(child, feed);
+	}
+out:
+	close(own);
+	close(listener);
+}
+END_TEST
+
 /* The OS layer's suite. */
 static Suite *
 os_suite(void)
@@ -357,6 +476,7 @@ os_suite(void)
 	tcase_add_test(tc, test_private_dir_despite_umask);
 	tcase_add_test(tc, test_modified_ns);
 	tcase_add_test(tc, test_self_path_from_argv0);
+	tcase_add_test(tc, test_loopback_peer);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,7 +4,7 @@
 // as the person would in the popup.
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -157,6 +157,47 @@ function authorizeUrl(host, client, { challenge, scope, state = 'st4te', resourc
 	if (scope !== undefined)
 		url.searchParams.set('scope', scope);
 	return url;
+}
+
+// What a process of its own runs (elsewhereRegister): registers clients of
+// the names in argv[3] (JSON) at the host's base URL argv[1], asks argv[4]
+// times for each one's approval (challenge argv[2]), and prints the
+// registrations with the answers.
+const ELSEWHERE = `
+const [base, challenge, names, asks] = process.argv.slice(1);
+const clients = [];
+for (const client_name of JSON.parse(names)) {
+	const registered = await fetch(base + '/register', {
+		method: 'POST', headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify({ client_name, redirect_uris: ['http://127.0.0.1:41000/callback'] }),
+	});
+	const client = { status: registered.status, json: await registered.json(), asked: [] };
+	clients.push(client);
+	for (let i = 0; i < Number(asks) && registered.status === 201; i++) {
+		const url = new URL(base + '/authorize');
+		for (const [name, value] of Object.entries({ response_type: 'code', client_id: client.json.client_id,
+			redirect_uri: 'http://127.0.0.1:41000/callback', code_challenge: challenge, code_challenge_method: 'S256' }))
+			url.searchParams.set(name, value);
+		const page = await fetch(url, { redirect: 'manual' });
+		client.asked.push({ status: page.status, retry: page.headers.get('retry-after'), text: await page.text() });
+	}
+}
+console.log(JSON.stringify(clients));
+`;
+
+// Registers clients of these names from a new Node process (as uid, when
+// given), which asks `asks` times for each one's approval; resolves to
+// [{ status, json, asked: [{ status, retry, text }] }], one per name.
+function elsewhereRegister(host, names, { asks = 0, uid } = {}) {
+	return new Promise((resolve, reject) => {
+		execFile(process.execPath, ['--input-type=module', '-e', ELSEWHERE, host.base, pkce().challenge,
+			JSON.stringify(names), String(asks)], { uid, timeout: scaled(30000) }, (error, stdout, stderr) => {
+			if (error)
+				reject(new Error(`the registering process failed: ${error.message}\n${stderr}`));
+			else
+				resolve(JSON.parse(stdout));
+		});
+	});
 }
 
 // Runs a raw client's whole flow up to its tokens (the person approves
@@ -851,9 +892,11 @@ describe('OAuth: across restarts, without the extension, and turned off', () => 
 		const host = await startHost({ handlers: { approve_client: () => (++asked === 1 ? decided : never()) } });
 		const ask = client => fetch(authorizeUrl(host, client, { challenge: pkce().challenge }), { redirect: 'manual' });
 		try {
+			// Each registered by a process of its own: one process's new
+			// clients share 2 places (the test below).
 			const clients = [];
 			for (let i = 0; i < 5; i++)
-				clients.push((await register(host, { client_name: `waiting ${i}` })).json);
+				clients.push((await elsewhereRegister(host, [`waiting ${i}`]))[0].json);
 			assert.equal((await ask(clients[0])).status, 200);
 			assert.equal((await ask(clients[0])).status, 200);
 			const mine = await ask(clients[0]);
@@ -871,6 +914,39 @@ describe('OAuth: across restarts, without the extension, and turned off', () => 
 			assert.match(await full.text(), /Too many approval requests are waiting .* in \d+ seconds/);
 			release({ approved: false });
 			await eventually(async () => (await ask(clients[4])).status === 200, 'the denied request to free its place');
+		} finally {
+			await host.stop();
+		}
+	});
+
+	it('one process registering 4 clients holds at most 2 places of new clients, whatever it asks; another process\'s new client still finds one', async () => {
+		const host = await startHost({ handlers: { approve_client: () => never() } });
+		// The OS layer names the registering process on Linux and macOS (and
+		// Windows); the portable one cannot, and the rule per client holds.
+		const knowsProcesses = ['linux', 'darwin', 'win32'].includes(process.env.BRIDGE_OS);
+		try {
+			const flood = await elsewhereRegister(host, ['flood 0', 'flood 1', 'flood 2', 'flood 3'], { asks: 2 });
+			assert.deepEqual(flood.map(client => client.status), [201, 201, 201, 201]);
+			const statuses = flood.flatMap(client => client.asked.map(page => page.status));
+			if (knowsProcesses) {
+				assert.deepEqual(statuses, [200, 200, 503, 503, 503, 503, 503, 503]);
+				const refused = flood[3].asked[1];
+				assert.ok(Number(refused.retry) > 290 && Number(refused.retry) <= 300, `Retry-After: ${refused.retry}`);
+				assert.match(refused.text, new RegExp('The program that registered this client already has 2 approval ' +
+				    `requests of new clients waiting .* in ${refused.retry} seconds`));
+			} else
+				assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 200, 200]);
+			const newcomer = (await register(host, { client_name: 'second process' })).json;
+			const page = await fetch(authorizeUrl(host, newcomer, { challenge: pkce().challenge }), { redirect: 'manual' });
+			assert.equal(page.status, knowsProcesses ? 200 : 503, await page.text());
+			// Another user's process may not register (Linux; only root
+			// can start one here).
+			if (process.env.BRIDGE_OS === 'linux' && process.getuid() === 0) {
+				const [stranger] = await elsewhereRegister(host, ['stranger'], { uid: 65534 });
+				assert.equal(stranger.status, 403);
+				assert.equal(stranger.json.error, 'access_denied');
+				assert.match(stranger.json.error_description, /a process of another user may not register/);
+			}
 		} finally {
 			await host.stop();
 		}
