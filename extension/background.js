@@ -23,6 +23,10 @@ import { ResourceNotifier } from './src/resource-events.js';
 import { watchResources } from './src/browser/resource-watch.js';
 import { PersonControl } from './src/control.js';
 import { ClientApprovals, fromExtensionPage } from './src/client-approvals.js';
+import { Recordings } from './src/recipes/record.js';
+import { RecipeStore } from './src/recipes/store.js';
+import { RecipeRunner } from './src/recipes/replay.js';
+import { tabReader } from './src/recipes/page.js';
 
 const version = chrome.runtime.getManifest().version;
 const log = text => console.log(`[browser-bridge] ${text}`);
@@ -77,6 +81,10 @@ const dispatcher = new Dispatcher({
 	log,
 });
 const consoleStore = new ConsoleStore();
+/* Recipes: the calls recorded while a task runs or a client records, kept, and replayed with no model. */
+const page = tabReader(refs);
+dispatcher.recordings = new Recordings(page);
+const recipes = new RecipeStore(chrome.storage.local);
 
 /* The browser's fence around the tasks' tabs; its listeners come first, so no tab is born unseen. */
 const fence = new Fence({ rules: chrome.declarativeNetRequest, tabs: chrome.tabs, windows: chrome.windows, log });
@@ -95,6 +103,8 @@ const tasks = new TaskManager({
 	buildPrompt,
 	browser: { tabs: chrome.tabs, tabGroups: chrome.tabGroups },
 	fence,
+	recordings: dispatcher.recordings,
+	recipes,
 	optionsUrl: chrome.runtime.getURL('options/options.html'),
 	evaluateEnabled: () => evaluateEnabled(dispatcher.services),
 	networkEnabled: () => agentsNetworkEnabled(chrome.storage.local),
@@ -106,7 +116,9 @@ const tasks = new TaskManager({
 		tasks.panelTasks().then(list => chrome.runtime.sendMessage({ type: 'tasks', tasks: list })).catch(() => {});
 	},
 });
-registerActions(dispatcher, { consoleStore, tasks });
+const recipeRunner = new RecipeRunner({ dispatcher, tasks, fence, storage: chrome.storage.local, browser: { tabs: chrome.tabs }, page,
+	optionsUrl: chrome.runtime.getURL('options/options.html') });
+registerActions(dispatcher, { consoleStore, tasks, recipes: { store: recipes, recordings: dispatcher.recordings, runner: recipeRunner } });
 
 chrome.tabs.onRemoved.addListener(tabId => {
 	tasks.tabClosed(tabId).catch(error => log(`tasks: tab ${tabId} closed: ${error?.message ?? error}`));

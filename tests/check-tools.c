@@ -29,14 +29,16 @@ static const char *tool_names[] = {
 	"evaluate_script",
 	"get_console_logs", "list_network_requests", "get_network_request",
 	"wait_for", "handle_dialog", "run_task", "get_task",
-	"stop_task", "answer_task", "list_tasks", "host_status", NULL
+	"stop_task", "answer_task", "list_tasks", "start_recording",
+	"stop_recording", "run_recipe", "list_recipes", "get_recipe",
+	"delete_recipe", "host_status", NULL
 };
 
 static const char *read_only_names[] = {
 	"get_browser_state", "get_dom_extra_elements", "take_screenshot",
 	"save_pdf", "get_page_content", "get_console_logs", "list_network_requests",
 	"get_network_request", "wait_for", "get_task",
-	"list_tasks", "host_status", NULL
+	"list_tasks", "list_recipes", "get_recipe", "host_status", NULL
 };
 
 static struct tool_registry *registry;

@@ -103,6 +103,8 @@ export class Dispatcher {
 		this.queue = new KeyedQueue();
 		/** @type {Map<number, Owner>} tabs held by an owner */
 		this.holds = new Map();
+		/** @type {import('./recipes/record.js').Recordings|undefined} the recordings under way, told of each call that changes a page */
+		this.recordings = undefined;
 	}
 
 	/**
@@ -276,14 +278,14 @@ export class Dispatcher {
 			    `The extension has no method "${method}". Update the host and the extension to the same release.`);
 		const control = this.services.control;
 		if (control === undefined)
-			return this.run(method, definition, params, call);
+			return this.runRecorded(method, definition, params, call);
 		await control.ready;
 		const end = control.begin({ who: call.owner?.label ?? call.client ?? 'MCP client', tool: method, tab: this.tabNamed(params) });
 		const where = {};
 		try {
 			const readOnly = this.readOnly(method);
 			control.check(method, readOnly);
-			const result = await this.run(method, definition, params, call, where);
+			const result = await this.runRecorded(method, definition, params, call, where);
 			end('ok', where.tab);
 			/* A task's tab is in its own group; a client's is marked while it acts. */
 			if (!readOnly && call.owner === undefined && where.tab !== undefined)
@@ -293,6 +295,24 @@ export class Dispatcher {
 			end(error?.code ?? ErrorCode.INTERNAL, where.tab);
 			throw error;
 		}
+	}
+
+	/**
+	 * Runs a known method (run); a call that changes a page, of a task or
+	 * a caller that records (recipes/record.js), is recorded once it worked.
+	 * @param {string} method
+	 * @param {ActionDefinition} definition
+	 * @param {object} params
+	 * @param {import('./rpc.js').CallContext & {owner?: Owner}} call
+	 * @param {{tab?: number}} [where] gets the id of the tab it acts in
+	 * @returns {Promise<object>}
+	 */
+	async runRecorded(method, definition, params, call, where = {}) {
+		const keep = this.recordings === undefined || this.readOnly(method) ? undefined :
+		    await this.recordings.watch(method, params, call);
+		const result = await this.run(method, definition, params, call, where);
+		await keep?.(result).catch(error => this.services.log?.(`recording: ${method} not kept (${error?.message ?? error})`));
+		return result;
 	}
 
 	/**

@@ -36,7 +36,8 @@ export const WELCOME_CATALOGUE = Object.freeze(readWelcomeCatalogue());
  */
 export function registeredDispatcher() {
 	const dispatcher = new Dispatcher({ welcome: { catalogue: WELCOME_CATALOGUE } });
-	registerActions(dispatcher, { consoleStore: new ConsoleStore(), tasks: new TaskManager({ dispatcher }) });
+	/* The recipe tools only close over their store, recordings and runner: none is needed to register them. */
+	registerActions(dispatcher, { consoleStore: new ConsoleStore(), tasks: new TaskManager({ dispatcher }), recipes: {} });
 	return dispatcher;
 }
 

@@ -34,6 +34,7 @@ export const TOOL_NAMES = [
 	'manage_tabs', 'take_screenshot', 'get_page_content',
 	'evaluate_script', 'get_console_logs', 'wait_for', 'handle_dialog', 'set_viewport', 'save_pdf', 'fill_form', 'drag_and_drop', 'list_network_requests', 'get_network_request', 'upload_file',
 	'run_task', 'get_task', 'stop_task', 'answer_task', 'list_tasks', 'host_status',
+	'start_recording', 'stop_recording', 'run_recipe', 'list_recipes', 'get_recipe', 'delete_recipe',
 ];
 
 // What a handler throws to answer with an error response.

@@ -21,6 +21,7 @@ import { dragActions } from './drag.js';
 import { networkActions } from './network.js';
 import { uploadActions } from './upload.js';
 import { taskActions } from '../agents/task-manager.js';
+import { recipeActions } from '../recipes/actions.js';
 
 /**
  * Registers every action group.
@@ -28,8 +29,9 @@ import { taskActions } from '../agents/task-manager.js';
  * @param {object} parts what some groups keep between calls
  * @param {import('./console.js').ConsoleStore} parts.consoleStore
  * @param {import('../agents/task-manager.js').TaskManager} parts.tasks
+ * @param {Parameters<typeof recipeActions>[0]} parts.recipes the recipes' store, recordings and runner
  */
-export function registerActions(dispatcher, { consoleStore, tasks }) {
+export function registerActions(dispatcher, { consoleStore, tasks, recipes }) {
 	dispatcher.register(stateActions);
 	dispatcher.register(navigationActions);
 	dispatcher.register(tabActions);
@@ -47,4 +49,5 @@ export function registerActions(dispatcher, { consoleStore, tasks }) {
 	dispatcher.register(networkActions);
 	dispatcher.register(uploadActions);
 	dispatcher.register(taskActions(tasks));
+	dispatcher.register(recipeActions(recipes));
 }

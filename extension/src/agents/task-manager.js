@@ -18,6 +18,7 @@ import { networkActions } from '../actions/network.js';
 import { agentTools } from './tools.js';
 import { PAGE_TEXT_CHARS } from './prompts.js';
 import { contentText } from '../content-math.js';
+import { buildRecipe, NO_CALLER } from '../recipes/record.js';
 
 /** Task tools that open a tab, with the arguments that make them do it. */
 const OPENS_TAB = {
@@ -201,6 +202,8 @@ export class TaskManager {
 	 * @param {typeof fetch} [deps.fetch]
 	 * @param {() => void} [deps.onChange] a task started, moved, paused, resumed or ended (the side panel):
 	 *   called once for the changes of PANEL_NOTICE_MS
+	 * @param {import('../recipes/record.js').Recordings} [deps.recordings] records each task's calls, for its recipe
+	 * @param {import('../recipes/store.js').RecipeStore} [deps.recipes] where a task that ended done keeps its recipe
 	 * @param {(taskId: string) => ((phase: string, start: number, end: number) => void)|undefined} [deps.trace]
 	 *   a debugging hook (docs/benchmarks.md): the sink a new task's phases are timed into, or undefined (off)
 	 */
@@ -303,6 +306,8 @@ export class TaskManager {
 		const { tabId, release } = tab === null && !blank ?
 		    await timed('start: start_url', () => this.openAtStartUrl(id, params.start_url, owner)) :
 		    await this.enterTab(id, tab?.id ?? (await opening).id, { startUrl: params.start_url, blank, allowedDomains, owner, timed });
+		/* The calls that work are recorded: a task that ends done leaves a recipe (recipes/record.js). */
+		this.deps.recordings?.start(owner);
 		const providerDeps = { fetch: this.deps.fetch ?? fetch.bind(globalThis), sleep: this.deps.sleep, log: this.deps.log };
 		const agent = new AgentTask({
 			task: params.task,
@@ -334,9 +339,12 @@ export class TaskManager {
 			record.updated = Date.now();
 			/* Once stopped, a task stays stopped, even if its last step finished it. */
 			const stopReason = record.stopped ? record.stopReason : result.stop_reason;
-			record.result = { task_id: id, status: 'finished', tab_id: tabId, ...result, stop_reason: stopReason, opened_tabs: openedTabs };
+			const recipeId = await this.keepRecipe(record, owner, stopReason, allowedDomains);
+			record.result = { task_id: id, status: 'finished', tab_id: tabId, ...result, stop_reason: stopReason, opened_tabs: openedTabs,
+				...(recipeId !== undefined ? { recipe_id: recipeId } : {}) };
 			return record.result;
 		}).finally(() => {
+			this.deps.recordings?.stop(owner);
 			release();
 			this.forgetOld();
 			/* The panel hears once the task is among the kept ones. */
@@ -346,6 +354,32 @@ export class TaskManager {
 		});
 		this.changed();
 		return record;
+	}
+
+	/**
+	 * Ends a task's recording; a task that ended done (its answer
+	 * accepted) leaves its recipe, named after the task with what it typed
+	 * into secret fields concealed, and its secrets never kept.
+	 * @param {TaskRecord} record
+	 * @param {import('../dispatcher.js').Owner} owner
+	 * @param {string} stopReason
+	 * @param {string[]} allowedDomains the task's
+	 * @returns {Promise<string|undefined>} the recipe's id; undefined when none was kept
+	 */
+	async keepRecipe(record, owner, stopReason, allowedDomains) {
+		const recorder = this.deps.recordings?.stop(owner);
+		if (recorder === undefined || this.deps.recipes === undefined || stopReason !== StopReason.DONE)
+			return undefined;
+		const recipe = buildRecipe(recorder.calls, { name: record.task, owner: record.caller ?? NO_CALLER,
+			source: { kind: 'task', task_id: record.id }, allowedDomains });
+		if (recipe === null)
+			return undefined;
+		try {
+			return (await this.deps.recipes.save(record.agent.concealAll(recipe))).id;
+		} catch (error) {
+			this.deps.log?.(`task ${record.id}: its recipe was not kept (${error?.message ?? error})`);
+			return undefined;
+		}
 	}
 
 	/**

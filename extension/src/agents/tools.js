@@ -6,8 +6,9 @@
  * @module agents/tools
  */
 
-/** Tools the agents never get: the task tools themselves. */
-export const TASK_TOOLS = ['run_task', 'get_task', 'stop_task', 'list_tasks', 'answer_task'];
+/** Tools the agents never get: the task tools themselves, and the recipe tools (recipes/actions.js). */
+export const TASK_TOOLS = ['run_task', 'get_task', 'stop_task', 'list_tasks', 'answer_task',
+	'start_recording', 'stop_recording', 'run_recipe', 'list_recipes', 'get_recipe', 'delete_recipe'];
 
 /**
  * Catalogue tools that do not serve a task in a page (printing, the

@@ -1,0 +1,261 @@
+// Recipes (src/recipes/): locators found again by role, name, context and
+// nth; a recording made into a recipe with parameters, where a secret is
+// never stored; parameters bound and substituted; the store's owners and
+// cap; and the dispatcher recording the calls of a caller that records.
+
+import { test, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { describeTarget, nearest, resolveTarget, targetOf } from '../src/recipes/locator.js';
+import { buildRecipe, Recorder, Recordings, MAX_PARAMETERS } from '../src/recipes/record.js';
+import { bindParameters, samePage, substitute } from '../src/recipes/replay.js';
+import { RecipeStore, RECIPES_KEY, RECIPES_PER_OWNER } from '../src/recipes/store.js';
+import { Dispatcher } from '../src/dispatcher.js';
+import { ErrorCode } from '../src/errors.js';
+
+// A page's state: two "Delete" buttons, two unnamed checkboxes told apart by context.
+const PAGE = [
+	{ ref: 'e1', role: 'link', name: 'Home' },
+	{ ref: 'e2', role: 'button', name: 'Delete' },
+	{ ref: 'e3', role: 'checkbox', name: '', context: 'Milk' },
+	{ ref: 'e4', role: 'button', name: 'Delete' },
+	{ ref: 'e5', role: 'checkbox', name: '', context: 'Eggs' },
+	{ ref: 'e6', role: 'textbox', name: 'Password', secret: true },
+	{ ref: 'e7', role: 'textbox', name: 'Email' },
+];
+
+test('a locator names an element by role, name, context and which of equal matches', () => {
+	assert.deepEqual(targetOf(PAGE[3], PAGE), { role: 'button', name: 'Delete', nth: 1 });
+	assert.deepEqual(targetOf(PAGE[1], PAGE), { role: 'button', name: 'Delete', nth: 0 });
+	assert.deepEqual(targetOf(PAGE[4], PAGE), { role: 'checkbox', name: '', context: 'Eggs', nth: 0 });
+	assert.equal(describeTarget(targetOf(PAGE[3], PAGE)), 'button "Delete" (match 2)');
+	assert.equal(describeTarget(targetOf(PAGE[4], PAGE)), 'checkbox "" in "Eggs"');
+});
+
+test('a locator finds its element again in a changed page (new refs, moved, others added)', () => {
+	const later = [
+		{ ref: 'e20', role: 'heading', name: 'List' },
+		{ ref: 'e21', role: 'checkbox', name: '', context: 'Eggs' },
+		{ ref: 'e22', role: 'button', name: 'Delete' },
+		{ ref: 'e23', role: 'checkbox', name: '', context: 'Milk' },
+		{ ref: 'e24', role: 'button', name: 'Delete' },
+	];
+	assert.equal(resolveTarget({ role: 'button', name: 'Delete', nth: 1 }, later).ref, 'e24');
+	assert.equal(resolveTarget({ role: 'checkbox', name: '', context: 'Milk', nth: 0 }, later).ref, 'e23');
+	assert.equal(resolveTarget({ role: 'button', name: 'Delete', nth: 2 }, later), undefined, 'no third match');
+	assert.equal(resolveTarget({ role: 'button', name: 'Remove', nth: 0 }, later), undefined);
+	assert.equal(resolveTarget({ role: 'checkbox', name: '', nth: 0 }, later), undefined, 'the context must match too');
+});
+
+test('a missing element\'s nearest offers are of its role and closest name first', () => {
+	const page = [
+		{ ref: 'e1', role: 'link', name: 'Place order' },
+		{ ref: 'e2', role: 'button', name: 'Cancel' },
+		{ ref: 'e3', role: 'button', name: 'Submit order' },
+		{ ref: 'e4', role: 'textbox', name: 'Full name' },
+	];
+	assert.deepEqual(nearest({ role: 'button', name: 'Place order' }, page).map(e => e.ref), ['e3', 'e2', 'e1']);
+});
+
+// A recorded call as the Recorder keeps it.
+function recorded(tool, args, targets = {}, { secrets = [], before = 'https://shop.example/a', after = before, present = null, fieldTargets } = {}) {
+	return { tool, args, targets, secrets: new Set(secrets), before, after, present, ...(fieldTargets ? { fieldTargets } : {}) };
+}
+
+const ABOUT = { name: 'Sign in and order', owner: 'client-a', source: { kind: 'recording' } };
+
+test('values typed and chosen become parameters with their defaults; a secret never is stored', () => {
+	const email = { role: 'textbox', name: 'Email', nth: 0 };
+	const password = { role: 'textbox', name: 'Password', nth: 0 };
+	const recipe = buildRecipe([
+		recorded('navigate_to', { url: 'https://shop.example/login' }, {}, { before: 'about:blank', after: 'https://shop.example/login' }),
+		recorded('type_value', { text: 'ada@example.com' }, { target: email }, { before: 'https://shop.example/login' }),
+		recorded('type_value', { text: 'hunter22-SECRET', submit: true }, { target: password },
+		    { secrets: ['target'], before: 'https://shop.example/login', after: 'https://shop.example/home' }),
+		recorded('select_option', { values: ['Canada'] }, { target: { role: 'combobox', name: 'Country', nth: 0 } },
+		    { before: 'https://shop.example/home' }),
+		recorded('fill_form', { fields: [{ value: 'Ada' }, { value: '1234-PIN-x' }, { value: true }] }, {}, {
+			before: 'https://shop.example/home', secrets: ['field 1'],
+			fieldTargets: [{ role: 'textbox', name: 'Email', nth: 0 }, { role: 'textbox', name: 'PIN', nth: 0 },
+				{ role: 'checkbox', name: '', context: 'Gift wrap', nth: 0 }],
+		}),
+	], ABOUT);
+	const text = JSON.stringify(recipe);
+	assert.doesNotMatch(text, /hunter22|1234-PIN/, 'no secret in the recipe');
+	assert.equal(recipe.start_url, 'https://shop.example/login', 'a first navigation is the start URL');
+	assert.deepEqual(recipe.allowed_domains, ['shop.example']);
+	assert.deepEqual(recipe.parameters, [
+		{ name: 'email', default: 'ada@example.com', secret: false },
+		{ name: 'password', secret: true, required: true },
+		{ name: 'country', default: 'Canada', secret: false },
+		{ name: 'email_2', default: 'Ada', secret: false },
+		{ name: 'pin', secret: true, required: true },
+	]);
+	assert.deepEqual(recipe.steps.map(step => step.args), [
+		{ text: '{{email}}' },
+		{ text: '{{password}}', submit: true },
+		{ values: ['{{country}}'] },
+		{ fields: [{ target: { role: 'textbox', name: 'Email', nth: 0 }, value: '{{email_2}}' },
+			{ target: { role: 'textbox', name: 'PIN', nth: 0 }, value: '{{pin}}' },
+			{ target: { role: 'checkbox', name: '', context: 'Gift wrap', nth: 0 }, value: true }] },
+	]);
+	assert.deepEqual(recipe.steps[0].target, email);
+	assert.deepEqual(recipe.steps[1].expect, { url: 'https://shop.example/home' }, 'the page the step reached');
+	assert.match(recipe.id, /^rcp_[A-Za-z0-9_-]{16}$/);
+	assert.equal(recipe.schema, 'browser-bridge/recipe');
+	assert.equal(recipe.schema_version, 1);
+});
+
+test('a step that stays on its page expects the next step\'s element when it was not there before', () => {
+	const more = { role: 'button', name: 'Show more', nth: 0 };
+	const hidden = { role: 'link', name: 'Details', nth: 0 };
+	const recipe = buildRecipe([
+		recorded('click_element', {}, { target: more }, { present: new Set(['button\nShow more']) }),
+		recorded('click_element', {}, { target: hidden }, { present: new Set(['button\nShow more', 'link\nDetails']) }),
+	], ABOUT);
+	assert.deepEqual(recipe.steps[0].expect, { appears: { role: 'link', name: 'Details' } });
+	assert.deepEqual(recipe.steps[1].expect, {});
+	assert.equal(recipe.start_url, 'https://shop.example/a');
+});
+
+test('past the parameter limit a plain value stays as typed; a secret still becomes a parameter', () => {
+	const field = i => ({ target: { role: 'textbox', name: `Field ${i}`, nth: 0 } });
+	const calls = Array.from({ length: MAX_PARAMETERS + 1 }, (_, i) => recorded('type_value', { text: `v${i}` }, field(i)));
+	calls.push(recorded('type_value', { text: 'top-SECRET' }, field(99), { secrets: ['target'] }));
+	const recipe = buildRecipe(calls, ABOUT);
+	assert.equal(recipe.steps[MAX_PARAMETERS].args.text, `v${MAX_PARAMETERS}`);
+	assert.equal(recipe.parameters.length, MAX_PARAMETERS + 1);
+	assert.doesNotMatch(JSON.stringify(recipe), /top-SECRET/);
+});
+
+test('parameters: the caller\'s values, else defaults; unknown and missing ones refused', () => {
+	const recipe = { parameters: [{ name: 'email', default: 'a@b.c', secret: false }, { name: 'password', secret: true, required: true }] };
+	assert.deepEqual([...bindParameters(recipe, { password: 'pw' })], [['email', 'a@b.c'], ['password', 'pw']]);
+	assert.throws(() => bindParameters(recipe, {}), error => error.code === ErrorCode.INVALID_ARGUMENT &&
+	    /needs the parameter password \(a secret, never stored\)/.test(error.message));
+	assert.throws(() => bindParameters(recipe, { password: 'pw', nick: 'x' }), /no parameter nick; its parameters are email, password/);
+	assert.throws(() => bindParameters(recipe, { password: 7 }), /password must be a string/);
+	const values = new Map([['email', 'x@y.z']]);
+	assert.deepEqual(substitute({ text: 'to {{email}}', list: ['{{email}}', '{{other}}'], n: 3, b: true }, values),
+	    { text: 'to x@y.z', list: ['x@y.z', '{{other}}'], n: 3, b: true });
+	assert.ok(samePage('https://a.example/c.html?x=1', 'https://a.example/c.html?x=2#y'));
+	assert.ok(!samePage('https://a.example/c.html', 'https://a.example/d.html'));
+});
+
+// chrome.storage.local as a map.
+function fakeStorage() {
+	const data = new Map();
+	return {
+		data,
+		get: async key => (data.has(key) ? { [key]: structuredClone(data.get(key)) } : {}),
+		set: async items => Object.entries(items).forEach(([key, value]) => data.set(key, structuredClone(value))),
+	};
+}
+
+test('a recipe is its maker\'s: others neither list, get, nor delete it; the owner key and the person see all', async () => {
+	const store = new RecipeStore(fakeStorage());
+	await store.save({ id: 'rcp_a', owner: 'alice', version: 1 });
+	await store.save({ id: 'rcp_b', owner: 'bob', version: 1 });
+	assert.deepEqual((await store.list({ caller: 'alice' })).map(r => r.id), ['rcp_a']);
+	assert.deepEqual((await store.list({ caller: 'mallory' })), []);
+	assert.deepEqual((await store.list({ caller: 'x', ownerKey: true })).map(r => r.id), ['rcp_b', 'rcp_a']);
+	assert.deepEqual((await store.list({ person: true })).map(r => r.id), ['rcp_b', 'rcp_a']);
+	const notFound = error => error.code === ErrorCode.INVALID_ARGUMENT && /no recipe "rcp_a" of yours/.test(error.message);
+	await assert.rejects(store.get('rcp_a', { caller: 'bob' }), notFound);
+	await assert.rejects(store.delete('rcp_a', { caller: 'bob' }), notFound);
+	assert.equal((await store.get('rcp_a', { caller: 'alice' })).id, 'rcp_a');
+	await store.save({ id: 'rcp_a', owner: 'alice', version: 2 });
+	assert.deepEqual((await store.all()).map(r => `${r.id}@${r.version}`), ['rcp_a@2', 'rcp_b@1'], 'a new version replaces the old');
+	assert.equal((await store.delete('rcp_a', { caller: 'alice' })).id, 'rcp_a');
+	assert.deepEqual((await store.all()).map(r => r.id), ['rcp_b']);
+});
+
+test('each owner keeps its newest RECIPES_PER_OWNER recipes; writes made together all land', async () => {
+	const storage = fakeStorage();
+	const store = new RecipeStore(storage);
+	await store.save({ id: 'rcp_bob', owner: 'bob' });
+	await Promise.all(Array.from({ length: RECIPES_PER_OWNER + 2 }, (_, i) => store.save({ id: `rcp_${i}`, owner: 'alice' })));
+	const kept = storage.data.get(RECIPES_KEY);
+	assert.equal(kept.filter(r => r.owner === 'alice').length, RECIPES_PER_OWNER);
+	assert.equal(kept[0].id, `rcp_${RECIPES_PER_OWNER + 1}`);
+	assert.ok(!kept.some(r => r.id === 'rcp_0' || r.id === 'rcp_1'), 'the oldest went');
+	assert.ok(kept.some(r => r.id === 'rcp_bob'), 'another owner\'s stay');
+});
+
+// A tab reader over one tab whose page PAGE is, at a URL that a click may change.
+function fakeReader() {
+	const tab = { url: 'https://shop.example/login', captures: 0 };
+	return {
+		tab,
+		capture: async () => {
+			tab.captures++;
+			return { url: tab.url, elements: PAGE };
+		},
+		tabUrl: async () => tab.url,
+		tabOf: async params => params.tab_id ?? 7,
+	};
+}
+
+// A dispatcher whose type and click actions act on tab 7, with a catalogue marking get_state read-only.
+function recordingDispatcher(reader) {
+	const dispatcher = new Dispatcher({
+		debuggers: { dialogs: new Map(), watchDialogs: async () => {}, onDialog: () => () => {} },
+		refs: { resolve: ref => ({ status: 'ok', ref, entry: { ref, tabId: 7 } }) },
+		welcome: { catalogue: ['type_value', 'click_element', 'get_browser_state'].map(name => ({ name, method: name,
+			inputSchema: { type: 'object' }, annotations: { readOnlyHint: name === 'get_browser_state' } })) },
+	});
+	const act = (params, context) => {
+		if (params.fail)
+			throw new Error('it did not work');
+		return { content: [{ type: 'text', text: `ok in ${context.tab.id}` }], structuredContent: {} };
+	};
+	dispatcher.register({
+		type_value: { refRequired: true, run: async (params, context) => act(params, context) },
+		click_element: { run: async (params, context) => {
+			reader.tab.url = 'https://shop.example/home';
+			return act(params, context);
+		} },
+		get_browser_state: { run: async () => ({ content: [] }) },
+	});
+	dispatcher.recordings = new Recordings(reader);
+	return dispatcher;
+}
+
+beforeEach(() => {
+	globalThis.chrome = { tabs: { get: async id => ({ id, url: 'https://shop.example/login', active: true }), query: async () => [{ id: 7 }] } };
+});
+
+test('the dispatcher records a recording caller\'s calls that worked, not reads, failures or other callers\'', async () => {
+	const reader = fakeReader();
+	const dispatcher = recordingDispatcher(reader);
+	const call = caller => ({ signal: new AbortController().signal, deadline: Date.now() + 5000, progress: () => {}, caller });
+	dispatcher.recordings.start('alice');
+	await dispatcher.dispatch('type_value', { ref: 'e7', text: 'ada@example.com' }, call('alice'));
+	await dispatcher.dispatch('get_browser_state', { tab_id: 7 }, call('alice'));
+	await assert.rejects(dispatcher.dispatch('type_value', { ref: 'e7', text: 'x', fail: true }, call('alice')));
+	await dispatcher.dispatch('type_value', { ref: 'e7', text: 'bob was here' }, call('bob'));
+	await dispatcher.dispatch('type_value', { ref: 'e6', text: 'pa55word-SECRET' }, call('alice'));
+	await dispatcher.dispatch('click_element', { ref: 'e4' }, call('alice'));
+	const recorder = dispatcher.recordings.stop('alice');
+	assert.deepEqual(recorder.calls.map(c => c.tool), ['type_value', 'type_value', 'click_element']);
+	const recipe = buildRecipe(recorder.calls, ABOUT);
+	assert.deepEqual(recipe.steps.map(step => [step.tool, describeTarget(step.target)]),
+	    [['type_value', 'textbox "Email"'], ['type_value', 'textbox "Password"'], ['click_element', 'button "Delete" (match 2)']]);
+	assert.deepEqual(recipe.parameters, [{ name: 'email', default: 'ada@example.com', secret: false },
+		{ name: 'password', secret: true, required: true }]);
+	assert.deepEqual(recipe.steps[2].expect, { url: 'https://shop.example/home' });
+	assert.doesNotMatch(JSON.stringify(recipe), /SECRET|bob was here/);
+	assert.deepEqual(recipe.steps[0].args, { text: '{{email}}' }, 'no ref and no tab in a step');
+	await dispatcher.dispatch('type_value', { ref: 'e7', text: 'after the end' }, call('alice'));
+	assert.equal(recorder.calls.length, 3, 'nothing is recorded after stop');
+});
+
+test('a secret the tool reports (secret_refs) is never stored either', async () => {
+	const recorder = new Recorder({ capture: async () => ({ url: 'https://a.example/', elements: [{ ref: 'e9', role: 'textbox', name: 'Code' }] }),
+		tabUrl: async () => 'https://a.example/', tabOf: async () => 1 });
+	const keep = await recorder.before('type_value', { ref: 'e9', text: 'hidden-CODE-1', tab_id: 1 });
+	await keep({ structuredContent: { secret_refs: ['e9'] } });
+	const recipe = buildRecipe(recorder.calls, ABOUT);
+	assert.deepEqual(recipe.parameters, [{ name: 'code', secret: true, required: true }]);
+	assert.doesNotMatch(JSON.stringify(recipe), /hidden-CODE/);
+});

@@ -1,0 +1,139 @@
+// End-to-end: recipes in real Chromium, through the host. A run_task task
+// that ends done leaves a recipe that run_recipe replays with no model
+// request (counted at the scripted model's server) to the same end; a
+// client records its own calls and replays them; a drifted page (other
+// ids and classes, a field moved) still replays; a renamed button stops
+// the replay with an error naming the step and what the page offers.
+
+import { describe, before, after, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { startBridge } from './harness.mjs';
+import { SHOP_ORDER_STEPS, configureAgents, startModelServer } from './agents-harness.mjs';
+
+describe('recipes', () => {
+	let b;
+	let model = null;
+
+	before(async () => {
+		b = await startBridge();
+	});
+	after(async () => {
+		await model?.close();
+		await b?.close();
+	});
+
+	// The confirmation text of the shop's order page whose URL names this customer.
+	function confirmation(name) {
+		return b.evaluate(new RegExp(`shop/confirm\\.html.*name=${encodeURIComponent(name).replace(/%20/g, '\\+')}`),
+		    'document.getElementById("summary").textContent');
+	}
+
+	// Sets (or with null clears) the order page's drift on the fixture site's origin, from a page there.
+	async function setDrift(value) {
+		await b.open('shop/index.html?drift-switch');
+		await b.evaluate(/drift-switch/, value === null ? 'localStorage.removeItem("drift")' : `localStorage.setItem("drift", ${JSON.stringify(value)})`);
+	}
+
+	let taskRecipe;
+
+	test('a task that ends done leaves a recipe; run_recipe replays it with no model request, to the same end', async () => {
+		model = await startModelServer({ steps: SHOP_ORDER_STEPS });
+		await configureAgents(b, { baseUrl: `${model.url}/v1`, apiKey: 'sk-e2e-recipes' });
+		const task = await b.client.callTool({ name: 'run_task', arguments: {
+			task: 'Order one blue mug for Ada Lovelace, shipping to Canada, and report the order number.',
+			start_url: b.page('shop/index.html'), allowed_domains: ['127.0.0.1'] } }, undefined, { timeout: 120000 });
+		const result = task.structuredContent;
+		assert.equal(result.stop_reason, 'done', task.content[0].text);
+		assert.match(result.recipe_id ?? '', /^rcp_/, 'the result names the recipe it left');
+
+		const listed = await b.ok('list_recipes');
+		const summary = listed.data.recipes.find(recipe => recipe.recipe_id === result.recipe_id);
+		assert.ok(summary, listed.text);
+		assert.deepEqual(summary.source, { kind: 'task', task_id: result.task_id });
+		const { data: { recipe } } = await b.ok('get_recipe', { recipe_id: result.recipe_id });
+		taskRecipe = recipe;
+		assert.deepEqual(recipe.steps.map(step => [step.tool, step.target.role, step.target.name]), [
+			['click_element', 'link', 'Blue mug'], ['click_element', 'link', 'Order this mug'], ['type_value', 'textbox', 'Full name'],
+			['select_option', 'select', 'Country'], ['click_element', 'button', 'Place order']]);
+		assert.ok(!JSON.stringify(recipe).includes('"ref"'), 'no ref in a recipe');
+		assert.deepEqual(recipe.parameters, [{ name: 'full_name', default: 'Ada Lovelace', secret: false },
+			{ name: 'country', default: 'Canada', secret: false }]);
+		assert.match(recipe.steps[4].expect.url, /shop\/confirm\.html/);
+		assert.deepEqual(recipe.allowed_domains, ['127.0.0.1']);
+
+		const requests = (await model.log()).length;
+		const progress = [];
+		const replay = await b.client.callTool({ name: 'run_recipe', arguments: { recipe_id: recipe.id, parameters: { full_name: 'Grace Hopper' } },
+			_meta: { 'browser-bridge/structured': true } }, undefined, { timeout: 120000, onprogress: p => progress.push(p.message) });
+		assert.equal(replay.isError, undefined, replay.content[0].text);
+		assert.equal(replay.structuredContent.status, 'done');
+		assert.equal((await model.log()).length, requests, 'the replay made no model request');
+		assert.match(await confirmation('Grace Hopper'), /^Order #\d+ confirmed: one blue mug for Grace Hopper, shipping to Canada\.$/);
+		assert.match(replay.structuredContent.url, /shop\/confirm\.html\?item=blue&name=Grace\+Hopper&country=Canada/);
+		assert.deepEqual(progress, [
+			'Step 1 of 5: click_element link "Blue mug"', 'Step 2 of 5: click_element link "Order this mug"',
+			'Step 3 of 5: type_value textbox "Full name"', 'Step 4 of 5: select_option select "Country"',
+			'Step 5 of 5: click_element button "Place order"']);
+	});
+
+	let recorded;
+
+	test('a client records its own calls and replays them, with other values for the parameters', async () => {
+		await b.ok('start_recording');
+		await b.open('shop/order.html?item=red');
+		const state = await b.state();
+		await b.ok('type_value', { ref: state.ref('textbox', 'Full name'), text: 'Ada Lovelace' });
+		await b.state();
+		await b.ok('select_option', { ref: state.ref('select', 'Country'), values: ['Japan'] });
+		await b.ok('click_element', { ref: state.ref('button', 'Place order') });
+		const saved = await b.ok('stop_recording', { name: 'Order a red mug' });
+		recorded = saved.data.recipe;
+		assert.equal(recorded.name, 'Order a red mug');
+		assert.deepEqual(recorded.source, { kind: 'recording' });
+		assert.match(recorded.start_url, /shop\/order\.html\?item=red/, 'the first navigation is the start');
+		assert.deepEqual(recorded.steps.map(step => step.tool), ['type_value', 'select_option', 'click_element']);
+		assert.deepEqual(recorded.parameters.map(p => [p.name, p.default]), [['full_name', 'Ada Lovelace'], ['country', 'Japan']]);
+		assert.match(saved.text, /Replay it with run_recipe/);
+
+		const replay = await b.ok('run_recipe', { recipe_id: recorded.id, parameters: { full_name: 'Alan Turing', country: 'France' } });
+		assert.match(await confirmation('Alan Turing'), /^Order #\d+ confirmed: one red mug for Alan Turing, shipping to France\.$/);
+		assert.match(replay.text, /replayed 3 steps in tab \d+, with no model/);
+		const nothing = await b.fails('stop_recording', { name: 'again' });
+		assert.match(nothing.message, /No recording is under way/);
+	});
+
+	test('a drifted page (other ids and classes, a field moved) replays by role and name', async () => {
+		await setDrift('moved');
+		try {
+			await b.open('shop/order.html?drift-check');
+			assert.equal(await b.evaluate(/drift-check/, 'document.querySelector("#checkout-v2 > .country-box select") !== null'), true,
+			    'the page drifted: the form has another id, and the country field comes first');
+			await b.ok('run_recipe', { recipe_id: recorded.id, parameters: { full_name: 'Moved Form' } });
+			assert.match(await confirmation('Moved Form'), /one red mug for Moved Form, shipping to Japan\.$/);
+		} finally {
+			await setDrift(null);
+		}
+	});
+
+	test('a renamed button stops the replay with an error naming the step, what it looked for and what the page offers', async () => {
+		await setDrift('renamed');
+		try {
+			const requests = (await model.log()).length;
+			const failed = await b.fails('run_recipe', { recipe_id: taskRecipe.id, parameters: { full_name: 'Renamed Button' } });
+			assert.equal(failed.code, 'ELEMENT_NOT_FOUND');
+			assert.match(failed.message, /^Step 5 \(click_element button "Place order"\) stopped the replay: no button "Place order" is on \S+shop\/order\.html\S*\. The page offers instead: button "Submit order"/);
+			assert.equal((await model.log()).length, requests, 'no model request without heal');
+		} finally {
+			await setDrift(null);
+		}
+	});
+
+	test('list, get and delete: a deleted recipe is gone', async () => {
+		await b.ok('delete_recipe', { recipe_id: recorded.id });
+		assert.ok(!(await b.ok('list_recipes')).data.recipes.some(recipe => recipe.recipe_id === recorded.id));
+		const gone = await b.fails('get_recipe', { recipe_id: recorded.id });
+		assert.equal(gone.code, 'INVALID_ARGUMENT');
+		assert.match((await b.fails('run_recipe', { recipe_id: recorded.id })).message, /no recipe .* of yours/);
+	});
+});
