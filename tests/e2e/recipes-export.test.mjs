@@ -2,18 +2,22 @@
 // playwright.js) run green under `playwright test` against the fixture site,
 // with the system Chromium (CHROMIUM) and Playwright from npm (pinned in
 // tests/playwright/package.json, installed in the build tree). The recipes
-// are two of the agents' benchmark tasks, written out in the recipe format:
-// the shop order (links, a text field, a select, a button, across pages)
-// and the todo list (typing with Enter, an unnamed checkbox found by its
-// row's text, which is not the first row's). Two more exports must fail, and say why: one whose
-// secret parameter is not in the environment (the test names the variable)
-// and one whose expectation does not hold on the page.
+// are the agents' benchmark tasks, written out in the recipe format: the
+// shop order (links, a text field, a select, a button, across pages), the
+// todo list (typing with Enter, an unnamed checkbox found by its row's
+// text, which is not the first row's) and the library card application
+// (three pages of a form). They also pass on the drifted pages (ids and
+// classes renamed, an element moved to another container: localStorage
+// "drift" = "moved"), and fail where the element they name was renamed
+// ("renamed"). Two more exports must fail, and say why: one whose secret
+// parameter is not in the environment (the test names the variable) and
+// one whose expectation does not hold on the page.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import { startFixtureSite } from './fixture-server.mjs';
 import { scaled } from '../timing.mjs';
@@ -65,39 +69,64 @@ function shopOrder(origin) {
 
 // The todo list of the agents' benchmark: add an item with Enter, tick a row's unnamed checkbox
 // by the row's text (the second row, so that the first checkbox would be the wrong one), 3 left.
-function todoList(origin, { itemSecret = false, left = 3 } = {}) {
-	return recipe(origin, itemSecret ? 'todo list with a secret' : left === 3 ? 'todo list' : 'todo list expecting too much', [
+// item: the parameter's name and whether it is a secret; left: the count expected at the end.
+function todoList(origin, { title = 'todo list', item = 'item', secret = false, left = 3 } = {}) {
+	return recipe(origin, title, [
 		{ tool: 'navigate_to', args: { url: 'todos.html' }, expect: { url: `${origin}/todos.html` } },
-		{ tool: 'type_value', target: { role: 'textbox', name: 'What needs to be done?', nth: 0 }, args: { text: '{{item}}', submit: true },
+		{ tool: 'type_value', target: { role: 'textbox', name: 'What needs to be done?', nth: 0 }, args: { text: `{{${item}}}`, submit: true },
 			expect: { appears: { role: 'checkbox', name: '', context: 'buy milk', nth: 0 } } },
 		{ tool: 'click_element', target: { role: 'checkbox', name: '', context: 'water the plants', nth: 0 }, args: {} },
-		{ tool: 'wait_for', args: { selector: 'li.completed:nth-child(2)', timeout_ms: 2000 } },
-		{ tool: 'wait_for', args: { text: `${left} items left`, timeout_ms: 2000 } },
-	], [itemSecret ? { name: 'item', secret: true } : { name: 'item', default: 'buy milk', secret: false }]);
+		{ tool: 'wait_for', args: { selector: 'li:nth-child(2):has(input:checked)' } },
+		{ tool: 'wait_for', args: { text: `${left} items left` } },
+	], [secret ? { name: item, secret: true } : { name: item, default: 'buy milk', secret: false }]);
 }
 
-// Runs `playwright test` on the spec files in DIR/run with the parameters' variables given (and no others); resolves to {code, output, results}.
-function runPlaywright(run, variables) {
+// The multi-page form of the agents' benchmark: three pages, a select, a checkbox, the reference.
+function libraryCard(origin) {
+	const text = (name, param) => ({ tool: 'type_value', target: { role: 'textbox', name, nth: 0 }, args: { text: `{{${param}}}` } });
+	return recipe(origin, 'library card', [
+		{ tool: 'navigate_to', args: { url: 'apply/index.html' }, expect: { url: `${origin}/apply/index.html` } },
+		text('Full name', 'full_name'),
+		text('Email', 'email'),
+		{ tool: 'click_element', target: { role: 'button', name: 'Next: address', nth: 0 }, args: {},
+			expect: { appears: { role: 'textbox', name: 'Street', nth: 0 } } },
+		text('Street', 'street'),
+		text('City', 'city'),
+		{ tool: 'select_option', target: { role: 'select', name: 'Branch', nth: 0 }, args: { values: ['{{branch}}'] } },
+		{ tool: 'click_element', target: { role: 'button', name: 'Next: review', nth: 0 }, args: {},
+			expect: { appears: { role: 'checkbox', name: 'I accept the library\'s rules', nth: 0 } } },
+		{ tool: 'click_element', target: { role: 'checkbox', name: 'I accept the library\'s rules', nth: 0 }, args: {} },
+		{ tool: 'click_element', target: { role: 'button', name: 'Send application', nth: 0 }, args: {},
+			expect: { appears: { role: 'heading', name: 'Thank you', nth: 0 } } },
+		{ tool: 'wait_for', args: { text: 'Application LC-' } },
+	], [['full_name', 'Ada Lovelace'], ['email', 'ada@example.org'], ['street', '12 Analytical Row'], ['city', 'London'], ['branch', 'Harbour']]
+	    .map(([name, value]) => ({ name, default: value, secret: false })));
+}
+
+// Runs `playwright test` on the spec files under DIR/run with the parameters' variables given (and no
+// others) and the fixture site's origin (for the drifted projects); resolves to {output, results}.
+function runPlaywright(run, origin, variables) {
 	const resultsFile = join(DIR, `${run}-results.json`);
 	rmSync(resultsFile, { force: true });
 	const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('RECIPE_')));
 	return new Promise(resolve => {
 		const child = spawn(process.execPath, [join(DIR, 'node_modules', '@playwright', 'test', 'cli.js'), 'test', '--config', join(DIR, 'playwright.config.mjs'), run],
-		    { cwd: DIR, env: { ...env, ...variables, RECIPE_TEST_RESULTS: resultsFile, RECIPE_TEST_TIMEOUT_MS: String(scaled(30000)) }, stdio: ['ignore', 'pipe', 'pipe'] });
+		    { cwd: DIR, env: { ...env, ...variables, RECIPE_TEST_ORIGIN: origin, RECIPE_TEST_RESULTS: resultsFile,
+			RECIPE_TEST_TIMEOUT_MS: String(scaled(60000)), RECIPE_TEST_ACTION_TIMEOUT_MS: String(scaled(5000)) }, stdio: ['ignore', 'pipe', 'pipe'] });
 		let output = '';
 		child.stdout.on('data', chunk => { output += chunk; });
 		child.stderr.on('data', chunk => { output += chunk; });
-		child.on('close', code => resolve({ code, output, results: JSON.parse(readFileSync(resultsFile, 'utf8')) }));
+		child.on('close', () => resolve({ output, results: JSON.parse(readFileSync(resultsFile, 'utf8')) }));
 	});
 }
 
-// Each test's outcome by its title: {status, error}.
+// Each test's outcome by its project and title ("drift moved/todo list"): {status, error}.
 function outcomes(results) {
 	const byTitle = new Map();
 	const walk = suite => {
 		for (const spec of suite.specs ?? [])
 			for (const run of spec.tests)
-				byTitle.set(spec.title, { status: run.results[0]?.status, error: run.results[0]?.error?.message ?? '' });
+				byTitle.set(`${run.projectName}/${spec.title}`, { status: run.results[0]?.status, error: run.results[0]?.error?.message ?? '' });
 		(suite.suites ?? []).forEach(walk);
 	};
 	results.suites.forEach(walk);
@@ -113,7 +142,6 @@ describe('recipes exported as Playwright tests', () => {
 		site = await startFixtureSite();
 		run = `run-${process.pid}`;
 		rmSync(join(DIR, run), { recursive: true, force: true });
-		mkdirSync(join(DIR, run));
 	});
 	after(async () => {
 		await site?.close();
@@ -121,32 +149,46 @@ describe('recipes exported as Playwright tests', () => {
 			rmSync(join(DIR, run), { recursive: true, force: true });
 	});
 
-	test('the shop order and the todo list pass; a missing secret and a wrong expectation fail, saying so', { timeout: scaled(240000) }, async () => {
+	test('the three benchmark tasks pass, also on drifted pages where names hold; a renamed element, a missing secret and a wrong expectation fail, saying so',
+	    { timeout: scaled(300000) }, async () => {
+		const origin = site.origin;
 		const specs = {
-			'shop-order.spec.ts': shopOrder(site.origin),
-			'todo-list.spec.ts': todoList(site.origin),
-			'todo-secret.spec.ts': todoList(site.origin, { itemSecret: true }),
-			'todo-wrong.spec.ts': todoList(site.origin, { left: 9 }),
+			'shop-order.spec.ts': shopOrder(origin),
+			'todo-list.spec.ts': todoList(origin),
+			'library-card.spec.ts': libraryCard(origin),
+			'todo-secret-unset.spec.ts': todoList(origin, { title: 'todo list, secret unset', item: 'item', secret: true }),
+			'todo-secret-set.spec.ts': todoList(origin, { title: 'todo list, secret set', item: 'secret_item', secret: true }),
+			'todo-wrong.spec.ts': todoList(origin, { title: 'todo list expecting too much', left: 9 }),
+			'drift-moved/shop-order.spec.ts': shopOrder(origin),
+			'drift-moved/todo-list.spec.ts': todoList(origin),
+			'drift-moved/library-card.spec.ts': libraryCard(origin),
+			'drift-renamed/todo-list.spec.ts': todoList(origin),
+			'drift-renamed/library-card.spec.ts': libraryCard(origin),
 		};
-		for (const [file, value] of Object.entries(specs))
+		for (const [file, value] of Object.entries(specs)) {
+			mkdirSync(dirname(join(DIR, run, file)), { recursive: true });
 			writeFileSync(join(DIR, run, file), recipeToPlaywright(value));
-		const { output, results } = await runPlaywright(run, {});
+		}
+		const { output, results } = await runPlaywright(run, origin, { RECIPE_SECRET_ITEM: 'buy milk' });
 		const byTitle = outcomes(results);
-		assert.equal(byTitle.size, 4, `four tests ran:\n${output}`);
-		assert.equal(byTitle.get('shop order').status, 'passed', `shop order:\n${output}`);
-		assert.equal(byTitle.get('todo list').status, 'passed', `todo list:\n${output}`);
-		assert.equal(byTitle.get('todo list with a secret').status, 'failed');
-		assert.match(byTitle.get('todo list with a secret').error,
-		    /Set RECIPE_ITEM in the environment: the recipe's parameter item is a secret, which recipes never store/);
-		assert.equal(byTitle.get('todo list expecting too much').status, 'failed');
-		assert.match(byTitle.get('todo list expecting too much').error, /toBeVisible/);
-		assert.match(byTitle.get('todo list expecting too much').error, /9 items left/);
+		assert.equal(byTitle.size, Object.keys(specs).length, `every test ran:\n${output}`);
+		for (const title of ['shop order', 'todo list', 'library card', 'todo list, secret set'])
+			assert.equal(byTitle.get(`as recorded/${title}`).status, 'passed', `${title}:\n${output}`);
+		for (const title of ['shop order', 'todo list', 'library card'])
+			assert.equal(byTitle.get(`drift moved/${title}`).status, 'passed', `${title} on the drifted pages (names unchanged):\n${output}`);
 
-		/* With the secret in the environment, that test passes too. */
-		rmSync(join(DIR, run, 'shop-order.spec.ts'));
-		rmSync(join(DIR, run, 'todo-list.spec.ts'));
-		rmSync(join(DIR, run, 'todo-wrong.spec.ts'));
-		const again = await runPlaywright(run, { RECIPE_ITEM: 'buy milk' });
-		assert.equal(outcomes(again.results).get('todo list with a secret').status, 'passed', again.output);
+		const unset = byTitle.get('as recorded/todo list, secret unset');
+		assert.equal(unset.status, 'failed');
+		assert.match(unset.error, /Set RECIPE_ITEM in the environment: the recipe's parameter item is a secret, which recipes never store/);
+		const wrong = byTitle.get('as recorded/todo list expecting too much');
+		assert.equal(wrong.status, 'failed');
+		assert.match(wrong.error, /toBeVisible/);
+		assert.match(wrong.error, /9 items left/);
+		const renamedField = byTitle.get('drift renamed/todo list');
+		assert.equal(renamedField.status, 'failed', 'the new-item field is renamed');
+		assert.match(renamedField.error, /What needs to be done\?/);
+		const renamedButton = byTitle.get('drift renamed/library card');
+		assert.equal(renamedButton.status, 'failed', 'the send button is renamed');
+		assert.match(renamedButton.error, /Send application/);
 	});
 });
