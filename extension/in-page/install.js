@@ -11,7 +11,7 @@
 		return;
 
 	const { elementById } = parts.refs;
-	const { info, stateOf } = parts.labels;
+	const { info, stateOf, secretField } = parts.labels;
 	const { ownFrameIndex, frameRect } = parts.frames;
 	const { prepareClick, syntheticClick } = parts.pointer;
 	const { prepareType, setValue, syntheticType, readValue } = parts.typing;
@@ -48,6 +48,13 @@
 		info: id => {
 			const element = elementById(id);
 			return element === null ? { stale: true } : info(element);
+		},
+		/* Whether the element focused in this document (inside shadow roots too) holds a secret (press_keys without a ref). */
+		focusSecret: () => {
+			let active = document.activeElement;
+			while (active?.shadowRoot?.activeElement)
+				active = active.shadowRoot.activeElement;
+			return active !== null && secretField(active);
 		},
 	};
 })(globalThis.__browserBridgePageParts ??= {});

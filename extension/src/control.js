@@ -164,6 +164,22 @@ export class PersonControl {
 	}
 
 	/**
+	 * Renames who took the recent actions: a task's name once it masks a
+	 * secret the task's words hold (task-manager.js), in the actions
+	 * already listed too, shown and kept as any change is.
+	 * @param {string} before the name the actions have
+	 * @param {string} after the name they get
+	 */
+	relabel(before, after) {
+		const renamed = this.activity.filter(entry => entry.who === before);
+		renamed.forEach(entry => {
+			entry.who = after;
+		});
+		if (renamed.length > 0)
+			this.changed();
+	}
+
+	/**
 	 * Marks a tab an MCP client acted in, so the person sees where it
 	 * works: a tab in no group goes into a group titled "Agent: <client>"
 	 * until MARK_MS after the last action, then leaves it. Tabs already in

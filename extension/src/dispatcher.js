@@ -33,7 +33,8 @@ import { urlPolicy, urlRefusal } from './url-policy.js';
  * @property {chrome.tabs.Tab} [tab] the tab, for actions that act on one
  * @property {(tabId: number) => void} [refuseIfHeld] a browser-wide action that changes a tab it names (manage_tabs close)
  *   asks first: throws TAB_BUSY when a task other than the caller holds that tab
- * @property {(tabId: number) => void} [opened] an actsElsewhere call tells it the tab it opened, the moment it exists
+ * @property {(tabId: number) => void} [opened] a call that opens a tab (navigate_to new_tab, manage_tabs open) tells it
+ *   the tab, the moment it exists
  * @property {boolean} [tabWasActive] the call named no tab (no tab_id, no ref): tab is the one that was active
  * @property {import('./page-state/refs.js').RefEntry} [element] the element named by params.ref
  * @property {(ref: string) => import('./page-state/refs.js').RefEntry} [resolveRef] finds another element of the tab
@@ -375,7 +376,7 @@ export class Dispatcher {
 	 * @param {ActionDefinition} definition
 	 * @param {object} params
 	 * @param {import('./rpc.js').CallContext & {owner?: Owner, opened?: (tabId: number) => void}} call opened: told
-	 *   the tab an actsElsewhere call opens, the moment it exists (a task holds it then)
+	 *   the tab the call opens (navigate_to new_tab, manage_tabs open), the moment it exists (a task holds it then)
 	 * @param {{tab?: number}} where
 	 * @returns {Promise<object>}
 	 */
@@ -397,12 +398,12 @@ export class Dispatcher {
 		};
 		let key = 'browser';
 		const elsewhere = definition.actsElsewhere?.(params) === true;
-		if (elsewhere) {
-			context.opened = tabId => {
+		context.opened = tabId => {
+			if (elsewhere)
 				where.tab = tabId;
-				call.opened?.(tabId);
-			};
-		} else if ((definition.scope ?? 'tab') === 'tab') {
+			call.opened?.(tabId);
+		};
+		if (!elsewhere && (definition.scope ?? 'tab') === 'tab') {
 			let tabId = params.tab_id;
 			if (typeof params.ref === 'string') {
 				context.element = this.resolveRef(params.ref, tabId);

@@ -519,6 +519,53 @@ test('what the navigator types into a secret field is typed as it is, and kept, 
 			assert.ok(!JSON.stringify(kept).includes(secret), `${secret} in the ${where}: ${JSON.stringify(kept)}`);
 });
 
+// Issue #35 (after finding 7): press_keys without a ref goes to whatever has
+// focus, and keys pressed into a focused secret field were kept in clear.
+test('keys pressed without a ref into a focused secret field are kept masked, their text masked in the task\'s words; onSecret hears once per new secret', async () => {
+	const PIN = '739164';
+	const acted = [];
+	const browser = {
+		read: async () => ({ state: 'e1 textbox "PIN" type=password', page_text: '', url: 'http://bank/', title: 'Bank',
+			labels: new Map([['e1', 'PIN']]), secrets: new Set(['e1']) }),
+		/* The tool says the focused field holds a secret (its structured secret: true). */
+		act: async (tool, args) => {
+			acted.push(args);
+			return { text: `Pressed 6 characters and {Enter}; the page says PIN ${PIN} accepted.`, url: 'http://bank/', secretFocus: true };
+		},
+		back: async () => {},
+		blocked: () => [],
+	};
+	const events = [];
+	let secretsHeard = 0;
+	const tools = navigatorTools().filter(tool => tool.name === 'press_keys');
+	const { task, calls } = makeTask({
+		browser, tools, task: `Unlock with PIN ${PIN}`, onEvent: event => events.push(event), onSecret: () => secretsHeard++,
+		scripts: {
+			planner: [plan()],
+			navigator: [act(['press_keys', { keys: `${PIN}{Enter}` }]), act(['press_keys', { keys: `${PIN}{Enter}` }]), done(`Unlocked with ${PIN}`)],
+			validator: [accept],
+		},
+	});
+	const result = await task.run(new AbortController().signal);
+	assert.equal(result.stop_reason, StopReason.DONE);
+	assert.deepEqual(acted, [{ keys: `${PIN}{Enter}` }, { keys: `${PIN}{Enter}` }], 'the page gets the real keys');
+	const pressed = result.steps.filter(step => step.tool === 'press_keys');
+	assert.deepEqual(pressed.map(step => step.args), [{ keys: '•••••••••••••' }, { keys: '•••••••••••••' }]);
+	assert.equal(task.conceal(task.task), 'Unlock with PIN ••••••', 'the PIN alone, without {Enter}, is masked too');
+	assert.equal(secretsHeard, 1, 'the same keys again are no new secret');
+	for (const [where, kept] of [['result', result], ['events', events], ['history', task.history],
+		['the navigator\'s later prompts', calls.slice(2).map(call => call.input.history)]])
+		assert.ok(!JSON.stringify(kept).includes(PIN), `the PIN in the ${where}: ${JSON.stringify(kept)}`);
+
+	/* Keys pressed with nothing secret focused are kept as they are. */
+	const plain = makeTask({
+		browser: { ...browser, act: async () => ({ text: 'Pressed "Ada".', url: 'http://bank/' }) }, tools,
+		scripts: { planner: [plan()], navigator: [act(['press_keys', { keys: 'Ada' }]), done('typed')], validator: [accept] },
+	});
+	const typed = await plain.task.run(new AbortController().signal);
+	assert.deepEqual(typed.steps.find(step => step.tool === 'press_keys').args, { keys: 'Ada' });
+});
+
 test('ask_user with nobody answering stops the task with waiting_for_user at its timeout', async () => {
 	let fire;
 	const browser = fakeBrowser({ pages: { 'http://a/': { state: 's' } } });

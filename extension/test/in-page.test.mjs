@@ -202,6 +202,23 @@ test('a secret field (password, one-time code, a PIN or token by name, id or lab
 	});
 });
 
+// Issue #35 (after finding 7): press_keys without a ref asks whether the
+// focused field holds a secret before it echoes the keys.
+test('focusSecret says whether the focused field holds a secret, inside a shadow root too', () => {
+	const { document, api } = pageWith('<input type="password" id="pin" aria-label="PIN" data-box="0 0 80 20">' +
+	    '<input id="name" aria-label="Name" data-box="0 30 80 20"><div id="host"></div>');
+	assert.equal(api.focusSecret(), false, 'nothing focused');
+	document.getElementById('pin').focus();
+	assert.equal(api.focusSecret(), true);
+	document.getElementById('name').focus();
+	assert.equal(api.focusSecret(), false);
+	const root = document.getElementById('host').attachShadow({ mode: 'open' });
+	root.innerHTML = '<input autocomplete="one-time-code" aria-label="Code">';
+	root.querySelector('input').focus();
+	assert.equal(document.activeElement, document.getElementById('host'));
+	assert.equal(api.focusSecret(), true);
+});
+
 test('typing into a disabled or read-only field is refused with the reason', () => {
 	const { api } = pageWith('<input disabled aria-label="Off" data-box="0 0 80 20"><input readonly aria-label="Fixed" data-box="0 30 80 20">');
 	const { items } = api.snapshot();

@@ -184,7 +184,7 @@ test('agents import no browser, action, page-state or dispatcher module but the 
 	}
 	assert.deepEqual(found, []);
 	assert.deepEqual(layersImports('agents/task-loop.js').filter(target => !target.startsWith('agents/')).sort(),
-	    ['errors.js', 'json-schema.js', 'sleep.js'], 'the step loop stands on pure modules only');
+	    ['errors.js', 'json-schema.js', 'keys.js', 'sleep.js'], 'the step loop stands on pure modules only');
 });
 
 test('browser and page-state modules import nothing above them (rule 3)', () => {

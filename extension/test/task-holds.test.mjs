@@ -13,6 +13,7 @@ import { HISTORY_KEY, HISTORY_MAX, PANEL_NOTICE_MS, TASK_KEEP_MS, TaskManager, t
 import { BridgeError, ErrorCode } from '../src/errors.js';
 import { Fence } from '../src/agents/fence.js';
 import { RequestRunner } from '../src/rpc.js';
+import { PersonControl } from '../src/control.js';
 import { PAGE_TEXT_CHARS } from '../src/agents/prompts.js';
 import { contentText } from '../src/content-math.js';
 import { AGENT_CATALOGUE, WELCOME_CATALOGUE } from './host-catalogue.mjs';
@@ -255,6 +256,143 @@ test('a PIN typed into a secret field is in no answer, list, kept history or pan
 		taskHistory: storage.stored.get(HISTORY_KEY),
 	};
 	assert.equal(places.list_tasks.structuredContent.tasks[0].task, 'Unlock the card with PIN ••••••.');
+	for (const [where, data] of Object.entries(places))
+		assert.ok(!JSON.stringify(data).includes(PIN), `the PIN in ${where}: ${JSON.stringify(data)}`);
+});
+
+// Issue #35 (after findings 2 and 7): the tabs a task opened could be
+// acted in and closed by another client while the task ran.
+test('the tabs a task opens are held as its own tab, from birth: others\' changes and closes get TAB_BUSY; the hold ends with the task, kept tabs too', async () => {
+	const { dispatcher, tasks, model } = setup({
+		planner: [{ plan: 'p', next_goal: 'g', status: 'continue' }],
+		navigator: [{ actions: [{ tool: 'navigate_to', args: { url: 'http://shop.test/9', new_tab: true } }] }],
+	}, { keep_tabs: true });
+	dispatcher.register(tabActions);
+	dispatcher.services.refs = { expireTab: () => {} };
+	const removed = [];
+	chrome.tabs.query = async () => [{ id: 1 }, { id: 5 }, { id: 9 }];
+	chrome.tabs.remove = async id => { removed.push(id); };
+	let atBirth;
+	dispatcher.register({ navigate_to: { actsElsewhere: params => params.new_tab === true, run: async (params, context) => {
+		context.opened(9);
+		/* Another caller, while the new tab's page loads. */
+		atBirth = await dispatcher.dispatch('scroll_page', { tab_id: 9, direction: 'down' }, call()).then(() => 'acted', error => error);
+		return { content: [{ type: 'text', text: 'Loaded.' }], structuredContent: { tab: { id: 9, url: params.url } } };
+	} } });
+	const started = await dispatcher.dispatch('run_task', { task: 'Compare two mugs', tab_id: 1, wait: false }, call());
+	const id = started.structuredContent.task_id;
+	await model.waiting(1);
+	assert.ok(busy(`task ${id} ("Compare two mugs")`)(atBirth));
+	/* A page of the task's tab opens another tab (target=_blank). */
+	await tasks.deps.fence.tabCreated({ id: 5, openerTabId: 1, windowId: 1, pendingUrl: 'http://shop.test/5' });
+
+	for (const tab of [9, 5]) {
+		await assert.rejects(dispatcher.dispatch('scroll_page', { tab_id: tab, direction: 'down' }, call(undefined, 'bob')),
+		    busy(`task ${id} ("Compare two mugs")`), `tab ${tab}`);
+		await assert.rejects(dispatcher.dispatch('manage_tabs', { action: 'close', tab_id: tab }, { ...call(), ownerKey: true }),
+		    busy(`task ${id}`), `tab ${tab}, with the owner key`);
+		await dispatcher.dispatch('get_browser_state', { tab_id: tab }, call(undefined, 'bob'));
+	}
+	assert.deepEqual(removed, []);
+
+	model.pending[0](impossible);
+	const result = await (await tasks.get(id, { caller: 'alice' })).done;
+	assert.deepEqual(result.opened_tabs.map(tab => [tab.tab_id, tab.kept]), [[9, true], [5, true]]);
+	assert.equal(dispatcher.holds.size, 0, 'no hold outlives the task');
+	await dispatcher.dispatch('scroll_page', { tab_id: 9, direction: 'down' }, call(undefined, 'bob'));
+	await dispatcher.dispatch('manage_tabs', { action: 'close', tab_id: 5 }, call(undefined, 'bob'));
+	assert.deepEqual(removed, [5]);
+});
+
+// Issue #35 (after finding 7): the task's own words, which named the PIN it
+// typed, stayed in clear in TAB_BUSY, the popup's recent actions and the
+// tab group's title.
+test('once a task types a PIN its words name, TAB_BUSY, the recent actions (earlier ones too) and its tab group\'s title mask it', async () => {
+	const PIN = '739164';
+	const { dispatcher, tasks, model } = setup({
+		planner: [{ plan: 'p', next_goal: 'unlock', status: 'continue' }],
+		navigator: [{ actions: [{ tool: 'type_value', args: { ref: 'e1', text: PIN } }] }],
+	});
+	const control = new PersonControl({ local: { get: async () => ({}) }, session: { get: async () => ({}), set: async () => {} } });
+	dispatcher.services.control = control;
+	const titles = [];
+	tasks.deps.browser.tabGroups.update = async (groupId, { title }) => { titles.push(title); };
+	dispatcher.registry.set('get_browser_state', { run: async (params, context) => ({
+		content: [{ type: 'text', text: 'e1 textbox "PIN" type=password' }],
+		structuredContent: { tab: { id: context.tab.id, url: context.tab.url, title: 'Bank' },
+			elements: [{ ref: 'e1', role: 'textbox', name: 'PIN', type: 'password', secret: true }] },
+	}) });
+	dispatcher.services.refs = { resolve: ref => ({ status: 'ok', entry: { ref, tabId: 1 } }) };
+	const typed = [];
+	/* The client's scroll, refused while the task types: what it is told then. */
+	let refusedMeanwhile;
+	dispatcher.register({ type_value: { run: async params => {
+		typed.push(params.text);
+		refusedMeanwhile = await dispatcher.dispatch('scroll_page', { tab_id: 1, direction: 'down' }, call(undefined, 'bob')).catch(error => error);
+		return { content: [{ type: 'text', text: 'Typed 6 characters into e1 (textbox "PIN").' }] };
+	} } });
+	const started = await dispatcher.dispatch('run_task', { task: `Unlock the card with PIN ${PIN}.`, tab_id: 1, wait: false }, call());
+	const id = started.structuredContent.task_id;
+	await model.waiting(1);
+	assert.deepEqual(typed, [PIN], 'the page got the PIN');
+	const masked = `task ${id} ("Unlock the card with PIN ••••••.")`;
+	assert.equal(refusedMeanwhile.code, ErrorCode.TAB_BUSY);
+	assert.ok(refusedMeanwhile.message.includes(masked), refusedMeanwhile.message);
+	const refused = await dispatcher.dispatch('run_task', { task: 'Another', tab_id: 1, wait: false }, call()).catch(error => error);
+	assert.ok(refused.message.includes(masked), refused.message);
+	const activity = control.snapshot().activity.filter(entry => entry.who.startsWith(`task ${id}`));
+	assert.deepEqual(new Set(activity.map(entry => entry.tool)), new Set(['get_browser_state', 'get_page_content', 'type_value']),
+	    'the reads before the typing are listed too');
+	assert.ok(activity.every(entry => entry.who === masked), JSON.stringify(activity));
+	assert.deepEqual(titles, [`Agent: Unlock the card with PIN ${PIN}.`, 'Agent: Unlock the card with PIN ••••••.'],
+	    'named before the PIN was typed, renamed once it was');
+	for (const [where, data] of Object.entries({ 'TAB_BUSY': [refusedMeanwhile.message, refused.message],
+		'the recent actions': control.snapshot(), 'the group title': titles.at(-1) }))
+		assert.ok(!JSON.stringify(data).includes(PIN), `the PIN in ${where}: ${JSON.stringify(data)}`);
+});
+
+// Issue #35 (after finding 7): press_keys without a ref types into
+// whatever has focus; into a secret field its keys were kept in clear.
+test('a PIN pressed as keys into a focused secret field is in no answer, list, kept history or panel entry', async () => {
+	const PIN = '739164';
+	const { dispatcher, tasks, storage } = setup({
+		planner: [{ plan: 'p', next_goal: 'unlock', status: 'continue' }],
+		navigator: [{ actions: [{ tool: 'click_element', args: { ref: 'e1' } }, { tool: 'press_keys', args: { keys: `${PIN}{Enter}` } }] },
+			{ actions: [], done: { answer: `Unlocked with ${PIN}` } }],
+		validator: [{ verdict: 'accept', reason: 'The page says unlocked.' }],
+	});
+	dispatcher.registry.set('get_browser_state', { run: async (params, context) => ({
+		content: [{ type: 'text', text: 'e1 textbox "PIN" type=password' }],
+		structuredContent: { tab: { id: context.tab.id, url: context.tab.url, title: 'Bank' },
+			elements: [{ ref: 'e1', role: 'textbox', name: 'PIN', type: 'password', secret: true }] },
+	}) });
+	dispatcher.services.refs = { resolve: ref => ({ status: 'ok', entry: { ref, tabId: 1 } }) };
+	const pressed = [];
+	dispatcher.register({
+		click_element: { run: async () => ({ content: [{ type: 'text', text: 'Clicked e1 (textbox "PIN").' }] }) },
+		/* As the tool answers keys pressed into a focused secret field: counted, masked, secret. */
+		press_keys: { run: async params => {
+			pressed.push(params.keys);
+			return { content: [{ type: 'text', text: 'Pressed 6 characters and {Enter}.' }],
+				structuredContent: { keys: '•'.repeat(params.keys.length), focused: { tag: 'input', id: 'pin' }, secret: true } };
+		} },
+	});
+	const started = await dispatcher.dispatch('run_task', { task: `Unlock the card: press ${PIN} in the PIN field.`, tab_id: 1, wait: false }, call());
+	const id = started.structuredContent.task_id;
+	const record = await tasks.get(id, { caller: 'alice' });
+	await record.done;
+	await new Promise(resolve => setTimeout(resolve, 10));	/* keeping is asynchronous */
+	assert.deepEqual(pressed, [`${PIN}{Enter}`], 'the page got the keys');
+	assert.equal(record.result.stop_reason, 'done');
+	assert.deepEqual(record.result.steps.find(step => step.tool === 'press_keys').args, { keys: '•••••••••••••' });
+	const places = {
+		result: record.result,
+		get_task: await dispatcher.dispatch('get_task', { task_id: id }, call()),
+		list_tasks: await dispatcher.dispatch('list_tasks', {}, call()),
+		panel: await tasks.panelTasks(),
+		taskHistory: storage.stored.get(HISTORY_KEY),
+	};
+	assert.equal(places.list_tasks.structuredContent.tasks[0].task, 'Unlock the card: press •••••• in the PIN field.');
 	for (const [where, data] of Object.entries(places))
 		assert.ok(!JSON.stringify(data).includes(PIN), `the PIN in ${where}: ${JSON.stringify(data)}`);
 });

@@ -87,7 +87,7 @@ export function findByLabel(elements, label) {
 // {tool, args}, or null when the element it names is not there (yet).
 export function actionFor(step, elements) {
 	if (step.do === 'navigate')
-		return { tool: 'navigate_to', args: { url: step.url } };
+		return { tool: 'navigate_to', args: { url: step.url, ...(step.new_tab === true ? { new_tab: true } : {}) } };
 	if (step.do === 'press')
 		return { tool: 'press_keys', args: { keys: step.keys } };
 	if (step.do === 'scroll')

@@ -133,8 +133,10 @@ export async function openOptions(bridge) {
 	};
 }
 
-// Sets up the agents as a person would on the options page.
-export async function configureAgents(bridge, { provider = 'OpenAI-compatible', baseUrl, apiKey = '', model = 'scripted', domains = '' } = {}) {
+// Sets up the agents as a person would on the options page (keepTabs: keep
+// the tabs a task opens when it ends).
+export async function configureAgents(bridge, { provider = 'OpenAI-compatible', baseUrl, apiKey = '', model = 'scripted', domains = '',
+	keepTabs = false } = {}) {
 	const page = await openOptions(bridge);
 	try {
 		await page.fill('Provider', { 'OpenAI-compatible': 'openai', Anthropic: 'anthropic', 'Google Gemini': 'gemini' }[provider]);
@@ -142,6 +144,7 @@ export async function configureAgents(bridge, { provider = 'OpenAI-compatible', 
 		await page.fill('API key', apiKey);
 		await page.fill('Model', model);
 		await page.fill('Allowed domains', domains);
+		await page.fill('Keep the tabs a task opens', keepTabs);
 		const status = await page.press('Save');
 		if (!status.startsWith('Saved.'))
 			throw new Error(`the options page did not save: ${status}`);

@@ -249,6 +249,46 @@ describe('run_task', () => {
 		assert.match(ended.text, new RegExp(`stopped \\(tab_closed\\).*tab ${tab}, where the task ran, was closed`));
 	});
 
+	// Issue #35 (after finding 2): the tabs a task opened could be acted in
+	// and closed by another client while it ran.
+	test('the tabs a running task opens are held as its own: no client acts in or closes them, the person can; the hold ends with the task', async () => {
+		const kept = b.page('shop/index.html?opened-and-kept');
+		const closedByPerson = b.page('shop/index.html?opened-and-closed-by-the-person');
+		/* The navigator's third answer waits until the test has tried the opened tabs. */
+		await useScenario({ steps: [{ do: 'navigate', url: kept, new_tab: true }, { do: 'navigate', url: closedByPerson, new_tab: true },
+			{ do: 'answer', pattern: 'Red mug' }], faults: [{ request: 4, hold: true }] }, { keepTabs: true });
+		const started = await runTask({ task: 'Open two shop pages in new tabs.', start_url: b.page('shop/index.html?task-own-tab'), wait: false });
+		const { task_id: id } = started.data;
+		await until(async () => (await model.log()).length >= 4, { what: 'the held model request' });
+		const tabs = (await b.ok('manage_tabs', { action: 'list' })).data.tabs;
+		const [first, second] = [kept, closedByPerson].map(url => tabs.find(tab => tab.url === url)?.id);
+		assert.ok(first !== undefined && second !== undefined, `the task opened both tabs: ${JSON.stringify(tabs)}`);
+
+		for (const [tool, args] of [['manage_tabs', { action: 'close', tab_id: first }], ['navigate_to', { tab_id: first, url: b.page('shop/index.html') }],
+			['click_element', { ref: (await b.state({ tab_id: first })).ref('link', 'Blue mug') }]]) {
+			const refused = await b.fails(tool, args);
+			assert.equal(refused.code, 'TAB_BUSY', `${tool}: ${refused.text}`);
+			assert.ok(refused.message.includes(id), refused.message);
+		}
+		/* Reading it works. */
+		await b.ok('get_page_content', { tab_id: first, format: 'text' });
+
+		/* The person closes the other one with its close button: the task runs on. */
+		const target = (await b.cdp.targets()).find(t => t.type === 'page' && t.url === closedByPerson);
+		await b.cdp.send('Target.closeTarget', { targetId: target.targetId });
+		await until(async () => !(await b.ok('manage_tabs', { action: 'list' })).data.tabs.some(tab => tab.id === second),
+		    { what: 'the person\'s close' });
+		assert.equal((await b.ok('get_task', { task_id: id })).data.status, 'running');
+
+		await model.release(4);
+		const ended = await b.ok('get_task', { task_id: id, wait_ms: scaled(30000) });
+		assert.equal(ended.data.stop_reason, 'done', ended.text);
+		assert.deepEqual(ended.data.opened_tabs.map(tab => [tab.tab_id, tab.kept]), [[first, true], [second, false]]);
+		/* Kept, it is the person's again: anyone may act in it and close it. */
+		await b.ok('click_element', { ref: (await b.state({ tab_id: first })).ref('link', 'Blue mug') });
+		await b.ok('manage_tabs', { action: 'close', tab_id: first });
+	});
+
 	test('allowed_domains refuses a link to another site and reports it', async () => {
 		await useScenario({ steps: [{ do: 'click', label: 'Partner deals' }] });
 		const r = await runTask({ task: 'Look at the partner deals.', start_url: b.page('shop/index.html'),

@@ -10,7 +10,9 @@
 // the MCP client that started it answers with answer_task, or, for a
 // client that declared elicitation, its user's answer to elicitation/create.
 // A PIN and a one-time code the agents type reach the page, but no result,
-// progress, list, kept history or panel holds them in clear (#35).
+// progress, list, kept history or panel holds them in clear (#35), nor,
+// once typed, TAB_BUSY, the popup's recent actions or the tab group's
+// title, where the task's words named them.
 // Screenshots of each state go to E2E_ARTEFACTS.
 
 import { describe, before, after, test } from 'node:test';
@@ -272,6 +274,74 @@ describe('side panel', () => {
 				'the side panel': await sidePanel.run('document.documentElement.outerHTML'),
 			};
 			assert.match(places['the side panel'], /type_value "PIN": ok/, 'the panel shows the step');
+			for (const [where, data] of Object.entries(places))
+				for (const secret of [PIN, CODE])
+					assert.ok(!JSON.stringify(data).includes(secret), `${secret} in ${where}: ${JSON.stringify(data)}`);
+		} finally {
+			await sidePanel.close();
+		}
+	});
+
+	// Issue #35 (after finding 7): keys pressed without a ref into the
+	// focused PIN field were kept in clear, and the task's own words, which
+	// named the PIN, stayed in clear in TAB_BUSY, the popup's recent actions
+	// and the tab group's title.
+	test('a PIN the task names, pressed as keys into the focused PIN field, is masked everywhere once typed: TAB_BUSY, recent actions, tab group, results, history', async () => {
+		const PIN = '739164';
+		const CODE = '882211';
+		/* The navigator's answer after the PIN waits while the test looks around. */
+		await useScenario({ steps: [
+			{ do: 'click', label: 'PIN' },
+			{ do: 'press', keys: PIN },
+			{ do: 'type', label: 'One-time code', text: CODE },
+			{ do: 'click', label: 'Unlock' },
+			{ do: 'answer', pattern: 'Card unlocked' },
+		], faults: [{ request: 4, hold: true }] });
+		/* Opened before the task: a tab opened from the task's tab while it runs would be the task's. */
+		const sidePanel = await openPanel();
+		const progress = [];
+		const running = b.client.callTool({ name: 'run_task',
+		    arguments: { task: `Unlock the card with PIN ${PIN} and the one-time code.`, start_url: b.page('unlock.html') } },
+		    undefined, { timeout: 120000, resetTimeoutOnProgress: true, onprogress: p => progress.push(p.message) });
+		await until(async () => (await model.log()).length >= 4, { what: 'the navigator\'s answer after the PIN' });
+		const [{ task_id: id, tab_id: tab }] = (await b.ok('list_tasks')).data.tasks;
+		try {
+			const busy = await b.fails('scroll_page', { tab_id: tab, direction: 'down' });
+			assert.equal(busy.code, 'TAB_BUSY');
+			assert.ok(busy.message.includes(`task ${id} ("Unlock the card with PIN ••••••`), busy.message);
+			const recent = (await sidePanel.run(`chrome.runtime.sendMessage({ type: 'getControl' })`)).activity
+			    .filter(entry => entry.who.startsWith(`task ${id}`));
+			assert.ok(recent.some(entry => entry.tool === 'get_browser_state'), JSON.stringify(recent));
+			const titles = await inExtension(b, `chrome.tabs.get(${tab}).then(t => chrome.tabGroups.get(t.groupId)).then(g => g.title)`);
+			assert.match(titles, /^Agent: Unlock the card with PIN ••••••/);
+			const meanwhile = { 'TAB_BUSY': busy, 'the recent actions': recent, 'the tab group\'s title': titles };
+			for (const [where, data] of Object.entries(meanwhile))
+				assert.ok(!JSON.stringify(data).includes(PIN), `the PIN in ${where}: ${JSON.stringify(data)}`);
+
+			await model.release(4);
+			const result = await running;
+			assert.equal(result.structuredContent.stop_reason, 'done', result.content[0].text);
+			assert.deepEqual(await b.evaluate(/unlock\.html/, 'window.received'), { pin: PIN, otp: CODE }, 'the page got what was typed');
+			const pressed = result.structuredContent.steps.find(step => step.tool === 'press_keys');
+			assert.deepEqual(pressed.args, { keys: '••••••' });
+			const kept = () => inExtension(b, `chrome.storage.local.get('taskHistory').then(s => s.taskHistory.find(t => t.id === ${JSON.stringify(id)}))`);
+			await until(kept, { what: 'the task among the kept ones' });
+			await until(async () => (await sidePanel.tasks()).some(t => t.id === id && t.status === 'Done'), { what: 'the task in the panel' });
+			/* The popup's recent actions are kept in chrome.storage.session, at most a second after a change. */
+			const session = () => inExtension(b, `chrome.storage.session.get('activity').then(s => s.activity)`);
+			await until(async () => (await session()).some(entry => entry.who.startsWith(`task ${id}`) && entry.tool === 'click_element' &&
+			    entry.outcome === 'ok' && JSON.stringify(entry).includes('••••••')), { what: 'the finished actions kept' });
+			const places = {
+				'run_task': result, 'its progress': progress,
+				'get_task': await b.client.callTool({ name: 'get_task', arguments: { task_id: id } }),
+				'list_tasks': await b.client.callTool({ name: 'list_tasks', arguments: {} }),
+				'taskHistory in chrome.storage.local': await kept(),
+				'the side panel': await sidePanel.run('document.documentElement.outerHTML'),
+				'the popup\'s recent actions': await sidePanel.run(`chrome.runtime.sendMessage({ type: 'getControl' })`),
+				'the recent actions in chrome.storage.session': await session(),
+				'the tab group\'s title': await inExtension(b, `chrome.tabGroups.query({}).then(groups => groups.map(g => g.title))`),
+			};
+			assert.match(places['the side panel'], /press_keys: ok/, 'the panel shows the step');
 			for (const [where, data] of Object.entries(places))
 				for (const secret of [PIN, CODE])
 					assert.ok(!JSON.stringify(data).includes(secret), `${secret} in ${where}: ${JSON.stringify(data)}`);

@@ -10,6 +10,7 @@ import { DebuggerUnavailable } from '../browser/debugger.js';
 import { callOnElement, runOnElement } from '../browser/page-channel.js';
 import { OutcomeObserver } from '../browser/outcome.js';
 import { quote } from '../page-state/format.js';
+import { mask } from '../agents/redact.js';
 import { actionResult, cdpClick, elementLabel, pointerTarget, throwIfFailed, typeIntoField } from './input.js';
 
 /** Values that tick a checkbox, and those that untick it. */
@@ -78,7 +79,7 @@ async function fillValue(context, value, label) {
 		return { said: `${label} = ${quote(set.value)}`, secret };
 	}
 	await typeIntoField(context, prepared, text === '' ? [] : [{ type: 'text', text }], { perKey: prepared.kind === 'keys' });
-	const shown = secret ? '•'.repeat(text.length) : text;
+	const shown = secret ? mask(text) : text;
 	return { said: `${label} = ${quote(shown.length > 60 ? `${shown.slice(0, 59)}…` : shown)}`, secret };
 }
 

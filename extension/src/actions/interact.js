@@ -7,11 +7,12 @@
 
 import { BridgeError, ErrorCode } from '../errors.js';
 import { DebuggerUnavailable } from '../browser/debugger.js';
-import { callInDocument, callOnElement, runInPage, runOnElement } from '../browser/page-channel.js';
+import { callInDocument, callInPage, callOnElement, runInPage, runOnElement } from '../browser/page-channel.js';
 import { OutcomeObserver } from '../browser/outcome.js';
 import { quote } from '../page-state/format.js';
 import { KeySequenceError, parseKeySequence, summarizeTokens } from '../keys.js';
 import { describeOptions, matchOptions } from '../select-options.js';
+import { mask } from '../agents/redact.js';
 import {
 	actionResult, cdpClick, cdpType, elementLabel, frameOffset, pointerTarget, requireVisiblePage, syntheticNote, throwIfFailed,
 } from './input.js';
@@ -128,6 +129,18 @@ function syntheticHover(id) {
 	el.dispatchEvent(new PointerEvent('pointermove', init));
 	el.dispatchEvent(new MouseEvent('mousemove', init));
 	return { ok: true };
+}
+
+/**
+ * Whether a field that holds a secret has focus in some frame of a tab,
+ * where press_keys without a ref sends its keys (the in-page
+ * secretField rule); false when no frame can say.
+ * @param {chrome.tabs.Tab} tab
+ * @returns {Promise<boolean>}
+ */
+async function focusInSecretField(tab) {
+	const answers = await callInPage(tab, { allFrames: true }, 'focusSecret').catch(() => []);
+	return answers.some(answer => answer?.result === true);
 }
 
 /**
@@ -279,6 +292,9 @@ export const interactActions = {
 			try {
 				await observer.start(element?.documentId);
 				await services.debuggers.attach(tab.id).catch(() => {});
+				/* Keys without a ref go where focus is: counted, not echoed, when that field holds a secret. */
+				if (element === undefined)
+					secret = await focusInSecretField(tab);
 				if (element !== undefined) {
 					if (element.frameId !== 0)
 						await frameOffset(tab, element.frameId, true);
@@ -315,6 +331,9 @@ export const interactActions = {
 				if (!outcome.navigated && !outcome.tab_closed) {
 					const [r] = await runInPage(tab, { frameIds: [0] }, focusedElement, [], { needs: [] }).catch(() => []);
 					focused = r?.result ?? null;
+					/* A {Tab} among the keys may have moved them into a secret field. */
+					if (element === undefined && !secret)
+						secret = await focusInSecretField(tab);
 				}
 				let value;
 				if (element !== undefined && !outcome.navigated) {
@@ -328,11 +347,11 @@ export const interactActions = {
 					sentence += ` Its value is now ${quote(value.length > 200 ? `${value.slice(0, 199)}…` : value)}.`;
 				if (focused !== null)
 					sentence += ` Focus is on <${focused.tag}>${focused.id ? `#${focused.id}` : ''}${focused.name ? ` ${quote(focused.name)}` : ''}.`;
-				const structured = { keys: secret ? '•'.repeat(params.keys.length) : params.keys, focused };
+				const structured = { keys: secret ? mask(params.keys) : params.keys, focused };
 				if (element !== undefined)
 					structured.ref = element.ref;
 				if (secret)
-					structured.secret_refs = [element.ref];
+					Object.assign(structured, { secret: true }, element !== undefined ? { secret_refs: [element.ref] } : {});
 				if (value !== undefined)
 					structured.value = value;
 				return actionResult(sentence, outcome, structured, note, value !== undefined);

@@ -39,7 +39,7 @@ async function tabsResult(sentence, extra = {}) {
 export const tabActions = {
 	manage_tabs: {
 		scope: 'browser',
-		async run(params, { signal, deadline, actor, services, refuseIfHeld }) {
+		async run(params, { signal, deadline, actor, services, refuseIfHeld, opened }) {
 			switch (params.action) {
 			case 'list':
 				return tabsResult(`${(await listTabs()).length} tab(s) open.`);
@@ -50,6 +50,7 @@ export const tabActions = {
 				try {
 					const tab = await openTab(url, services.networkLog, actor);
 					watcher.bind(tab.id);
+					opened?.(tab.id);
 					let still = [];
 					if (url !== 'about:blank') {
 						const loaded = await watcher.waitFor('load', {

@@ -109,6 +109,8 @@ export class Fence {
 		this.syncing = Promise.resolve();
 		/** The rules the last update wrote (JSON), or null when unknown: the first update always writes. */
 		this.written = null;
+		/** Told of each tab that becomes a task's (onAdopt). */
+		this.adopted = () => {};
 		this.ready = this.deps.tabs.query({})
 		    .then(tabs => tabs.forEach(tab => this.known.add(tab.id)))
 		    .then(() => this.sync());
@@ -193,7 +195,17 @@ export class Fence {
 	}
 
 	/**
-	 * Makes a tab the task's: same fence, listed in its result.
+	 * Tells listener of each tab that becomes a task's from now on (the
+	 * task manager holds it for the task).
+	 * @param {(taskId: string, tabId: number) => void} listener
+	 */
+	onAdopt(listener) {
+		this.adopted = listener;
+	}
+
+	/**
+	 * Makes a tab the task's: same fence, listed in its result, and the
+	 * onAdopt listener told.
 	 * @param {string} taskId
 	 * @param {number} tabId
 	 * @param {string} url
@@ -212,6 +224,7 @@ export class Fence {
 		this.unplaced.delete(tabId);
 		this.known.delete(tabId);
 		this.syncLater();
+		this.adopted(taskId, tabId);
 	}
 
 	/**

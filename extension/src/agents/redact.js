@@ -1,7 +1,8 @@
 /**
- * Keeps API keys out of every text the agents produce: errors, progress,
- * logs. A key is replaced wherever it appears, and so is anything that
- * looks like a bearer credential.
+ * Keeps secrets out of what the extension shows and keeps: API keys out of
+ * every text the agents produce (errors, progress, logs), replaced wherever
+ * they appear, with anything that looks like a bearer credential; and what
+ * is typed into a secret field, shown as a mask of its length (mask).
  * @module agents/redact
  */
 
@@ -21,4 +22,14 @@ export function redact(text, secrets) {
 			out = out.split(secret).join(REDACTED);
 	return out.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${REDACTED}`)
 	    .replace(/\b(x-api-key|x-goog-api-key|api[_-]?key)(["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{8,}/gi, `$1$2${REDACTED}`);
+}
+
+/**
+ * A secret's stand-in: a dot per character, as the page's password fields
+ * show it (docs/security.md).
+ * @param {string} text
+ * @returns {string}
+ */
+export function mask(text) {
+	return '•'.repeat(text.length);
 }

@@ -13,6 +13,8 @@ import { domainAllowed, domainRefusal } from './domains.js';
 import { MAX_ACTIONS_PER_STEP } from './roles.js';
 import { randomNonce } from './prompts.js';
 import { untilAborted } from '../sleep.js';
+import { parseKeySequence } from '../keys.js';
+import { mask } from './redact.js';
 
 /** Why a task stopped. */
 export const StopReason = Object.freeze({
@@ -100,15 +102,6 @@ const DETAIL_CHARS = 300;
  */
 const SECRET_MIN = 4;
 
-/**
- * A secret's stand-in: a dot per character, as the page's password fields show it.
- * @param {string} text
- * @returns {string}
- */
-export function mask(text) {
-	return '•'.repeat(text.length);
-}
-
 /** The abort reason of a task that ran out of time. */
 class TaskTimeout extends Error {
 	constructor(ms) {
@@ -135,8 +128,9 @@ class TaskStop extends Error {
  * @property {(signal: AbortSignal) => Promise<PageView>} read the page's state (get_browser_state)
  * @property {(signal: AbortSignal) => Promise<string>} [pageText] the page's visible text, cut (get_page_content)
  * @property {(tool: string, args: object, signal: AbortSignal) => Promise<{text: string, url?: string, view?: PageView,
- *   secretRefs?: string[]}>} act runs one catalogue tool; view: the page after it, when the tool reported it in the same
- *   call (include_state); secretRefs: the secret fields it typed into (the tool's secret_refs)
+ *   secretRefs?: string[], secretFocus?: boolean}>} act runs one catalogue tool; view: the page after it, when the tool
+ *   reported it in the same call (include_state); secretRefs: the secret fields it typed into (the tool's secret_refs);
+ *   secretFocus: press_keys without a ref pressed its keys into a secret field that had focus (the tool's secret)
  * @property {(signal: AbortSignal) => Promise<void>} back returns from a page outside the allowed domains
  * @property {() => {url: string, here: boolean}[]} blocked the pages the browser's fence stopped in the task's tabs
  *   since the last call; here: in place of the task tab's own page (it shows the browser's error page)
@@ -165,6 +159,20 @@ class TaskStop extends Error {
  */
 
 /**
+ * The text press_keys types between its named keys ("739164{Enter}" types
+ * "739164"); none when the keys do not parse (then nothing is typed).
+ * @param {string} keys
+ * @returns {string[]}
+ */
+function textRuns(keys) {
+	try {
+		return parseKeySequence(keys).filter(token => token.type === 'text').map(token => token.text);
+	} catch {
+		return [];
+	}
+}
+
+/**
  * Shortens a text for the history.
  * @param {string} text
  * @returns {string}
@@ -187,6 +195,8 @@ export class AgentTask {
 	 * @param {string[]} [options.allowedDomains]
 	 * @param {boolean} [options.vision]
 	 * @param {(event: object) => void} [options.onEvent] each plan, action and verdict as it happens
+	 * @param {() => void} [options.onSecret] the task typed a secret it had not typed before into a secret field
+	 *   (conceal masks it from now on), before it acts when the state marked the field
 	 * @param {() => number} [options.now]
 	 * @param {(ms: number, onTime: () => void) => () => void} [options.timer] starts a timer; returns its cancel
 	 * @param {(phase: string, start: number, end: number) => void} [options.trace] a debugging hook (off when
@@ -207,6 +217,7 @@ export class AgentTask {
 		/** What the task typed into secret fields: concealed in everything it keeps, shows and returns. */
 		this.typedSecrets = new Set();
 		this.onEvent = options.onEvent ?? (() => {});
+		this.onSecret = options.onSecret ?? (() => {});
 		this.now = options.now ?? Date.now;
 		this.timer = options.timer ?? ((ms, onTime) => {
 			const id = setTimeout(onTime, ms);
@@ -281,27 +292,42 @@ export class AgentTask {
 	/**
 	 * An action's arguments as the task keeps and shows them: what it
 	 * types into a secret field (type_value's text, press_keys' keys with
-	 * its ref, fill_form's values of those fields) as a mask of its length,
-	 * the value remembered for conceal. The action itself gets the real arguments.
+	 * its ref, or without one into a focused secret field, fill_form's
+	 * values of those fields) as a mask of its length, the value
+	 * remembered for conceal (press_keys': its text runs too, so a PIN
+	 * followed by {Enter} is masked in the task's words). The action
+	 * itself gets the real arguments.
 	 * @param {string} tool
 	 * @param {object} args
 	 * @param {Set<string>} secretRefs the refs of secret fields
+	 * @param {boolean} [secretFocus] press_keys without a ref went into a focused secret field
 	 * @returns {object}
 	 */
-	keptArgs(tool, args, secretRefs) {
-		const hide = value => {
-			const text = String(value);
-			if (text.length >= SECRET_MIN)
-				this.typedSecrets.add(text);
-			return mask(text);
+	keptArgs(tool, args, secretRefs, secretFocus = false) {
+		const hide = (value, typed = [value]) => {
+			this.remember(typed.map(String));
+			return mask(String(value));
 		};
 		if (tool === 'type_value' && secretRefs.has(args.ref) && typeof args.text === 'string')
 			return { ...args, text: hide(args.text) };
-		if (tool === 'press_keys' && secretRefs.has(args.ref) && typeof args.keys === 'string')
-			return { ...args, keys: hide(args.keys) };
+		if (tool === 'press_keys' && typeof args.keys === 'string' &&
+		    (secretRefs.has(args.ref) || (args.ref === undefined && secretFocus)))
+			return { ...args, keys: hide(args.keys, [args.keys, ...textRuns(args.keys)]) };
 		if (tool === 'fill_form' && Array.isArray(args.fields) && args.fields.some(field => secretRefs.has(field?.ref)))
 			return { ...args, fields: args.fields.map(field => secretRefs.has(field?.ref) ? { ...field, value: hide(field.value) } : field) };
 		return args;
+	}
+
+	/**
+	 * Remembers secrets the task typed, for conceal (those of SECRET_MIN
+	 * characters or more), and tells onSecret when one is new.
+	 * @param {string[]} secrets
+	 */
+	remember(secrets) {
+		const fresh = secrets.filter(secret => secret.length >= SECRET_MIN && !this.typedSecrets.has(secret));
+		fresh.forEach(secret => this.typedSecrets.add(secret));
+		if (fresh.length > 0)
+			this.onSecret();
 	}
 
 	/** Whether the person has paused the task. */
@@ -719,9 +745,9 @@ export class AgentTask {
 			const hint = RECOVERABLE.has(code) ? ' The page was read again: pick the element from the new state.' : '';
 			return this.failed(step, 'error', `${code}: ${error?.message ?? error}${hint}`);
 		}
-		/* A secret field the state did not mark (a ref from an older state): the tool says so. */
-		if (reply.secretRefs?.length > 0)
-			step.args = this.keptArgs(tool, args, new Set(reply.secretRefs));
+		/* A secret field the state did not mark (a ref from an older state, the focused field): the tool says so. */
+		if (reply.secretRefs?.length > 0 || reply.secretFocus === true)
+			step.args = this.keptArgs(tool, args, new Set(reply.secretRefs), reply.secretFocus === true);
 		const blocked = this.browser.blocked();
 		const left = reply.url !== undefined && !domainAllowed(reply.url, this.allowedDomains);
 		if (blocked.length > 0 || left)

@@ -77,6 +77,26 @@ function shortTask(text) {
 }
 
 /**
+ * How a task is named where another caller meets it (TAB_BUSY) and in the
+ * popup's recent actions: its id and its words, shortened.
+ * @param {string} id
+ * @param {string} words the task's words, with the secrets it typed masked (AgentTask.conceal)
+ * @returns {string}
+ */
+function taskLabel(id, words) {
+	return `task ${id} ("${shortTask(words)}")`;
+}
+
+/**
+ * The title of a task's tab group.
+ * @param {TaskRecord} record
+ * @returns {string}
+ */
+function groupTitle(record) {
+	return `Agent: ${shortTask(record.agent.conceal(record.task))}`;
+}
+
+/**
  * A new task id: 128 random bits, base64url.
  * @returns {string}
  */
@@ -179,6 +199,8 @@ export function describeTask(record) {
  * @property {boolean} stopped stop_task, tasks/cancel or the person ended it
  * @property {string} [stopReason] the stop reason a stop gives (cancelled, stopped_by_user)
  * @property {AgentTask} agent
+ * @property {import('../dispatcher.js').Owner} owner who holds its tabs; its label masks what the task typed into secret fields
+ * @property {Map<number, () => void>|null} openedHolds the holds on the tabs it opened, by tab (null once it ended)
  * @property {AbortController} controller
  * @property {Promise<void>} grouped resolves once the tab is in the task's group (groupId), or could not be
  * @property {Promise<object>} done resolves to the result
@@ -214,6 +236,43 @@ export class TaskManager {
 		/** @type {Promise<object[]>|null} the kept tasks, read from storage once, then kept up to date here */
 		this.history = null;
 		this.noticeTimer = null;
+		deps.fence?.onAdopt((taskId, tabId) => this.holdOpened(taskId, tabId));
+	}
+
+	/**
+	 * Holds a tab a running task opened (or a page in one of its tabs
+	 * opened) for the task, as its own tab is held, until the task ends.
+	 * @param {string} taskId
+	 * @param {number} tabId
+	 */
+	holdOpened(taskId, tabId) {
+		const record = this.tasks.get(taskId);
+		if (record === undefined || record.openedHolds === null || record.openedHolds.has(tabId))
+			return;
+		try {
+			record.openedHolds.set(tabId, this.deps.dispatcher.hold(tabId, record.owner));
+		} catch (error) {
+			this.deps.log?.(`task ${taskId}: tab ${tabId} it opened is not held (${error?.message ?? error})`);
+		}
+	}
+
+	/**
+	 * A running task typed a new secret into a secret field: the names it
+	 * goes by from now on (TAB_BUSY, the popup's recent actions, those
+	 * already listed included, and its tab group's title) mask it wherever
+	 * the task's words hold it (docs/security.md).
+	 * @param {TaskRecord} record
+	 */
+	async secretTyped(record) {
+		const before = record.owner.label;
+		record.owner.label = taskLabel(record.id, record.agent.conceal(record.task));
+		if (record.owner.label === before)
+			return;
+		this.deps.dispatcher.services.control?.relabel(before, record.owner.label);
+		await record.grouped;
+		if (record.groupId !== undefined)
+			await this.deps.browser.tabGroups.update(record.groupId, { title: groupTitle(record) })
+			    .catch(error => this.deps.log?.(`task ${record.id}: tab group not retitled (${error?.message ?? error})`));
 	}
 
 	/** Tells the side panel that something changed: once, PANEL_NOTICE_MS after the first change of a burst. */
@@ -280,9 +339,9 @@ export class TaskManager {
 		const busy = tab !== null ? this.runningIn(tab.id) : undefined;
 		if (busy !== undefined)
 			throw new BridgeError(ErrorCode.TAB_BUSY,
-			    `Tab ${busy.tabId} is running task ${busy.id} ("${shortTask(busy.task)}"). ` +
+			    `Tab ${busy.tabId} is running ${busy.owner.label}. ` +
 			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
-		const owner = { kind: 'task', id, label: `task ${id} ("${shortTask(params.task)}")` };
+		const owner = { kind: 'task', id, label: taskLabel(id, params.task) };
 		/*
 		 * A start_url tab opens blank when a fence is up or goes up, so that
 		 * its first request meets the right rules (its task's, not the
@@ -324,11 +383,14 @@ export class TaskManager {
 				onEvent(record, event);
 				this.changed();
 			},
+			onSecret: () => this.secretTyped(record)
+			    .catch(error => this.deps.log?.(`task ${id}: not renamed (${error?.message ?? error})`)),
 		});
 		const started = Date.now();
 		const record = {
 			id, task: params.task, tabId, started, updated: started, caller: byPerson ? PERSON : caller, stopped: false,
-			startedBy: byPerson ? 'you' : client ?? 'MCP client', agent, controller: new AbortController(), result: null,
+			startedBy: byPerson ? 'you' : client ?? 'MCP client', agent, owner, openedHolds: new Map(),
+			controller: new AbortController(), result: null,
 		};
 		this.tasks.set(id, record);
 		/* The group is a cue for the person: it forms while the task reads the page and asks its model. */
@@ -346,6 +408,9 @@ export class TaskManager {
 		}).finally(() => {
 			this.deps.recordings?.stop(owner);
 			release();
+			/* The tabs it opened, kept ones included, are the person's again. */
+			record.openedHolds.forEach(releaseOpened => releaseOpened());
+			record.openedHolds = null;
 			this.forgetOld();
 			/* The panel hears once the task is among the kept ones. */
 			this.keep(record)
@@ -637,7 +702,7 @@ export class TaskManager {
 		const { tabs, tabGroups } = this.deps.browser;
 		try {
 			record.groupId = await tabs.group({ tabIds: [record.tabId] });
-			await tabGroups.update(record.groupId, { title: `Agent: ${shortTask(record.task)}`, color: 'blue' });
+			await tabGroups.update(record.groupId, { title: groupTitle(record), color: 'blue' });
 		} catch (error) {
 			this.deps.log?.(`task ${record.id}: no tab group (${error?.message ?? error})`);
 		}
@@ -698,20 +763,22 @@ export class TaskManager {
 				const settle = opens ? this.deps.fence.expectOpen(taskId) : undefined;
 				let result;
 				try {
-					result = await run(tool, params, signal);
+					/* Held from birth, before its page loads: the fence adopts it once the action ends. */
+					result = await dispatcher.dispatch(tool, params, { ...call(signal), opened: opening => this.holdOpened(taskId, opening) });
 				} finally {
 					settle?.(openedTab(result), result?.structuredContent?.url ?? args.url ?? '');
 				}
 				if (opens)
 					await this.joinGroup(tabId, result);
 				const state = params.include_state === true ? result.structuredContent?.state : undefined;
-				const secretRefs = result.structuredContent?.secret_refs ?? [];
+				const secrets = { secretRefs: result.structuredContent?.secret_refs ?? [],
+					secretFocus: result.structuredContent?.secret === true };
 				/* The page the action reported has the tab's URL; without it, the tab is asked. */
 				if (state?.tab?.id !== tabId)
-					return { text: text(result), url: (await getTab(tabId).catch(() => null))?.url, secretRefs };
+					return { text: text(result), url: (await getTab(tabId).catch(() => null))?.url, ...secrets };
 				const parts = result.content.filter(part => part.type === 'text');
 				return { text: parts.slice(0, -1).map(part => part.text).join('\n'), url: state.tab.url,
-				    view: view(parts.at(-1).text, state, result.pageText), secretRefs };
+				    view: view(parts.at(-1).text, state, result.pageText), ...secrets };
 			},
 			back: signal => run('navigate_history', { tab_id: tabId, action: 'back' }, signal).then(() => {}),
 			blocked: () => this.deps.fence.blocked(taskId)
