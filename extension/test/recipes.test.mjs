@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 
 import { describeTarget, nearest, resolveTarget, targetOf } from '../src/recipes/locator.js';
 import { buildRecipe, Recorder, Recordings, MAX_PARAMETERS } from '../src/recipes/record.js';
-import { bindParameters, samePage, substitute } from '../src/recipes/replay.js';
+import { bindParameters, samePage } from '../src/recipes/replay.js';
+import { validateRecipe } from '../src/recipes/schema.js';
 import { RecipeStore, RECIPES_KEY, RECIPES_PER_OWNER } from '../src/recipes/store.js';
 import { Dispatcher } from '../src/dispatcher.js';
 import { ErrorCode } from '../src/errors.js';
@@ -102,8 +103,7 @@ test('values typed and chosen become parameters with their defaults; a secret ne
 	assert.deepEqual(recipe.steps[0].target, email);
 	assert.deepEqual(recipe.steps[1].expect, { url: 'https://shop.example/home' }, 'the page the step reached');
 	assert.match(recipe.id, /^rcp_[A-Za-z0-9_-]{16}$/);
-	assert.equal(recipe.schema, 'browser-bridge/recipe');
-	assert.equal(recipe.schema_version, 1);
+	assert.deepEqual(validateRecipe(recipe).errors, [], 'the recipe follows the schema');
 });
 
 test('a step that stays on its page expects the next step\'s element when it was not there before', () => {
@@ -130,14 +130,11 @@ test('past the parameter limit a plain value stays as typed; a secret still beco
 
 test('parameters: the caller\'s values, else defaults; unknown and missing ones refused', () => {
 	const recipe = { parameters: [{ name: 'email', default: 'a@b.c', secret: false }, { name: 'password', secret: true, required: true }] };
-	assert.deepEqual([...bindParameters(recipe, { password: 'pw' })], [['email', 'a@b.c'], ['password', 'pw']]);
+	assert.deepEqual(bindParameters(recipe, { password: 'pw' }), { email: 'a@b.c', password: 'pw' });
 	assert.throws(() => bindParameters(recipe, {}), error => error.code === ErrorCode.INVALID_ARGUMENT &&
 	    /needs the parameter password \(a secret, never stored\)/.test(error.message));
 	assert.throws(() => bindParameters(recipe, { password: 'pw', nick: 'x' }), /no parameter nick; its parameters are email, password/);
 	assert.throws(() => bindParameters(recipe, { password: 7 }), /password must be a string/);
-	const values = new Map([['email', 'x@y.z']]);
-	assert.deepEqual(substitute({ text: 'to {{email}}', list: ['{{email}}', '{{other}}'], n: 3, b: true }, values),
-	    { text: 'to x@y.z', list: ['x@y.z', '{{other}}'], n: 3, b: true });
 	assert.ok(samePage('https://a.example/c.html?x=1', 'https://a.example/c.html?x=2#y'));
 	assert.ok(!samePage('https://a.example/c.html', 'https://a.example/d.html'));
 });
@@ -152,34 +149,48 @@ function fakeStorage() {
 	};
 }
 
+// A one-step recipe of an owner, with an id of its own.
+function ownedRecipe(owner, id, version = 1) {
+	return buildRecipe([recorded('click_element', {}, { target: { role: 'button', name: 'Go', nth: 0 } })],
+	    { ...ABOUT, owner, id, version });
+}
+
+test('the store refuses a recipe that breaks the schema, saying why', async () => {
+	const store = new RecipeStore(fakeStorage());
+	const broken = { ...ownedRecipe('alice', 'rcp_aaaa'), steps: [{ tool: 'click_element', args: { ref: 'e12' } }] };
+	await assert.rejects(store.save(broken), error => error.code === ErrorCode.INVALID_ARGUMENT &&
+	    /^The recipe was not saved: .*steps\[0\]\.args/.test(error.message));
+	assert.deepEqual(await store.all(), []);
+});
+
 test('a recipe is its maker\'s: others neither list, get, nor delete it; the owner key and the person see all', async () => {
 	const store = new RecipeStore(fakeStorage());
-	await store.save({ id: 'rcp_a', owner: 'alice', version: 1 });
-	await store.save({ id: 'rcp_b', owner: 'bob', version: 1 });
-	assert.deepEqual((await store.list({ caller: 'alice' })).map(r => r.id), ['rcp_a']);
+	await store.save(ownedRecipe('alice', 'rcp_aaaa'));
+	await store.save(ownedRecipe('bob', 'rcp_bbbb'));
+	assert.deepEqual((await store.list({ caller: 'alice' })).map(r => r.id), ['rcp_aaaa']);
 	assert.deepEqual((await store.list({ caller: 'mallory' })), []);
-	assert.deepEqual((await store.list({ caller: 'x', ownerKey: true })).map(r => r.id), ['rcp_b', 'rcp_a']);
-	assert.deepEqual((await store.list({ person: true })).map(r => r.id), ['rcp_b', 'rcp_a']);
-	const notFound = error => error.code === ErrorCode.INVALID_ARGUMENT && /no recipe "rcp_a" of yours/.test(error.message);
-	await assert.rejects(store.get('rcp_a', { caller: 'bob' }), notFound);
-	await assert.rejects(store.delete('rcp_a', { caller: 'bob' }), notFound);
-	assert.equal((await store.get('rcp_a', { caller: 'alice' })).id, 'rcp_a');
-	await store.save({ id: 'rcp_a', owner: 'alice', version: 2 });
-	assert.deepEqual((await store.all()).map(r => `${r.id}@${r.version}`), ['rcp_a@2', 'rcp_b@1'], 'a new version replaces the old');
-	assert.equal((await store.delete('rcp_a', { caller: 'alice' })).id, 'rcp_a');
-	assert.deepEqual((await store.all()).map(r => r.id), ['rcp_b']);
+	assert.deepEqual((await store.list({ caller: 'x', ownerKey: true })).map(r => r.id), ['rcp_bbbb', 'rcp_aaaa']);
+	assert.deepEqual((await store.list({ person: true })).map(r => r.id), ['rcp_bbbb', 'rcp_aaaa']);
+	const notFound = error => error.code === ErrorCode.INVALID_ARGUMENT && /no recipe "rcp_aaaa" of yours/.test(error.message);
+	await assert.rejects(store.get('rcp_aaaa', { caller: 'bob' }), notFound);
+	await assert.rejects(store.delete('rcp_aaaa', { caller: 'bob' }), notFound);
+	assert.equal((await store.get('rcp_aaaa', { caller: 'alice' })).id, 'rcp_aaaa');
+	await store.save(ownedRecipe('alice', 'rcp_aaaa', 2));
+	assert.deepEqual((await store.all()).map(r => `${r.id}@${r.version}`), ['rcp_aaaa@2', 'rcp_bbbb@1'], 'a new version replaces the old');
+	assert.equal((await store.delete('rcp_aaaa', { caller: 'alice' })).id, 'rcp_aaaa');
+	assert.deepEqual((await store.all()).map(r => r.id), ['rcp_bbbb']);
 });
 
 test('each owner keeps its newest RECIPES_PER_OWNER recipes; writes made together all land', async () => {
 	const storage = fakeStorage();
 	const store = new RecipeStore(storage);
-	await store.save({ id: 'rcp_bob', owner: 'bob' });
-	await Promise.all(Array.from({ length: RECIPES_PER_OWNER + 2 }, (_, i) => store.save({ id: `rcp_${i}`, owner: 'alice' })));
+	await store.save(ownedRecipe('bob', 'rcp_bob0'));
+	await Promise.all(Array.from({ length: RECIPES_PER_OWNER + 2 }, (_, i) => store.save(ownedRecipe('alice', `rcp_${1000 + i}`))));
 	const kept = storage.data.get(RECIPES_KEY);
 	assert.equal(kept.filter(r => r.owner === 'alice').length, RECIPES_PER_OWNER);
-	assert.equal(kept[0].id, `rcp_${RECIPES_PER_OWNER + 1}`);
-	assert.ok(!kept.some(r => r.id === 'rcp_0' || r.id === 'rcp_1'), 'the oldest went');
-	assert.ok(kept.some(r => r.id === 'rcp_bob'), 'another owner\'s stay');
+	assert.equal(kept[0].id, `rcp_${1000 + RECIPES_PER_OWNER + 1}`);
+	assert.ok(!kept.some(r => r.id === 'rcp_1000' || r.id === 'rcp_1001'), 'the oldest went');
+	assert.ok(kept.some(r => r.id === 'rcp_bob0'), 'another owner\'s stay');
 });
 
 // A tab reader over one tab whose page PAGE is, at a URL that a click may change.
@@ -246,6 +257,7 @@ test('the dispatcher records a recording caller\'s calls that worked, not reads,
 	assert.deepEqual(recipe.steps[2].expect, { url: 'https://shop.example/home' });
 	assert.doesNotMatch(JSON.stringify(recipe), /SECRET|bob was here/);
 	assert.deepEqual(recipe.steps[0].args, { text: '{{email}}' }, 'no ref and no tab in a step');
+	assert.deepEqual(validateRecipe(recipe).errors, []);
 	await dispatcher.dispatch('type_value', { ref: 'e7', text: 'after the end' }, call('alice'));
 	assert.equal(recorder.calls.length, 3, 'nothing is recorded after stop');
 });

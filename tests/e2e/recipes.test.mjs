@@ -129,11 +129,19 @@ describe('recipes', () => {
 		}
 	});
 
-	test('list, get and delete: a deleted recipe is gone', async () => {
+	test('list, get and delete: a deleted recipe is gone; its JSON handed back in runs, a broken one is refused saying why', async () => {
+		const json = (await b.ok('get_recipe', { recipe_id: recorded.id })).text;
 		await b.ok('delete_recipe', { recipe_id: recorded.id });
 		assert.ok(!(await b.ok('list_recipes')).data.recipes.some(recipe => recipe.recipe_id === recorded.id));
 		const gone = await b.fails('get_recipe', { recipe_id: recorded.id });
 		assert.equal(gone.code, 'INVALID_ARGUMENT');
 		assert.match((await b.fails('run_recipe', { recipe_id: recorded.id })).message, /no recipe .* of yours/);
+
+		await b.ok('run_recipe', { recipe: JSON.parse(json), parameters: { full_name: 'Handed In' } });
+		assert.match(await confirmation('Handed In'), /one red mug for Handed In, shipping to Japan\.$/);
+		const broken = { ...JSON.parse(json), steps: [{ tool: 'click_element', args: { ref: 'e12' } }] };
+		const refused = await b.fails('run_recipe', { recipe: broken });
+		assert.equal(refused.code, 'INVALID_ARGUMENT');
+		assert.match(refused.message, /does not follow the schema .*steps\[0\]\.args/);
 	});
 });

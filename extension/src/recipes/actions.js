@@ -9,6 +9,7 @@
 import { BridgeError, ErrorCode } from '../errors.js';
 import { buildRecipe, NO_CALLER, Recordings } from './record.js';
 import { describeStep } from './replay.js';
+import { validateRecipe } from './schema.js';
 
 /**
  * A recipe in one line: id, version, name, steps and parameters.
@@ -32,6 +33,26 @@ function recipeSummary(recipe) {
 		source: recipe.source, start_url: recipe.start_url, steps: recipe.steps.length,
 		parameters: recipe.parameters.map(parameter => ({ ...parameter })),
 	};
+}
+
+/**
+ * The recipe run_recipe runs: a saved one of the caller's (recipe_id), or
+ * one handed in (recipe), checked against the schema first.
+ * @param {import('./store.js').RecipeStore} store
+ * @param {{recipe_id?: string, recipe?: object}} params
+ * @param {import('./store.js').RecipeViewer} viewer
+ * @returns {Promise<object>}
+ * @throws {BridgeError} INVALID_ARGUMENT for neither or both, an unknown id, or a recipe that breaks the schema
+ */
+async function recipeToRun(store, params, viewer) {
+	if ((params.recipe_id === undefined) === (params.recipe === undefined))
+		throw new BridgeError(ErrorCode.INVALID_ARGUMENT, 'Pass either recipe_id (a saved recipe, list_recipes) or recipe (a recipe\'s JSON).');
+	if (params.recipe_id !== undefined)
+		return store.get(params.recipe_id, viewer);
+	const { ok, errors, recipe } = validateRecipe(params.recipe);
+	if (!ok)
+		throw new BridgeError(ErrorCode.INVALID_ARGUMENT, `The recipe does not follow the schema (docs/recipes.md): ${errors.join('; ')}.`);
+	return recipe;
 }
 
 /**
@@ -108,7 +129,7 @@ export function recipeActions({ store, recordings, runner }) {
 			scope: 'browser',
 			unqueued: true,
 			async run(params, context) {
-				const recipe = await store.get(params.recipe_id, context);
+				const recipe = await recipeToRun(store, params, context);
 				const replay = await runner.run(recipe, { parameters: params.parameters, tabId: params.tab_id }, context);
 				return {
 					content: [{ type: 'text', text: `Recipe ${recipe.id} v${recipe.version} ("${recipe.name}") replayed ` +

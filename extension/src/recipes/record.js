@@ -8,14 +8,11 @@
  */
 
 import { targetOf } from './locator.js';
+import { RECIPE_LIMITS, RECIPE_SCHEMA, RECIPE_SCHEMA_VERSION } from './schema.js';
 
-/** The schema a recipe follows, and its version. */
-export const RECIPE_SCHEMA = 'browser-bridge/recipe';
-export const RECIPE_SCHEMA_VERSION = 1;
-
-/** Most steps and parameters a recipe has; a recording keeps the first steps only. */
-export const MAX_STEPS = 200;
-export const MAX_PARAMETERS = 32;
+/** Most steps and parameters a recipe has (schema.js); a recording keeps the first steps only. */
+export const MAX_STEPS = RECIPE_LIMITS.maxSteps;
+export const MAX_PARAMETERS = RECIPE_LIMITS.maxParameters;
 
 /** Longest recipe name. */
 const NAME_CHARS = 80;
@@ -252,7 +249,7 @@ export function newRecipeId() {
 
 /**
  * Makes a recording into a recipe. A first call that navigates becomes
- * the start URL; each step expects the URL it reached when it changed
+ * the start URL (unless it is the only one); each step expects the URL it reached when it changed
  * the page's address (navigate_to always), and, when it did not, the
  * element the next step acts on if that was not on the page before it.
  * @param {RecordedCall[]} calls
@@ -270,7 +267,7 @@ export function buildRecipe(calls, { name, owner, source, allowedDomains = [], i
 		return null;
 	let rest = calls;
 	let startUrl = calls[0].before;
-	if (calls[0].tool === 'navigate_to' && typeof calls[0].args.url === 'string') {
+	if (calls[0].tool === 'navigate_to' && typeof calls[0].args.url === 'string' && calls.length > 1) {
 		startUrl = calls[0].args.url;
 		rest = calls.slice(1);
 	}

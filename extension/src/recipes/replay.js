@@ -17,6 +17,7 @@ import { domainAllowed, domainRefusal, taskDomains } from '../agents/domains.js'
 import { sleep } from '../sleep.js';
 import { describeTarget, nearest, resolveTarget } from './locator.js';
 import { REF_KEYS, RECORDED_TOOLS } from './record.js';
+import { fillPlaceholders } from './schema.js';
 
 /** How long a step's element may take to appear, and its outcome to follow. */
 export const STEP_WAIT_MS = 5000;
@@ -30,7 +31,7 @@ const TARGET_ARGS = Object.fromEntries(Object.entries(REF_KEYS).map(([arg, key])
  * A recipe's parameters bound to values: the caller's, else the defaults.
  * @param {{parameters: {name: string, default?: string, secret?: boolean, required?: boolean}[]}} recipe
  * @param {Record<string, unknown>|undefined} given
- * @returns {Map<string, string>}
+ * @returns {Record<string, string>} the value of each parameter, by name
  * @throws {BridgeError} INVALID_ARGUMENT for an unknown name, a value that is no string, a required one missing
  */
 export function bindParameters(recipe, given = {}) {
@@ -39,7 +40,7 @@ export function bindParameters(recipe, given = {}) {
 	if (unknown.length > 0)
 		throw new BridgeError(ErrorCode.INVALID_ARGUMENT, `The recipe has no parameter ${unknown.join(', ')}; ` +
 		    `its parameters are ${[...known.keys()].join(', ') || 'none'}.`);
-	const values = new Map();
+	const values = {};
 	const missing = [];
 	for (const parameter of recipe.parameters) {
 		const value = given[parameter.name] ?? parameter.default;
@@ -48,28 +49,12 @@ export function bindParameters(recipe, given = {}) {
 		else if (typeof value !== 'string')
 			throw new BridgeError(ErrorCode.INVALID_ARGUMENT, `Parameter ${parameter.name} must be a string.`);
 		else
-			values.set(parameter.name, value);
+			values[parameter.name] = value;
 	}
 	if (missing.length > 0)
 		throw new BridgeError(ErrorCode.INVALID_ARGUMENT, `The recipe needs ${missing.length === 1 ? 'the parameter' : 'the parameters'} ` +
 		    `${missing.join(', ')}: pass ${missing.length === 1 ? 'it' : 'them'} in parameters.`);
 	return values;
-}
-
-/**
- * A value with each {{name}} in its strings replaced by the parameter's value.
- * @param {unknown} value
- * @param {Map<string, string>} values
- * @returns {unknown}
- */
-export function substitute(value, values) {
-	if (typeof value === 'string')
-		return value.replace(/\{\{([a-z][a-z0-9_]{0,39})\}\}/g, (whole, name) => values.has(name) ? values.get(name) : whole);
-	if (Array.isArray(value))
-		return value.map(item => substitute(item, values));
-	if (value !== null && typeof value === 'object')
-		return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substitute(item, values)]));
-	return value;
 }
 
 /**
@@ -175,7 +160,7 @@ export class RecipeRunner {
 		this.checkSteps(recipe, context.scopes);
 		const settings = await loadSettings(this.deps.storage);
 		const allowed = taskDomains(settings.allowed_domains, readDomains(recipe.allowed_domains ?? []), this.deps.optionsUrl);
-		const startUrl = substitute(recipe.start_url, values);
+		const startUrl = fillPlaceholders(recipe.start_url, values);
 		if (!domainAllowed(startUrl, allowed))
 			throw new BridgeError(ErrorCode.INVALID_ARGUMENT, domainRefusal(startUrl, allowed));
 		const id = `replay-${++this.replays}-${Date.now()}`;
@@ -189,7 +174,7 @@ export class RecipeRunner {
 			for (let i = 0; i < recipe.steps.length; i++) {
 				const step = recipe.steps[i];
 				context.progress(i + 1, recipe.steps.length, `Step ${i + 1} of ${recipe.steps.length}: ${describeStep(step)}`);
-				const params = await this.stepParams(step, i, substitute(step.args ?? {}, values), entered.tabId, state, allowed, context.signal);
+				const params = await this.stepParams(step, i, fillPlaceholders(step.args ?? {}, values), entered.tabId, state, allowed, context.signal);
 				await this.deps.dispatcher.dispatch(step.tool, params, call);
 				this.checkFence(id, step, i, allowed);
 				state = await this.expect(step, i, entered.tabId, context.signal);

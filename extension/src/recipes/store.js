@@ -7,6 +7,7 @@
  */
 
 import { BridgeError, ErrorCode } from '../errors.js';
+import { validateRecipe } from './schema.js';
 
 /** Where the recipes are kept. */
 export const RECIPES_KEY = 'recipes';
@@ -72,8 +73,12 @@ export class RecipeStore {
 	 * its owner's oldest beyond RECIPES_PER_OWNER are dropped.
 	 * @param {object} recipe
 	 * @returns {Promise<object>} the recipe
+	 * @throws {BridgeError} INVALID_ARGUMENT, saying why, for a recipe that breaks the schema (schema.js)
 	 */
 	save(recipe) {
+		const { ok, errors } = validateRecipe(recipe);
+		if (!ok)
+			return Promise.reject(new BridgeError(ErrorCode.INVALID_ARGUMENT, `The recipe was not saved: ${errors.join('; ')}.`));
 		return this.change(recipes => {
 			const kept = [recipe, ...recipes.filter(other => other.id !== recipe.id)];
 			let mine = 0;
