@@ -98,7 +98,7 @@ test('each tool as Playwright calls, and each expectation as toHaveURL or toBeVi
 		'await page.goto("https://example.com/login");',
 		'// Step 1: navigate_to',
 		'await page.goto("https://example.com/a", { waitUntil: "commit" });',
-		'await expect(page).toHaveURL("https://example.com/a");',
+		'await expect(page).toHaveURL(samePage("https://example.com/a"));',
 		'// Step 2: click_element button "Go"',
 		'await page.getByRole("button", { name: "Go", exact: true }).nth(0).click({ clickCount: 2, modifiers: ["Shift"] });',
 		'await expect(page.getByRole("heading", { name: "Done", exact: true }).nth(1)).toBeVisible();',
@@ -123,6 +123,20 @@ test('each tool as Playwright calls, and each expectation as toHaveURL or toBeVi
 		'// Step 11: get_browser_state',
 		'// get_browser_state only reads the page: nothing to do here.',
 	]);
+});
+
+test('an expected URL is compared by origin and path, as replay does (the query may hold other parameters\' values)', () => {
+	const source = recipeToPlaywright(recipe([{ tool: 'click_element', target: { role: 'button', name: 'Place order' }, args: {},
+		expect: { url: 'https://example.com/confirm.html?name=Ada+Lovelace' } }]));
+	assert.match(source, /^\tawait expect\(page\)\.toHaveURL\(samePage\("https:\/\/example\.com\/confirm\.html\?name=Ada\+Lovelace"\)\);$/m);
+	const start = source.indexOf('function samePage');
+	const helper = source.slice(start, source.indexOf('\n}\n', start) + 3).replace('(expected: string): (url: URL) => boolean', '(expected)');
+	const samePage = new Function(`${helper}; return samePage;`)();
+	const expected = samePage('https://example.com/confirm.html?name=Ada+Lovelace');
+	assert.equal(expected(new URL('https://example.com/confirm.html?name=Grace+Hopper#top')), true);
+	assert.equal(expected(new URL('https://example.com/order.html?name=Ada+Lovelace')), false);
+	assert.equal(expected(new URL('https://example.org/confirm.html?name=Ada+Lovelace')), false);
+	assert.doesNotMatch(recipeToPlaywright(recipe([{ tool: 'scroll_page', args: { direction: 'down' } }])), /samePage/, 'only where used');
 });
 
 test('the start URL opens first unless the first step navigates there; a dialog\'s answer is set before the step that opens it', () => {

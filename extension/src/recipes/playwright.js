@@ -7,7 +7,8 @@
  * filtered by that text; parameters are read from the environment
  * (RECIPE_<NAME>), falling back to their defaults; secret ones have none and
  * the test fails, saying which variable to set. Each step's expectation
- * becomes `expect(page).toHaveURL()` or `expect(locator).toBeVisible()`.
+ * becomes `expect(page).toHaveURL()` (origin and path, as replay compares)
+ * or `expect(locator).toBeVisible()`.
  * The mapping is documented in docs/recipes.md. Pure: no chrome.*.
  * @module recipes/playwright
  */
@@ -291,7 +292,7 @@ function waitLines(args, at) {
 function expectLines(expect) {
 	const lines = [];
 	if (expect?.url !== undefined)
-		lines.push(`await expect(page).toHaveURL(${stringSource(expect.url)});`);
+		lines.push(`await expect(page).toHaveURL(samePage(${stringSource(expect.url)}));`);
 	if (expect?.appears !== undefined)
 		lines.push(`await expect(${locatorSource(expect.appears)}).toBeVisible();`);
 	return lines;
@@ -385,6 +386,15 @@ async function fillField(field: Locator, value: string | boolean): Promise<void>
 }
 `;
 
+/** The helper expectations of a URL need: replay's comparison (recipes/replay.js, samePage). */
+const PAGE_HELPER = `
+/** Whether the page is the one a step expected: the same origin and path (the query may carry the parameters' values). */
+function samePage(expected: string): (url: URL) => boolean {
+	const want = new URL(expected);
+	return url => url.origin === want.origin && url.pathname === want.pathname;
+}
+`;
+
 /** The helper that reads a required parameter. */
 const ENV_HELPER = `
 /** A parameter's value from the environment; the test fails, naming the variable, when it is unset. */
@@ -451,6 +461,7 @@ export function recipeToPlaywright(recipe) {
 	const source = body.join('\n');
 	const types = /\b(typeValue|sendKeys)\(/.test(source);
 	const fills = /\bfillField\(/.test(source);
+	const pages = /\bsamePage\(/.test(source);
 	const secrets = parameters.filter(parameter => parameter.default === undefined);
 	const header = [
 		`// Playwright test of the Browser Bridge recipe ${quote(checked.recipe.name)}`,
@@ -466,6 +477,7 @@ export function recipeToPlaywright(recipe) {
 		...(secrets.length > 0 ? [ENV_HELPER.trimEnd()] : []),
 		...(types ? [KEY_HELPERS.trimEnd()] : []),
 		...(fills ? [FILL_HELPER.trimEnd()] : []),
+		...(pages ? [PAGE_HELPER.trimEnd()] : []),
 		'',
 		`test(${quote(checked.recipe.name)}, async ({ page }) => {`,
 		...body.map(line => line === '' ? '' : `\t${line}`),
