@@ -279,16 +279,17 @@ bad:
 
 /*
  * Reads "upload_roots": the directories upload_file may take files from,
- * absolute or under "~/". -1 with *cause set when it is not an array of
- * such paths. An empty array turns uploads off.
+ * absolute (as the OS writes it: "/...", "C:\...") or under "~/" (the
+ * home directory). -1 with *cause set when it is not an array of such
+ * paths. An empty array turns uploads off.
  */
 static int
 config_read_upload_roots(struct config *config, const json_t *value,
     const char *path, char **cause)
 {
 	const json_t	*root;
-	const char	*text, *home = getenv("HOME");
-	char		*expanded;
+	const char	*text;
+	char		*expanded, *home = os_home_dir();
 	size_t		 i;
 
 	if (!json_is_array(value))
@@ -300,9 +301,9 @@ config_read_upload_roots(struct config *config, const json_t *value,
 		text = json_string_value(root);
 		if (text == NULL || strlen(text) != json_string_length(root))
 			goto bad;
-		if (strncmp(text, "~/", 2) == 0 && home != NULL && *home == '/')
+		if (strncmp(text, "~/", 2) == 0 && home != NULL)
 			expanded = xasprintf("%s/%s", home, text + 2);
-		else if (*text == '/')
+		else if (os_path_is_absolute(text))
 			expanded = xstrdup(text);
 		else
 			goto bad;
@@ -310,8 +311,10 @@ config_read_upload_roots(struct config *config, const json_t *value,
 		    expanded);
 		free(expanded);
 	}
+	free(home);
 	return 0;
 bad:
+	free(home);
 	*cause = xasprintf("%s: \"upload_roots\" must be a list of "
 	    "directories, absolute or under \"~/\", e.g. [\"~/Downloads\"]",
 	    path);
@@ -399,23 +402,24 @@ config_read_file(struct config *config, char **cause)
 
 /*
  * Sets the config directory and the token path under it, and the default
- * upload root, ~/Downloads (config.json's "upload_roots" replaces it).
+ * upload root, ~/Downloads (%USERPROFILE%\Downloads on Windows;
+ * config.json's "upload_roots" replaces it).
  */
 static int
 config_locate(struct config *config, char **cause)
 {
-	const char	*home = getenv("HOME");
-	char		*downloads;
+	char	*home, *downloads;
 
 	if ((config->config_dir = config_dir_path(cause)) == NULL)
 		return -1;
 	config->token_file = xasprintf("%s/token", config->config_dir);
 	config->clients_file = xasprintf("%s/clients.json", config->config_dir);
-	if (home != NULL && *home == '/') {
+	if ((home = os_home_dir()) != NULL) {
 		downloads = xasprintf("%s/Downloads", home);
 		config_append(&config->upload_roots,
 		    &config->upload_root_count, downloads);
 		free(downloads);
+		free(home);
 	}
 	return 0;
 }

@@ -53,6 +53,22 @@ os_path_is_absolute(const char *path)
 	return path != NULL && *path == '/';
 }
 
+/* Only the slash. */
+bool
+os_path_is_separator(char c)
+{
+	return c == '/';
+}
+
+/* $HOME, when it is an absolute path. */
+char *
+os_home_dir(void)
+{
+	const char	*home = getenv("HOME");
+
+	return os_path_is_absolute(home) ? xstrdup(home) : NULL;
+}
+
 /* An XDG base directory variable, or NULL if unset, empty or relative. */
 static const char *
 os_xdg_dir(const char *name)

@@ -193,6 +193,34 @@ os_win32_getenv(const wchar_t *name)
 	return value != NULL && *value != L'\0' ? os_win32_utf8(value) : NULL;
 }
 
+/* The slash and the backslash. */
+bool
+os_path_is_separator(char c)
+{
+	return c == '/' || c == '\\';
+}
+
+/* %USERPROFILE%, or the profile known folder when it is not set. */
+char *
+os_home_dir(void)
+{
+	wchar_t	*found = NULL;
+	char	*dir;
+
+	if ((dir = os_win32_getenv(L"USERPROFILE")) != NULL) {
+		if (os_path_is_absolute(dir))
+			return dir;
+		free(dir);
+	}
+	if (SHGetKnownFolderPath(&FOLDERID_Profile, 0, NULL, &found) != S_OK) {
+		CoTaskMemFree(found);
+		return NULL;
+	}
+	dir = os_win32_utf8(found);
+	CoTaskMemFree(found);
+	return dir;
+}
+
 /*
  * %APPDATA% (config) and %LOCALAPPDATA% (state), the shell's known folders
  * when the variables are unset; no runtime directory of its own (NULL).

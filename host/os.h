@@ -51,6 +51,13 @@ const char	*os_name(void);
 char		 os_path_list_separator(void);
 /* Whether path is absolute: "/..." on POSIX, "C:\..." or "\\..." on Windows. */
 bool		 os_path_is_absolute(const char *path);
+/* Whether c separates a path's parts: '/'; '/' or '\' on Windows. */
+bool		 os_path_is_separator(char c);
+/*
+ * The user's home directory (heap): $HOME when it is absolute; on Windows
+ * %USERPROFILE%, else the profile folder Windows names. NULL when none.
+ */
+char		*os_home_dir(void);
 
 /* The per-user base directories; the host's own go below, in "browser-bridge". */
 enum os_user_dir {

@@ -147,27 +147,36 @@ upload_stage_free(struct upload_stage *stage)
 	free(stage);
 }
 
-/* Whether path is dir or lies below it (both real paths). */
+/*
+ * Whether the real path lies in dir or below it, dir resolved here (every
+ * link followed, as the system names it); a root ("/", "C:\") holds
+ * every path that starts with it.
+ */
 static bool
 upload_inside(const char *path, const char *dir)
 {
-	size_t	len = strlen(dir);
+	char	*real;
+	size_t	 len;
+	bool	 inside;
 
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(path, dir, len) == 0 &&
-	    (path[len] == '/' || path[len] == '\0');
+	if ((real = realpath(dir, NULL)) == NULL)
+		return false;
+	len = strlen(real);
+	inside = strncmp(path, real, len) == 0 && (path[len] == '\0' ||
+	    os_path_is_separator(path[len]) ||
+	    (len > 0 && os_path_is_separator(real[len - 1])));
+	free(real);
+	return inside;
 }
 
-/* Whether a real path lies under any of dirs (resolved here). */
+/* Whether a real path lies under any of dirs. */
 static bool
 upload_under_any(const char *path, char *const *dirs, size_t count)
 {
-	char	 real[PATH_MAX];
-	size_t	 i;
+	size_t	i;
 
 	for (i = 0; i < count; i++) {
-		if (realpath(dirs[i], real) != NULL && upload_inside(path, real))
+		if (upload_inside(path, dirs[i]))
 			return true;
 	}
 	return false;
@@ -178,16 +187,55 @@ static bool
 upload_protected(const char *path, const json_t *protected_dirs)
 {
 	const json_t	*dir;
-	char		 real[PATH_MAX];
 	size_t		 i;
 
 	json_array_foreach(protected_dirs, i, dir) {
 		if (json_is_string(dir) &&
-		    realpath(json_string_value(dir), real) != NULL &&
-		    upload_inside(path, real))
+		    upload_inside(path, json_string_value(dir)))
 			return true;
 	}
 	return false;
+}
+
+/* The file name at the end of path (after its last separator). */
+static const char *
+upload_file_name(const char *path)
+{
+	const char	*name = path, *p;
+
+	for (p = path; *p != '\0'; p++) {
+		if (os_path_is_separator(*p))
+			name = p + 1;
+	}
+	return name;
+}
+
+/*
+ * Why path cannot name an upload (heap), or NULL: it must be absolute as
+ * the system writes paths ("/..."; "C:\..." or "\\server\share\..."
+ * on Windows) and end in a file name. Windows' device and verbatim forms
+ * ("\\.\", "\\?\") skip the rules that make a name mean one file,
+ * and a colon past the drive names a stream of a file: both refused.
+ */
+char *
+upload_path_problem(const char *path)
+{
+	const char	*colon;
+
+	if (!os_path_is_absolute(path) || *upload_file_name(path) == '\0')
+		return xasprintf("\"%s\" is not an absolute path of a file",
+		    path);
+	if (os_path_is_separator(path[0]) && os_path_is_separator(path[1]) &&
+	    (path[2] == '?' || path[2] == '.') &&
+	    os_path_is_separator(path[3]))
+		return xasprintf("\"%s\" is a device or verbatim path; give "
+		    "the file's plain path (C:\\...)", path);
+	if (os_family() == OS_FAMILY_WINDOWS &&
+	    (colon = strchr(path + 2, ':')) != NULL)
+		return xasprintf("\"%s\" names a stream of a file (the colon "
+		    "after %.*s); give the file's own path", path,
+		    (int)(colon - path), path);
+	return NULL;
 }
 
 /*
@@ -199,7 +247,7 @@ static char *
 upload_copy(struct upload_stage *stage, int src, const char *path,
     char **why)
 {
-	const char	*name = strrchr(path, '/') + 1;
+	const char	*name = upload_file_name(path);
 	char		*sub = NULL, *buf = NULL, *copy = NULL;
 	uint64_t	 total = 0;
 	ssize_t		 n;
@@ -378,11 +426,12 @@ upload_check(const json_t *paths, char *const *roots, size_t nroots,
 	}
 	json_array_foreach(paths, i, item) {
 		path = json_string_value(item);
-		if (path == NULL || *path != '/') {
-			*why = xasprintf("\"%s\" is not an absolute path",
-			    path != NULL ? path : "(not a string)");
+		if (path == NULL) {
+			*why = xstrdup("a path is not a string");
 			goto fail;
 		}
+		if ((*why = upload_path_problem(path)) != NULL)
+			goto fail;
 		if ((copy = upload_stage_file(path, roots, nroots,
 		    protected_dirs, stage, why)) == NULL)
 			goto fail;

@@ -28,6 +28,7 @@ struct upload_stage;
 
 struct upload_stage *upload_stage_new(const char *parent, char **cause);
 void	 upload_stage_free(struct upload_stage *stage);
+char	*upload_path_problem(const char *path);
 json_t	*upload_check(const json_t *paths, char *const *roots, size_t nroots,
 	    const json_t *protected_dirs, struct upload_stage *stage,
 	    char **why);

@@ -23,7 +23,7 @@ linux_builddir=$(pwd)
 prefix=${WINDOWS_DEPS_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/browser-bridge/windows-deps}
 builddir=${WINDOWS_BUILDDIR:-$linux_builddir/windows}
 suites=${WINDOWS_SUITES:-framer mcp rpc schema session tools}
-integration_files=${WINDOWS_INTEGRATION_FILES:-integration/calls.test.mjs}
+integration_files=${WINDOWS_INTEGRATION_FILES:-integration/calls.test.mjs integration/upload-paths.test.mjs}
 failed=0
 step_failed=0
 
