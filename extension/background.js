@@ -27,6 +27,7 @@ import { Recordings } from './src/recipes/record.js';
 import { RecipeStore } from './src/recipes/store.js';
 import { RecipeRunner } from './src/recipes/replay.js';
 import { tabReader } from './src/recipes/page.js';
+import { StepHealer } from './src/recipes/heal.js';
 
 const version = chrome.runtime.getManifest().version;
 const log = text => console.log(`[browser-bridge] ${text}`);
@@ -116,8 +117,10 @@ const tasks = new TaskManager({
 		tasks.panelTasks().then(list => chrome.runtime.sendMessage({ type: 'tasks', tasks: list })).catch(() => {});
 	},
 });
-const recipeRunner = new RecipeRunner({ dispatcher, tasks, fence, storage: chrome.storage.local, browser: { tabs: chrome.tabs }, page,
+const healer = new StepHealer({ dispatcher, storage: chrome.storage.local, createProvider, buildPrompt, log,
 	optionsUrl: chrome.runtime.getURL('options/options.html') });
+const recipeRunner = new RecipeRunner({ dispatcher, tasks, fence, storage: chrome.storage.local, browser: { tabs: chrome.tabs }, page,
+	healer, optionsUrl: chrome.runtime.getURL('options/options.html') });
 registerActions(dispatcher, { consoleStore, tasks, recipes: { store: recipes, recordings: dispatcher.recordings, runner: recipeRunner } });
 
 chrome.tabs.onRemoved.addListener(tabId => {

@@ -129,6 +129,31 @@ describe('recipes', () => {
 		}
 	});
 
+	test('with heal, the renamed button costs exactly one model request, the rest replays, and the recipe is saved as version 2', async () => {
+		await model.close();
+		model = await startModelServer({ steps: [{ do: 'click', label: 'Submit order' }] });
+		await configureAgents(b, { baseUrl: `${model.url}/v1`, apiKey: 'sk-e2e-recipes' });
+		await setDrift('renamed');
+		try {
+			const healed = await b.ok('run_recipe', { recipe_id: taskRecipe.id, heal: true, parameters: { full_name: 'Healed Button' } });
+			assert.deepEqual((await model.log()).map(entry => entry.role), ['navigator'], 'one model request: the navigator\'s');
+			assert.match(await confirmation('Healed Button'), /one blue mug for Healed Button, shipping to Canada\.$/);
+			assert.deepEqual(healed.data.healed_steps, [5]);
+			assert.match(healed.text, /healing 1 step with one model call each; saved as version 2/);
+			assert.match(healed.text, /5\. click_element button "Submit order": healed/);
+			const { data: { recipe } } = await b.ok('get_recipe', { recipe_id: taskRecipe.id });
+			assert.equal(recipe.version, 2);
+			assert.deepEqual(recipe.steps[4].target, { role: 'button', name: 'Submit order', nth: 0 });
+			assert.deepEqual(recipe.steps.slice(0, 4), taskRecipe.steps.slice(0, 4), 'the other steps are as they were');
+
+			const again = await b.ok('run_recipe', { recipe_id: taskRecipe.id, parameters: { full_name: 'Healed Again' } });
+			assert.equal(again.data.model_calls, 0);
+			assert.equal((await model.log()).length, 1, 'version 2 replays the renamed page with no model');
+		} finally {
+			await setDrift(null);
+		}
+	});
+
 	test('list, get and delete: a deleted recipe is gone; its JSON handed back in runs, a broken one is refused saying why', async () => {
 		const json = (await b.ok('get_recipe', { recipe_id: recorded.id })).text;
 		await b.ok('delete_recipe', { recipe_id: recorded.id });

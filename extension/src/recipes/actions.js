@@ -56,6 +56,22 @@ async function recipeToRun(store, params, viewer) {
 }
 
 /**
+ * The next version of a recipe whose replay healed steps: their new
+ * locators in place of the old; null when none healed.
+ * @param {object} recipe
+ * @param {{index: number, key: string, target: object}[]} healed
+ * @returns {object|null}
+ */
+function healedVersion(recipe, healed) {
+	if (healed.length === 0)
+		return null;
+	const steps = structuredClone(recipe.steps);
+	for (const { index, key, target } of healed)
+		steps[index][key] = target;
+	return { ...recipe, version: recipe.version + 1, created: new Date().toISOString(), steps };
+}
+
+/**
  * The recipe tools.
  * @param {object} deps
  * @param {import('./store.js').RecipeStore} deps.store
@@ -130,13 +146,24 @@ export function recipeActions({ store, recordings, runner }) {
 			unqueued: true,
 			async run(params, context) {
 				const recipe = await recipeToRun(store, params, context);
-				const replay = await runner.run(recipe, { parameters: params.parameters, tabId: params.tab_id }, context);
+				const replay = await runner.run(recipe, { parameters: params.parameters, tabId: params.tab_id, heal: params.heal === true },
+				    context);
+				const healed = healedVersion(recipe, replay.healed);
+				/* A saved recipe that healed and then replayed to its end is kept as its next version. */
+				if (healed !== null && params.recipe_id !== undefined)
+					await store.save(healed);
+				const steps = (healed ?? recipe).steps;
+				const lines = steps.map((step, i) =>
+				    `${i + 1}. ${describeStep(step)}: ${replay.healed.some(entry => entry.index === i) ? 'healed' : 'ok'}`);
+				const how = healed === null ? 'with no model' :
+				    `healing ${replay.healed.length} step${replay.healed.length === 1 ? '' : 's'} with one model call each` +
+				    (params.recipe_id !== undefined ? `; saved as version ${healed.version}` : '');
 				return {
 					content: [{ type: 'text', text: `Recipe ${recipe.id} v${recipe.version} ("${recipe.name}") replayed ` +
-					    `${replay.steps.length} steps in tab ${replay.tabId}, with no model; the tab shows ${replay.url}.\n` +
-					    recipe.steps.map((step, i) => `${i + 1}. ${describeStep(step)}: ok`).join('\n') }],
-					structuredContent: { recipe_id: recipe.id, version: recipe.version, status: 'done', tab_id: replay.tabId,
-					    url: replay.url, steps: replay.steps, model_calls: 0 },
+					    `${replay.steps.length} steps in tab ${replay.tabId}, ${how}; the tab shows ${replay.url}.\n${lines.join('\n')}` }],
+					structuredContent: { recipe_id: recipe.id, version: healed?.version ?? recipe.version, status: 'done', tab_id: replay.tabId,
+					    url: replay.url, steps: replay.steps, model_calls: replay.healed.length,
+					    ...(healed !== null ? { healed_steps: replay.healed.map(entry => entry.index + 1), recipe: healed } : {}) },
 				};
 			},
 		},

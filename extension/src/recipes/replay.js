@@ -119,6 +119,7 @@ export class RecipeRunner {
 	 * @param {{tabs: {create: Function}}} deps.browser
 	 * @param {ReturnType<import('./page.js').tabReader>} deps.page
 	 * @param {string} deps.optionsUrl
+	 * @param {import('./heal.js').StepHealer} [deps.healer] asks the navigator for a step whose element is gone (heal)
 	 * @param {number} [deps.stepWaitMs]
 	 */
 	constructor(deps) {
@@ -148,14 +149,16 @@ export class RecipeRunner {
 	}
 
 	/**
-	 * Replays a recipe.
+	 * Replays a recipe; with heal, a step whose element is gone asks the
+	 * navigator for it (one model call) and the replay goes on.
 	 * @param {object} recipe
-	 * @param {{parameters?: object, tabId?: number}} options
+	 * @param {{parameters?: object, tabId?: number, heal?: boolean}} options
 	 * @param {import('../dispatcher.js').ActionContext} context the run_recipe call's
-	 * @returns {Promise<{tabId: number, url: string, steps: object[]}>}
+	 * @returns {Promise<{tabId: number, url: string, steps: object[], healed: {index: number, key: string,
+	 *   target: import('./locator.js').Target}[]}>} healed: the steps given a new locator
 	 * @throws {BridgeError} naming the step that failed
 	 */
-	async run(recipe, { parameters, tabId }, context) {
+	async run(recipe, { parameters, tabId, heal = false }, context) {
 		const values = bindParameters(recipe, parameters);
 		this.checkSteps(recipe, context.scopes);
 		const settings = await loadSettings(this.deps.storage);
@@ -169,18 +172,20 @@ export class RecipeRunner {
 		const call = { signal: context.signal, deadline: context.deadline, progress: () => {}, owner, client: context.client,
 			caller: context.caller, ownerKey: context.ownerKey, scopes: context.scopes };
 		const done = [];
+		const healing = heal ? { recipe, call, allowed, healed: [] } : null;
 		try {
 			let state = null;
 			for (let i = 0; i < recipe.steps.length; i++) {
 				const step = recipe.steps[i];
 				context.progress(i + 1, recipe.steps.length, `Step ${i + 1} of ${recipe.steps.length}: ${describeStep(step)}`);
-				const params = await this.stepParams(step, i, fillPlaceholders(step.args ?? {}, values), entered.tabId, state, allowed, context.signal);
+				const params = await this.stepParams(step, i, fillPlaceholders(step.args ?? {}, values), entered.tabId, state, allowed,
+				    context.signal, healing);
 				await this.deps.dispatcher.dispatch(step.tool, params, call);
 				this.checkFence(id, step, i, allowed);
 				state = await this.expect(step, i, entered.tabId, context.signal);
 				done.push({ step: i + 1, tool: step.tool, outcome: 'ok' });
 			}
-			return { tabId: entered.tabId, url: await this.deps.page.tabUrl(entered.tabId), steps: done };
+			return { tabId: entered.tabId, url: await this.deps.page.tabUrl(entered.tabId), steps: done, healed: healing?.healed ?? [] };
 		} finally {
 			entered.release();
 			await this.deps.fence.end(id).catch(() => {});
@@ -221,9 +226,11 @@ export class RecipeRunner {
 	 * @param {{url: string, elements: object[]}|null} state the page as the last step's check read it, if it did
 	 * @param {string[]} allowed
 	 * @param {AbortSignal} signal
+	 * @param {{recipe: object, call: object, allowed: string[], healed: object[]}|null} healing with heal: what the
+	 *   healer needs, and the steps it gave a new locator
 	 * @returns {Promise<object>}
 	 */
-	async stepParams(step, index, args, tabId, state, allowed, signal) {
+	async stepParams(step, index, args, tabId, state, allowed, signal, healing) {
 		const params = { ...args, tab_id: tabId };
 		if (step.tool === 'navigate_to' && !domainAllowed(params.url, allowed))
 			throw new BridgeError(ErrorCode.URL_NOT_ALLOWED, `Step ${index + 1} (navigate_to) stopped: ${domainRefusal(params.url, allowed)}`);
@@ -244,13 +251,43 @@ export class RecipeRunner {
 				}
 				return params;
 			}
-			if (Date.now() >= deadline)
-				throw new BridgeError(ErrorCode.ELEMENT_NOT_FOUND,
+			if (Date.now() >= deadline) {
+				const error = new BridgeError(ErrorCode.ELEMENT_NOT_FOUND,
 				    `Step ${index + 1} (${describeStep(step)}) stopped the replay: no ${describeTarget(missing.target)} is on ${state.url}. ` +
 				    offered(missing.target, state.elements));
+				if (healing === null || targets.length !== 1 || missing.key.startsWith('field '))
+					throw error;
+				return this.healStep(step, index, params, tabId, healing, error);
+			}
 			await sleep(POLL_MS, signal);
 			state = null;
 		}
+	}
+
+	/**
+	 * A step's call arguments with the element the navigator picks for it
+	 * (StepHealer), its new locator kept for the healed recipe.
+	 * @param {object} step
+	 * @param {number} index
+	 * @param {object} params the step's arguments so far
+	 * @param {number} tabId
+	 * @param {{recipe: object, call: object, allowed: string[], healed: object[]}} healing
+	 * @param {BridgeError} notFound the error without healing
+	 * @returns {Promise<object>}
+	 * @throws {BridgeError} notFound, saying why healing failed
+	 */
+	async healStep(step, index, params, tabId, healing, notFound) {
+		let healed;
+		try {
+			if (this.deps.healer === undefined)
+				throw new Error('this extension cannot heal');
+			healed = await this.deps.healer.heal(healing.recipe, step, index, tabId, healing.call, healing.allowed);
+		} catch (error) {
+			healing.call.signal?.throwIfAborted();
+			throw new BridgeError(notFound.code, `${notFound.message} Healing failed: ${error?.message ?? error}`);
+		}
+		healing.healed.push({ index, key: healed.key, target: healed.target });
+		return { ...params, [TARGET_ARGS[healed.key]]: healed.ref };
 	}
 
 	/**
