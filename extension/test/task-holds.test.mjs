@@ -294,6 +294,8 @@ test('the tabs a task opens are held as its own tab, from birth: others\' change
 		await dispatcher.dispatch('get_browser_state', { tab_id: tab }, call(undefined, 'bob'));
 	}
 	assert.deepEqual(removed, []);
+	await assert.rejects(dispatcher.dispatch('run_task', { task: 'Another', tab_id: 9, wait: false }, call()), busy(`task ${id}`));
+	assert.deepEqual([...tasks.deps.fence.fences.keys()], [id], 'the refused task left no fence behind');
 
 	model.pending[0](impossible);
 	const result = await (await tasks.get(id, { caller: 'alice' })).done;

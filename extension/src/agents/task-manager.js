@@ -336,10 +336,11 @@ export class TaskManager {
 		if (params.start_url !== undefined && !domainAllowed(params.start_url, allowedDomains))
 			throw new BridgeError(ErrorCode.INVALID_ARGUMENT, domainRefusal(params.start_url, allowedDomains));
 		const tab = params.start_url !== undefined ? null : await resolveTab(params);
-		const busy = tab !== null ? this.runningIn(tab.id) : undefined;
-		if (busy !== undefined)
+		/* Held by a task (its own tab or one it opened) or a replay: refused before anything is set up for this one. */
+		const holder = tab !== null ? this.deps.dispatcher.holds.get(tab.id) : undefined;
+		if (holder !== undefined)
 			throw new BridgeError(ErrorCode.TAB_BUSY,
-			    `Tab ${busy.tabId} is running ${busy.owner.label}. ` +
+			    `Tab ${tab.id} is being driven by ${holder.label}. ` +
 			    `Wait for it with get_task, stop it with stop_task, or pass another tab_id or a start_url.`);
 		const owner = { kind: 'task', id, label: taskLabel(id, params.task) };
 		/*
