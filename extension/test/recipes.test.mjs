@@ -271,3 +271,18 @@ test('a secret the tool reports (secret_refs) is never stored either', async () 
 	assert.deepEqual(recipe.parameters, [{ name: 'code', secret: true, required: true }]);
 	assert.doesNotMatch(JSON.stringify(recipe), /hidden-CODE/);
 });
+
+// Issue #35: keys pressed without a ref go to whatever has focus; into a
+// secret field the tool says so (secret: true), and they are no default.
+test('keys pressed without a ref into a focused secret field (the tool\'s secret) are never stored either', async () => {
+	const recorder = new Recorder({ capture: async () => ({ url: 'https://a.example/', elements: [] }),
+		tabUrl: async () => 'https://a.example/', tabOf: async () => 1 });
+	const keep = await recorder.before('press_keys', { keys: '739164{Enter}', tab_id: 1 });
+	await keep({ structuredContent: { keys: '•••••••••••••', secret: true } });
+	const plain = await recorder.before('press_keys', { keys: '{Escape}', tab_id: 1 });
+	await plain({ structuredContent: { keys: '{Escape}' } });
+	const recipe = buildRecipe(recorder.calls, ABOUT);
+	assert.deepEqual(recipe.parameters.map(parameter => parameter.secret), [true]);
+	assert.deepEqual(recipe.steps[1].args, { keys: '{Escape}' });
+	assert.doesNotMatch(JSON.stringify(recipe), /739164/);
+});

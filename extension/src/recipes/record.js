@@ -127,6 +127,9 @@ export class Recorder {
 			delete args[key];
 		const present = state.elements === null ? null : new Set(state.elements.map(presenceKey));
 		return async result => {
+			/* press_keys without a ref pressed its keys into a focused secret field: the tool says so. */
+			if (result?.structuredContent?.secret === true && refs.length === 0)
+				secrets.add('target');
 			/* The tool found a secret field the state did not mark (a ref from an older state). */
 			for (const ref of result?.structuredContent?.secret_refs ?? []) {
 				for (const [key, named] of refs)
