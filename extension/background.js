@@ -121,7 +121,8 @@ const healer = new StepHealer({ dispatcher, storage: chrome.storage.local, creat
 	optionsUrl: chrome.runtime.getURL('options/options.html') });
 const recipeRunner = new RecipeRunner({ dispatcher, tasks, fence, storage: chrome.storage.local, browser: { tabs: chrome.tabs }, page,
 	healer, optionsUrl: chrome.runtime.getURL('options/options.html') });
-registerActions(dispatcher, { consoleStore, tasks, recipes: { store: recipes, recordings: dispatcher.recordings, runner: recipeRunner } });
+registerActions(dispatcher, { consoleStore, tasks, recipes: { store: recipes, recordings: dispatcher.recordings, runner: recipeRunner,
+	tasks } });
 
 chrome.tabs.onRemoved.addListener(tabId => {
 	tasks.tabClosed(tabId).catch(error => log(`tasks: tab ${tabId} closed: ${error?.message ?? error}`));

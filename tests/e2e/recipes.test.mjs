@@ -77,6 +77,23 @@ describe('recipes', () => {
 			'Step 5 of 5: click_element button "Place order"']);
 	});
 
+	test('run_recipe as a task: wait false answers with a task_id at once, and get_task follows it step by step to its end', async () => {
+		const requests = (await model.log()).length;
+		const started = await b.ok('run_recipe', { recipe_id: taskRecipe.id, parameters: { full_name: 'Task Form' }, wait: false });
+		assert.equal(started.data.status, 'running', started.text);
+		const ended = await b.ok('get_task', { task_id: started.data.task_id, wait_ms: 60000 });
+		assert.equal(ended.data.status, 'finished', ended.text);
+		assert.equal(ended.data.stop_reason, 'done', ended.text);
+		assert.deepEqual(ended.data.steps.map(step => [step.step, step.tool, step.label, step.outcome]), [
+			[1, 'click_element', 'Blue mug', 'ok'], [2, 'click_element', 'Order this mug', 'ok'], [3, 'type_value', 'Full name', 'ok'],
+			[4, 'select_option', 'Country', 'ok'], [5, 'click_element', 'Place order', 'ok']]);
+		assert.match(ended.data.answer, /replayed 5 steps in tab \d+, with no model/);
+		assert.equal(ended.data.usage.model_calls, 0);
+		assert.equal((await model.log()).length, requests);
+		assert.match(await confirmation('Task Form'), /one blue mug for Task Form, shipping to Canada\.$/);
+		assert.ok((await b.ok('list_tasks')).data.tasks.some(task => task.task_id === started.data.task_id));
+	});
+
 	let recorded;
 
 	test('a client records its own calls and replays them, with other values for the parameters', async () => {
@@ -124,6 +141,12 @@ describe('recipes', () => {
 			assert.equal(failed.code, 'ELEMENT_NOT_FOUND');
 			assert.match(failed.message, /^Step 5 \(click_element button "Place order"\) stopped the replay: no button "Place order" is on \S+shop\/order\.html\S*\. The page offers instead: button "Submit order"/);
 			assert.equal((await model.log()).length, requests, 'no model request without heal');
+
+			const started = await b.ok('run_recipe', { recipe_id: taskRecipe.id, parameters: { full_name: 'Renamed Task' }, wait: false });
+			const ended = await b.ok('get_task', { task_id: started.data.task_id, wait_ms: 60000 });
+			assert.equal(ended.data.stop_reason, 'step_failed', ended.text);
+			assert.match(ended.data.message, /^ELEMENT_NOT_FOUND: Step 5 \(click_element button "Place order"\) stopped the replay/);
+			assert.deepEqual(ended.data.steps.map(step => step.outcome), ['ok', 'ok', 'ok', 'ok', 'error']);
 		} finally {
 			await setDrift(null);
 		}

@@ -423,6 +423,47 @@ export class TaskManager {
 	}
 
 	/**
+	 * Follows work that is not the agents' as a task (run_recipe run as an
+	 * MCP task, recipes/actions.js), so that get_task, stop_task,
+	 * list_tasks, the protocol's tasks/* and the side panel see it as one:
+	 * stopping it aborts its controller, and it ends as its done settles.
+	 * @param {object} work
+	 * @param {string} work.task what it does, in words
+	 * @param {number} work.tabId
+	 * @param {object} work.agent its progress as an AgentTask shows it (history, stepsTaken, limits, usage, question...);
+	 *   its onChange is set here, to be called when it moves
+	 * @param {AbortController} work.controller
+	 * @param {Promise<{stop_reason: string, answer: string|null, message: string}>} work.done its end; never rejects
+	 * @param {{client?: string, caller?: string}} who the MCP client that started it, by its name and as the host names it
+	 * @returns {TaskRecord}
+	 */
+	adopt({ task, tabId, agent, controller, done }, { client, caller }) {
+		const id = newTaskId();
+		const started = Date.now();
+		const record = { id, task, tabId, started, updated: started, caller, stopped: false, startedBy: client ?? 'MCP client',
+			agent, owner: { kind: 'task', id, label: taskLabel(id, task) }, openedHolds: null, controller, result: null };
+		agent.onChange = () => {
+			record.updated = Date.now();
+			this.changed();
+		};
+		this.tasks.set(id, record);
+		record.done = done.then(result => {
+			record.updated = Date.now();
+			record.result = { task_id: id, status: 'finished', tab_id: tabId, verdict: null, steps: agent.history.map(step => ({ ...step })),
+				steps_taken: agent.stepsTaken, usage: { ...agent.usage }, duration_ms: record.updated - started, opened_tabs: [], ...result,
+				stop_reason: record.stopped ? record.stopReason : result.stop_reason };
+			return record.result;
+		}).finally(() => {
+			this.forgetOld();
+			this.keep(record)
+			    .catch(error => this.deps.log?.(`task ${id}: not kept (${error?.message ?? error})`))
+			    .finally(() => this.changed());
+		});
+		this.changed();
+		return record;
+	}
+
+	/**
 	 * Ends a task's recording; a task that ended done (its answer
 	 * accepted) leaves its recipe, named after the task with what it typed
 	 * into secret fields concealed, and its secrets never kept.
@@ -943,7 +984,7 @@ function panelTask(record) {
  * A task's result or progress as an MCP tool result.
  * @param {TaskRecord} record
  */
-function taskReply(record, extra = {}) {
+export function taskReply(record, extra = {}) {
 	const waiting = record.result === null && record.agent.question !== null;
 	const structured = record.result ?? {
 		task_id: record.id, status: waiting ? 'input_required' : 'running', tab_id: record.tabId,

@@ -152,13 +152,14 @@ export class RecipeRunner {
 	 * Replays a recipe; with heal, a step whose element is gone asks the
 	 * navigator for it (one model call) and the replay goes on.
 	 * @param {object} recipe
-	 * @param {{parameters?: object, tabId?: number, heal?: boolean}} options
+	 * @param {{parameters?: object, tabId?: number, heal?: boolean, entered?: (tabId: number) => void}} options entered:
+	 *   told the replay's tab once it is held, fenced and at the start URL, before the first step
 	 * @param {import('../dispatcher.js').ActionContext} context the run_recipe call's
 	 * @returns {Promise<{tabId: number, url: string, steps: object[], healed: {index: number, key: string,
 	 *   target: import('./locator.js').Target}[]}>} healed: the steps given a new locator
 	 * @throws {BridgeError} naming the step that failed
 	 */
-	async run(recipe, { parameters, tabId, heal = false }, context) {
+	async run(recipe, { parameters, tabId, heal = false, entered: onEntered }, context) {
 		const values = bindParameters(recipe, parameters);
 		this.checkSteps(recipe, context.scopes);
 		const settings = await loadSettings(this.deps.storage);
@@ -171,6 +172,7 @@ export class RecipeRunner {
 		const entered = await this.enter(id, tabId, startUrl, allowed, owner);
 		const call = { signal: context.signal, deadline: context.deadline, progress: () => {}, owner, client: context.client,
 			caller: context.caller, ownerKey: context.ownerKey, scopes: context.scopes };
+		onEntered?.(entered.tabId);
 		const done = [];
 		const healing = heal ? { recipe, call, allowed, healed: [] } : null;
 		try {
