@@ -86,7 +86,9 @@ function runScenario(url, scenario, dir) {
 	});
 }
 
-describe('the official MCP conformance suite', () => {
+// The scenarios run three at a time: each is a Node process that mostly
+// waits on the host, and each opens its own sessions.
+describe('the official MCP conformance suite', { concurrency: 3 }, () => {
 	let host;
 	let proxy;
 	let dir;
