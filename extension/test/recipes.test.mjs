@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 
 import { describeTarget, nearest, resolveTarget, targetOf } from '../src/recipes/locator.js';
 import { buildRecipe, Recorder, Recordings, MAX_PARAMETERS } from '../src/recipes/record.js';
-import { bindParameters, samePage } from '../src/recipes/replay.js';
+import { bindParameters, RecipeRunner, samePage } from '../src/recipes/replay.js';
 import { validateRecipe } from '../src/recipes/schema.js';
 import { RecipeStore, RECIPES_KEY, RECIPES_PER_OWNER } from '../src/recipes/store.js';
 import { Dispatcher } from '../src/dispatcher.js';
@@ -285,4 +285,20 @@ test('keys pressed without a ref into a focused secret field (the tool\'s secret
 	assert.deepEqual(recipe.parameters.map(parameter => parameter.secret), [true]);
 	assert.deepEqual(recipe.steps[1].args, { keys: '{Escape}' });
 	assert.doesNotMatch(JSON.stringify(recipe), /739164/);
+});
+
+test('a replay refuses, before anything runs, a step the key\'s scopes do not allow, and a navigation outside its domains', async () => {
+	const scopes = { click_element: 'pages:act', navigate_to: 'pages:act', evaluate_script: 'scripts' };
+	const runner = new RecipeRunner({ dispatcher: { catalogueEntry: method => scopes[method] && { scope: scopes[method] } } });
+	const recipe = ownedRecipe('alice', 'rcp_scoped');
+	assert.doesNotThrow(() => runner.checkSteps(recipe, undefined), 'the owner key has every scope');
+	assert.doesNotThrow(() => runner.checkSteps(recipe, ['pages:read', 'pages:act']));
+	assert.throws(() => runner.checkSteps(recipe, ['pages:read']), error => error.code === ErrorCode.INVALID_ARGUMENT &&
+	    /^Step 1 uses click_element, which needs the scope pages:act that this client's key lacks/.test(error.message));
+	assert.throws(() => runner.checkSteps(recipe, ['pages:act']), /lacks the scope pages:read, which a replay needs/);
+	const scripted = { ...recipe, steps: [{ tool: 'evaluate_script', args: { script: '1' } }] };
+	assert.throws(() => runner.checkSteps(scripted, undefined), /Step 1 uses evaluate_script, which a recipe cannot run/);
+	await assert.rejects(runner.stepParams({ tool: 'navigate_to', args: { url: 'https://evil.example/' } }, 2,
+	    { url: 'https://evil.example/' }, 7, null, ['shop.example'], new AbortController().signal, null),
+	error => error.code === ErrorCode.URL_NOT_ALLOWED && /^Step 3 \(navigate_to\) stopped: https:\/\/evil\.example\/ \(domain evil\.example\) is outside/.test(error.message));
 });

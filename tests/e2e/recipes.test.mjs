@@ -3,13 +3,17 @@
 // request (counted at the scripted model's server) to the same end; a
 // client records its own calls and replays them; a drifted page (other
 // ids and classes, a field moved) still replays; a renamed button stops
-// the replay with an error naming the step and what the page offers.
+// the replay with an error naming the step and what the page offers, and
+// heals with exactly one model request; a replay runs as a task; it keeps
+// to the person's controls (TAB_BUSY, the pause, their allowed domains).
 
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { startBridge } from './harness.mjs';
+import { EXTENSION_ID, startBridge, until } from './harness.mjs';
 import { SHOP_ORDER_STEPS, configureAgents, startModelServer } from './agents-harness.mjs';
+
+const POPUP = `chrome-extension://${EXTENSION_ID}/popup/popup.html`;
 
 describe('recipes', () => {
 	let b;
@@ -174,6 +178,41 @@ describe('recipes', () => {
 			assert.equal((await model.log()).length, 1, 'version 2 replays the renamed page with no model');
 		} finally {
 			await setDrift(null);
+		}
+	});
+
+	test('a replay keeps to the person\'s controls: TAB_BUSY in a task\'s tab, the pause, and their allowed domains as its ceiling', async () => {
+		await model.close();
+		model = await startModelServer({ steps: SHOP_ORDER_STEPS, faults: [{ request: 2, hold: true }] });
+		await configureAgents(b, { baseUrl: `${model.url}/v1`, apiKey: 'sk-e2e-recipes' });
+		const task = await b.ok('run_task', { task: 'Order a mug, slowly.', start_url: b.page('shop/index.html?held'), wait: false });
+		try {
+			const busy = await b.fails('run_recipe', { recipe_id: recorded.id, tab_id: task.data.tab_id });
+			assert.equal(busy.code, 'TAB_BUSY');
+			assert.ok(busy.message.includes(task.data.task_id), busy.message);
+		} finally {
+			await b.ok('stop_task', { task_id: task.data.task_id });
+		}
+
+		const popup = await b.openDirectly(POPUP);
+		try {
+			await until(() => b.evaluate(POPUP, '!document.getElementById("pause").disabled'), { what: 'the popup to show the switch' });
+			await b.evaluate(POPUP, 'document.getElementById("pause").click()');
+			await until(() => b.evaluate(POPUP, '!document.getElementById("paused-note").hidden'), { what: 'the popup to say it is paused' });
+			assert.equal((await b.fails('run_recipe', { recipe_id: recorded.id })).code, 'PAUSED_BY_USER');
+			await b.evaluate(POPUP, 'document.getElementById("pause").click()');
+			await until(() => b.evaluate(POPUP, 'document.getElementById("paused-note").hidden'), { what: 'the popup to say it runs again' });
+		} finally {
+			await popup.close();
+		}
+
+		await configureAgents(b, { baseUrl: `${model.url}/v1`, apiKey: 'sk-e2e-recipes', domains: 'example.org' });
+		try {
+			const fenced = await b.fails('run_recipe', { recipe_id: recorded.id });
+			assert.equal(fenced.code, 'INVALID_ARGUMENT');
+			assert.match(fenced.message, /allowed_domains can only narrow the person's list of allowed domains \(example\.org\), and 127\.0\.0\.1 lies outside it/);
+		} finally {
+			await configureAgents(b, { baseUrl: `${model.url}/v1`, apiKey: 'sk-e2e-recipes' });
 		}
 	});
 
