@@ -59,6 +59,13 @@ function taskStore() {
 				tasks.set(record.id, record);
 				return describe(record);
 			},
+			/* A replay run as a task (#36) is followed by the same task tools. */
+			run_recipe: params => {
+				const record = { id: randomBytes(16).toString('base64url'), task: `Replay recipe ${params.recipe_id}`, wait: params.wait,
+				    created: new Date().toISOString(), finished: false, waiters: [] };
+				tasks.set(record.id, record);
+				return describe(record);
+			},
 			get_task: async params => {
 				const record = find(params.task_id);
 				if (!record.finished && params.wait_ms > 0)
@@ -130,6 +137,7 @@ describe('MCP tasks', () => {
 			const { tools } = await client.listTools(undefined, opts());
 			const byName = Object.fromEntries(tools.map(tool => [tool.name, tool]));
 			assert.deepEqual(byName.run_task.execution, { taskSupport: 'optional' });
+			assert.deepEqual(byName.run_recipe.execution, { taskSupport: 'optional' });
 			assert.equal(byName.navigate_to.execution, undefined, 'other tools do not run as tasks');
 		} finally {
 			await close(client);
@@ -167,6 +175,22 @@ describe('MCP tasks', () => {
 			assert.equal(result.structuredContent.answer, 'Order #4711');
 			assert.match(result.content[0].text, /done: Order #4711/);
 			assert.equal(result._meta['io.modelcontextprotocol/related-task'].taskId, result.structuredContent.task_id);
+		} finally {
+			await close(client);
+		}
+	});
+
+	it('2025-11-25: run_recipe runs as a task too: created detached (wait false), its result from get_task', async () => {
+		const client = await connect(host);
+		try {
+			const created = await client.request({ method: 'tools/call', params: { name: 'run_recipe',
+				arguments: { recipe_id: 'rcp_order', parameters: { full_name: 'Ada' } }, task: {} } }, CreateTaskResultSchema, opts());
+			const id = created.task.taskId;
+			assert.equal(created.task.status, 'working');
+			assert.equal(store.tasks.get(id).wait, false, 'the extension ran it detached');
+			const waiting = client.experimental.tasks.getTaskResult(id, CallToolResultSchema, opts());
+			store.finish(id, 'Recipe rcp_order replayed 5 steps');
+			assert.equal((await waiting).structuredContent.answer, 'Recipe rcp_order replayed 5 steps');
 		} finally {
 			await close(client);
 		}
