@@ -302,3 +302,68 @@ test('a replay refuses, before anything runs, a step the key\'s scopes do not al
 	    { url: 'https://evil.example/' }, 7, null, ['shop.example'], new AbortController().signal, null),
 	error => error.code === ErrorCode.URL_NOT_ALLOWED && /^Step 3 \(navigate_to\) stopped: https:\/\/evil\.example\/ \(domain evil\.example\) is outside/.test(error.message));
 });
+
+// A runner over one fake tab (5) whose page lists `elements`; a click on "Send" goes to /NAME/done, NAME the text typed.
+function fakeRunner(elements, { navigates = true } = {}) {
+	const tab = { url: 'about:blank', typed: '' };
+	const dispatched = [];
+	const runner = new RecipeRunner({
+		dispatcher: {
+			catalogueEntry: () => ({ scope: 'pages:act' }),
+			refuseIfHeld: () => {},
+			dispatch: async (tool, params) => {
+				dispatched.push([tool, params]);
+				if (tool === 'type_value')
+					tab.typed = params.text;
+				if (tool === 'click_element' && navigates)
+					tab.url = `https://shop.example/${tab.typed}/done`;
+				return { content: [] };
+			},
+		},
+		tasks: { enterTab: async (id, tabId, { startUrl }) => {
+			tab.url = startUrl;
+			return { tabId, release: () => {} };
+		} },
+		fence: { active: false, end: async () => [], blocked: () => [] },
+		storage: fakeStorage(),
+		browser: { tabs: { create: async () => ({ id: 5 }) } },
+		page: { capture: async () => ({ url: tab.url, elements }), tabUrl: async () => tab.url },
+		optionsUrl: 'chrome-extension://x/options/options.html',
+		stepWaitMs: 30,
+	});
+	return { runner, dispatched, tab };
+}
+
+// A form recipe: type the name, press the second "Send", reach /NAME/done.
+const FORM_RECIPE = {
+	schema: 'browser-bridge/recipe', schema_version: 1, id: 'rcp_form', version: 1, name: 'Send the form', created: '2026-11-28T07:00:00.000Z',
+	owner: 'alice', source: { kind: 'recording' }, start_url: 'https://shop.example/form', allowed_domains: ['shop.example'],
+	parameters: [{ name: 'name', default: 'Ada', secret: false }],
+	steps: [
+		{ tool: 'type_value', target: { role: 'textbox', name: 'Name', nth: 0 }, args: { text: '{{name}}' }, expect: {} },
+		{ tool: 'click_element', target: { role: 'button', name: 'Send', nth: 1 }, args: {}, expect: { url: 'https://shop.example/{{name}}/done' } },
+	],
+};
+const FORM_PAGE = [{ ref: 'e1', role: 'textbox', name: 'Name' }, { ref: 'e2', role: 'button', name: 'Send' },
+	{ ref: 'e3', role: 'button', name: 'Send' }, { ref: 'e4', role: 'link', name: 'Help' }];
+const REPLAY_CALL = { signal: new AbortController().signal, deadline: Date.now() + 60000, progress: () => {}, caller: 'alice' };
+
+test('a replay finds each locator\'s element, fills in the parameters (the expected URL too) and runs the steps through the dispatcher', async () => {
+	assert.deepEqual(validateRecipe(FORM_RECIPE).errors, []);
+	const { runner, dispatched } = fakeRunner(FORM_PAGE);
+	const progress = [];
+	const replay = await runner.run(FORM_RECIPE, { parameters: { name: 'Bob' } }, { ...REPLAY_CALL, progress: (n, total, text) => progress.push(text) });
+	assert.deepEqual(dispatched, [['type_value', { text: 'Bob', tab_id: 5, ref: 'e1' }], ['click_element', { tab_id: 5, ref: 'e3' }]]);
+	assert.equal(replay.url, 'https://shop.example/Bob/done');
+	assert.deepEqual(progress, ['Step 1 of 2: type_value textbox "Name"', 'Step 2 of 2: click_element button "Send" (match 2)']);
+});
+
+test('a replay stops at a missing element naming the step and the nearest offers, and at an outcome that did not follow', async () => {
+	const renamed = FORM_PAGE.map(element => element.name === 'Send' ? { ...element, name: 'Submit' } : element);
+	await assert.rejects(fakeRunner(renamed).runner.run(FORM_RECIPE, {}, REPLAY_CALL), error => error.code === ErrorCode.ELEMENT_NOT_FOUND &&
+	    error.message === 'Step 2 (click_element button "Send" (match 2)) stopped the replay: no button "Send" (match 2) is on ' +
+	    'https://shop.example/form. The page offers instead: button "Submit", button "Submit", link "Help".');
+	const stuck = fakeRunner(FORM_PAGE, { navigates: false });
+	await assert.rejects(stuck.runner.run(FORM_RECIPE, {}, REPLAY_CALL), error => error.code === ErrorCode.NAVIGATION_FAILED &&
+	    /^Step 2 \(click_element button "Send" \(match 2\)\) stopped the replay: it should have reached https:\/\/shop\.example\/Ada\/done, but the tab shows https:\/\/shop\.example\/form\.$/.test(error.message));
+});

@@ -184,7 +184,7 @@ export class RecipeRunner {
 				    context.signal, healing);
 				await this.deps.dispatcher.dispatch(step.tool, params, call);
 				this.checkFence(id, step, i, allowed);
-				state = await this.expect(step, i, entered.tabId, context.signal);
+				state = await this.expect({ ...step, expect: fillPlaceholders(step.expect ?? {}, values) }, i, entered.tabId, context.signal);
 				done.push({ step: i + 1, tool: step.tool, outcome: 'ok' });
 			}
 			return { tabId: entered.tabId, url: await this.deps.page.tabUrl(entered.tabId), steps: done, healed: healing?.healed ?? [] };
