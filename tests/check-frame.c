@@ -299,7 +299,7 @@ static size_t
 chunks_roundtrip(const char *text, size_t len, uint64_t id, size_t limit)
 {
 	struct chunks	 chunks = { limit, json_array(), 0 };
-	size_t		 count, size, i, got_len, piece_len;
+	size_t		 count, size, i, got_len, piece_len = 0;
 	uint8_t		*got, *piece;
 	json_t		*chunk;
 
