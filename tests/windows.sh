@@ -109,8 +109,24 @@ key_value() {
 for browser in $registry_keys; do
 	wine64 reg delete "$(host_key "$browser")" /f >/dev/null 2>&1
 done
-extra_id=abcdefghijklmnopabcdefghijklmnop
 step_failed=0
+# Without --browser, only the browsers found: those whose User Data folder
+# under %LOCALAPPDATA% holds a Local State (wine's profile has none).
+local_appdata="$WINEPREFIX/drive_c/users/$(id -un)/AppData/Local"
+if out=$(wine64 browser-bridge.exe install 2>&1) ||
+    ! printf '%s\n' "$out" | grep -q "no Chrome-family browser found"; then
+	fail "install with no browser found did not say so: $out"
+fi
+mkdir -p "$local_appdata/Chromium/User Data"
+: >"$local_appdata/Chromium/User Data/Local State"
+if ! out=$(wine64 browser-bridge.exe install 2>&1); then
+	fail "install with Chromium found failed: $out"
+elif ! key_value Chromium >/dev/null || key_value 'Google\Chrome' >/dev/null ||
+    ! printf '%s\n' "$out" | grep -q "^Google Chrome: skipped, not found"; then
+	fail "install with Chromium found did not register Chromium alone: $out"
+fi
+rm -rf "$local_appdata/Chromium"
+extra_id=abcdefghijklmnopabcdefghijklmnop
 if ! out=$(wine64 browser-bridge.exe install --browser all \
     --extension-id "$extra_id" 2>&1); then
 	fail "install on Windows failed: $out"
