@@ -10,6 +10,8 @@
 import { describe, before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import { EXTENSION_ID, startBridge, until } from './harness.mjs';
 import { SHOP_ORDER_STEPS, configureAgents, startModelServer } from './agents-harness.mjs';
 
@@ -96,6 +98,24 @@ describe('recipes', () => {
 		assert.equal((await model.log()).length, requests);
 		assert.match(await confirmation('Task Form'), /one blue mug for Task Form, shipping to Canada\.$/);
 		assert.ok((await b.ok('list_tasks')).data.tasks.some(task => task.task_id === started.data.task_id));
+	});
+
+	test('as an MCP task (2025-11-25): the SDK creates the replay as a task, polls it and reads its result', async () => {
+		await b.client.listTools();
+		let taskId = null;
+		let result = null;
+		for await (const message of b.client.experimental.tasks.callToolStream({ name: 'run_recipe',
+			arguments: { recipe_id: taskRecipe.id, parameters: { full_name: 'Protocol Task' } } }, CallToolResultSchema, { timeout: 60000 })) {
+			if (message.type === 'taskCreated')
+				taskId = message.task.taskId;
+			if (message.type === 'error')
+				throw message.error;
+			if (message.type === 'result')
+				result = message.result;
+		}
+		assert.equal(result.structuredContent.task_id, taskId);
+		assert.equal(result.structuredContent.stop_reason, 'done', result.content[0].text);
+		assert.match(await confirmation('Protocol Task'), /one blue mug for Protocol Task, shipping to Canada\.$/);
 	});
 
 	let recorded;
