@@ -449,6 +449,23 @@ install_browser_used(const char *data, const char *manifest_dir)
 	return used;
 }
 
+/*
+ * Whether a registry key for this host is there (Windows): registered
+ * ahead of a browser's first start, it counts as found, as a manifest
+ * directory does elsewhere.
+ */
+static bool
+install_registered(const char *key)
+{
+	char	*value = NULL, *cause = NULL;
+	int	 found;
+
+	found = os_registry_read(key, &value, &cause);
+	free(value);
+	free(cause);
+	return found == 1;
+}
+
 /* Fills in a browser target: its directory and whether it is installed. */
 static void
 install_target_browser(struct install_target *target,
@@ -465,8 +482,9 @@ install_target_browser(struct install_target *target,
 	if (os == INSTALL_OS_WINDOWS)
 		target->key = install_registry_key(browser);
 	data = install_browser_data_dir(browser, os, home, config_home);
-	target->found = install_browser_used(data, target->key != NULL ? NULL :
-	    target->dir);
+	target->found = target->key != NULL ? install_browser_used(data, NULL) ||
+	    install_registered(target->key) :
+	    install_browser_used(data, target->dir);
 	if (!target->found && scope == INSTALL_SCOPE_SYSTEM) {
 		parent = files_dirname(target->dir);
 		target->found = install_is_dir(parent);

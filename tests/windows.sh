@@ -162,6 +162,9 @@ for title in 'Google Chrome' Chromium 'Microsoft Edge' Brave Vivaldi; do
 done
 printf "%s\n" "$doctor" | grep -qF "ok    Brave: runs $(wine_path "$builddir/browser-bridge.exe")" ||
     fail "doctor did not run the manifest's program: $doctor"
+# Registered ahead of their first start, the browsers count as found.
+! printf "%s\n" "$doctor" | grep -q "no Chrome-family browser found" ||
+    fail "doctor found no browser though each has its key: $doctor"
 # A key naming another host's manifest is not ours to remove.
 other='C:\other-host\com.example.other.json'
 wine64 reg add "$(host_key 'Microsoft\Edge')" /ve /d "$other" /f >/dev/null 2>&1
