@@ -126,6 +126,16 @@ elif ! key_value Chromium >/dev/null || key_value 'Google\Chrome' >/dev/null ||
 	fail "install with Chromium found did not register Chromium alone: $out"
 fi
 rm -rf "$local_appdata/Chromium"
+# Every user's registration (HKLM) and a profile's folder are refused,
+# with the reason.
+if out=$(wine64 browser-bridge.exe install --system --browser all 2>&1) ||
+    ! printf '%s\n' "$out" | grep -q "(HKCU) only; --system (HKLM"; then
+	fail "install --system on Windows was not refused with the reason: $out"
+fi
+if out=$(wine64 browser-bridge.exe install --user-data-dir "$local_appdata" 2>&1) ||
+    ! printf '%s\n' "$out" | grep -q "through the registry only"; then
+	fail "install --user-data-dir on Windows was not refused with the reason: $out"
+fi
 extra_id=abcdefghijklmnopabcdefghijklmnop
 if ! out=$(wine64 browser-bridge.exe install --browser all \
     --extension-id "$extra_id" 2>&1); then
