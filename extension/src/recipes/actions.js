@@ -16,7 +16,7 @@ import { validateRecipe } from './schema.js';
 const REPLAY_MS = 600000;
 
 /** The stop reason of a replay that a step stopped. */
-export const STEP_FAILED = 'step_failed';
+const STEP_FAILED = 'step_failed';
 
 /**
  * A replay's progress as a task shows it (what TaskManager.adopt reads of

@@ -15,9 +15,6 @@ export const RECIPES_KEY = 'recipes';
 /** How many recipes one owner keeps. */
 export const RECIPES_PER_OWNER = 100;
 
-/** The owner of the recipes of the person's own (side-panel) tasks. */
-export const PERSON_OWNER = 'person';
-
 /**
  * Who asks for a recipe: an MCP caller as the host names it, with or
  * without the owner key, or the person (the side panel).
