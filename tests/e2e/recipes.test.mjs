@@ -215,14 +215,30 @@ describe('recipes', () => {
 		}
 
 		const popup = await b.openDirectly(POPUP);
+		const pause = async paused => {
+			await b.evaluate(POPUP, 'document.getElementById("pause").click()');
+			await until(() => b.evaluate(POPUP, `document.getElementById("paused-note").hidden === ${!paused}`),
+			    { what: `the popup to say it is ${paused ? 'paused' : 'running again'}` });
+		};
 		try {
 			await until(() => b.evaluate(POPUP, '!document.getElementById("pause").disabled'), { what: 'the popup to show the switch' });
-			await b.evaluate(POPUP, 'document.getElementById("pause").click()');
-			await until(() => b.evaluate(POPUP, '!document.getElementById("paused-note").hidden'), { what: 'the popup to say it is paused' });
+			await pause(true);
 			assert.equal((await b.fails('run_recipe', { recipe_id: recorded.id })).code, 'PAUSED_BY_USER');
-			await b.evaluate(POPUP, 'document.getElementById("pause").click()');
-			await until(() => b.evaluate(POPUP, 'document.getElementById("paused-note").hidden'), { what: 'the popup to say it runs again' });
+			await pause(false);
+
+			/* Mid-replay: the step's button appears (behind the tools' back) once the person has paused. */
+			const start = b.page('index.html?paused-mid-replay');
+			const recipe = { ...recorded, id: 'rcp_paused', start_url: start, parameters: [],
+				steps: [{ tool: 'click_element', target: { role: 'button', name: 'Appears later', nth: 0 }, args: {}, expect: {} }] };
+			const started = await b.ok('run_recipe', { recipe, wait: false });
+			await pause(true);
+			await b.evaluate(/paused-mid-replay/, 'document.body.append(Object.assign(document.createElement("button"), { textContent: "Appears later" }))');
+			const ended = await b.ok('get_task', { task_id: started.data.task_id, wait_ms: 60000 });
+			assert.equal(ended.data.stop_reason, 'step_failed', ended.text);
+			assert.match(ended.data.message, /^PAUSED_BY_USER: /);
 		} finally {
+			if (await b.evaluate(POPUP, 'document.getElementById("pause").checked'))
+				await pause(false);
 			await popup.close();
 		}
 
