@@ -21,8 +21,9 @@ import { fillPlaceholders } from './schema.js';
 
 /** How long a step's element may take to appear, and its outcome to follow. */
 export const STEP_WAIT_MS = 5000;
-/** How often the page is read again meanwhile. */
+/** How often the page's state is read again meanwhile, and its URL (a cheaper read). */
 const POLL_MS = 150;
+const URL_POLL_MS = 50;
 
 /** A step's locator keys, and the argument each gives its element's ref in. */
 const TARGET_ARGS = Object.fromEntries(Object.entries(REF_KEYS).map(([arg, key]) => [key, arg]));
@@ -339,7 +340,7 @@ export class RecipeRunner {
 				    `Step ${index + 1} (${describeStep(step)}) stopped the replay: ${describeTarget(expect.appears)} should have appeared ` +
 				    `on ${url}, and did not. ${offered(expect.appears, state.elements)}`);
 			}
-			await sleep(POLL_MS, signal);
+			await sleep(state === null ? URL_POLL_MS : POLL_MS, signal);
 		}
 	}
 }
