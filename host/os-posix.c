@@ -418,8 +418,8 @@ os_registry_read(const char *key, char **value, char **cause)
 int
 os_registry_write(const char *key, const char *value, char **cause)
 {
-	*cause = xasprintf("%s has no registry to write %s in; the browsers "
-	    "here read manifests from directories", os_name(), key);
+	*cause = xasprintf("this system has no registry to write %s in; the "
+	    "browsers here read manifests from directories", key);
 	return -1;
 }
 
@@ -427,7 +427,7 @@ os_registry_write(const char *key, const char *value, char **cause)
 int
 os_registry_delete(const char *key, char **cause)
 {
-	*cause = xasprintf("%s has no registry to remove %s from", os_name(),
+	*cause = xasprintf("this system has no registry to remove %s from",
 	    key);
 	return -1;
 }
