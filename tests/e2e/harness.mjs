@@ -23,6 +23,9 @@ export const HOST_NAME = 'org.browserbridge.host';
 
 const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 
+// How long closeTarget waits for a tab to go before asking again.
+const CLOSE_AGAIN_MS = 1000;
+
 // Polls fn until it returns a truthy value; throws after ms with what.
 // What the running host's runtime file says (one file per host, named by
 // its pid), skipping the host with pid notPid; undefined when none runs.
@@ -252,10 +255,24 @@ export class Bridge {
 	// Closes a tab behind the tools' back and waits until it is gone:
 	// DevTools answers before the browser has removed it, and a tool call
 	// for "the active tab" made in between would find the closing one.
+	// Chromium drops a close that meets a navigation about to commit: it
+	// answers success, and the tab stays, on the new page (an OAuth tab
+	// closed as its redirect to the callback committed stayed open until
+	// the wait timed out, and the client's code expired meanwhile). So while
+	// the tab is there, the close is asked again every CLOSE_AGAIN_MS.
 	async closeTarget(targetId) {
 		await this.cdp.send('Target.closeTarget', { targetId });
-		await until(async () => !(await this.cdp.targets()).some(t => t.targetId === targetId),
-		    { what: `tab ${targetId} to close` });
+		let asked = Date.now();
+		await until(async () => {
+			if (!(await this.cdp.targets()).some(t => t.targetId === targetId))
+				return true;
+			if (Date.now() - asked >= CLOSE_AGAIN_MS) {
+				asked = Date.now();
+				/* It may have gone since the list was read. */
+				await this.cdp.send('Target.closeTarget', { targetId }).catch(() => {});
+			}
+			return false;
+		}, { what: `tab ${targetId} to close` });
 	}
 
 	// Evaluates JavaScript in the page (or frame) whose URL contains `where`.
