@@ -412,14 +412,22 @@ export class TaskManager {
 			/* The tabs it opened, kept ones included, are the person's again. */
 			record.openedHolds.forEach(releaseOpened => releaseOpened());
 			record.openedHolds = null;
-			this.forgetOld();
-			/* The panel hears once the task is among the kept ones. */
-			this.keep(record)
-			    .catch(error => this.deps.log?.(`task ${id}: not kept (${error?.message ?? error})`))
-			    .finally(() => this.changed());
+			this.retire(record);
 		});
 		this.changed();
 		return record;
+	}
+
+	/**
+	 * Files an ended task among the kept ones (dropping the oldest past the
+	 * limit); the panel hears once it is there.
+	 * @param {TaskRecord} record
+	 */
+	retire(record) {
+		this.forgetOld();
+		this.keep(record)
+		    .catch(error => this.deps.log?.(`task ${record.id}: not kept (${error?.message ?? error})`))
+		    .finally(() => this.changed());
 	}
 
 	/**
@@ -453,12 +461,7 @@ export class TaskManager {
 				steps_taken: agent.stepsTaken, usage: { ...agent.usage }, duration_ms: record.updated - started, opened_tabs: [], ...result,
 				stop_reason: record.stopped ? record.stopReason : result.stop_reason };
 			return record.result;
-		}).finally(() => {
-			this.forgetOld();
-			this.keep(record)
-			    .catch(error => this.deps.log?.(`task ${id}: not kept (${error?.message ?? error})`))
-			    .finally(() => this.changed());
-		});
+		}).finally(() => this.retire(record));
 		this.changed();
 		return record;
 	}
