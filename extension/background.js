@@ -188,6 +188,29 @@ const panelRequests = {
 	forgetTask: message => tasks.forget(message.id),
 };
 
+/** The person at the browser, as the recipe store knows them: they see, run and delete every recipe. */
+const PERSON_VIEWER = { person: true };
+/** How long a replay the person starts may take. */
+const RECIPE_PANEL_RUN_MS = 600000;
+
+/*
+ * The side panel's recipes: each request answers with every recipe as it
+ * stands after it ({recipes}, newest first) and what happened ({notice}),
+ * or {error} in words.
+ */
+const recipeRequests = {
+	panelRecipes: async () => '',
+	deleteRecipe: async message => `Deleted recipe "${(await recipes.delete(String(message.id ?? ''), PERSON_VIEWER)).name}".`,
+	/* In a new tab, as the person's own run: every scope, the person's allowed domains as the ceiling. */
+	runRecipe: async message => {
+		const recipe = await recipes.get(String(message.id ?? ''), PERSON_VIEWER);
+		const parameters = Object.fromEntries(Object.entries(message.parameters ?? {}).map(([name, value]) => [name, String(value)]));
+		const replay = await recipeRunner.run(recipe, { parameters }, { signal: new AbortController().signal,
+			deadline: Date.now() + RECIPE_PANEL_RUN_MS, progress: () => {}, client: 'the side panel' });
+		return `Replayed "${recipe.name}": ${replay.steps.length} steps in tab ${replay.tabId}, with no model; the tab shows ${replay.url}.`;
+	},
+};
+
 /**
  * What only the extension's own pages (popup, approval page) may ask: the
  * clients waiting for approval, the decision, the approved clients and
@@ -241,6 +264,11 @@ chrome.runtime.onMessage.addListener((message, sender, reply) => {
 	}
 	if (Object.hasOwn(pageRequests, message?.type)) {
 		pageRequests[message.type](message).then(result => reply({ result }), error => reply({ error: error?.message ?? String(error) }));
+		return true;
+	}
+	if (Object.hasOwn(recipeRequests, message?.type)) {
+		recipeRequests[message.type](message)
+		    .then(async notice => reply({ recipes: await recipes.list(PERSON_VIEWER), notice }), error => reply({ error: error?.message ?? String(error) }));
 		return true;
 	}
 	if (Object.hasOwn(panelRequests, message?.type)) {

@@ -6,8 +6,15 @@
  * again and plan from there) or stopped; a task that asks the person
  * something (ask_user) waits for the answer typed here, or "done" after
  * they acted in the page; a finished one can be run again or deleted. The
- * service worker (background.js) owns the tasks.
+ * service worker (background.js) owns the tasks. Below them, the recipes
+ * (docs/recipes.md), every caller's: each can be run (replayed with no
+ * model in a new tab, after the person fills in the parameters that have
+ * no default, secrets among them), deleted, or exported as its JSON and as
+ * a Playwright test.
  */
+
+import { RECIPES_KEY } from '../src/recipes/store.js';
+import { recipeToPlaywright } from '../src/recipes/playwright.js';
 
 const $ = id => document.getElementById(id);
 
@@ -154,6 +161,100 @@ function render(answer) {
 	}
 }
 
+/** A file name from a recipe's name: its letters and digits in lower case, joined by dashes (its id if none). */
+function fileStem(recipe) {
+	return recipe.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || recipe.id;
+}
+
+/** Has the browser download a text as a file. */
+function download(name, type, text) {
+	const url = URL.createObjectURL(new Blob([text], { type }));
+	Object.assign(document.createElement('a'), { href: url, download: name }).click();
+	setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
+/** Exports a recipe: its JSON and the Playwright test made from it, as two downloads. */
+function exportRecipe(recipe) {
+	const stem = fileStem(recipe);
+	download(`${stem}.recipe.json`, 'application/json', `${JSON.stringify(recipe, null, 2)}\n`);
+	try {
+		download(`${stem}.spec.ts`, 'text/plain', recipeToPlaywright(recipe));
+		$('notice').textContent = `Exported "${recipe.name}" as ${stem}.recipe.json and ${stem}.spec.ts.`;
+	} catch (error) {
+		$('notice').textContent = `Exported "${recipe.name}" as ${stem}.recipe.json only: ${error.message}`;
+	}
+}
+
+/** A button of a recipe: sends the request message() makes, then shows the recipes and what happened. */
+function recipeButton(text, message) {
+	const button = document.createElement('button');
+	button.type = 'button';
+	button.textContent = text;
+	button.addEventListener('click', async () => {
+		button.disabled = true;
+		$('notice').textContent = text === 'Run' ? 'Running the recipe in a new tab…' : '';
+		renderRecipes(await ask(message()));
+		button.disabled = false;
+	});
+	return button;
+}
+
+/** A field for a parameter the recipe has no default for (a secret's is a password field). */
+function parameterField(parameter) {
+	const label = document.createElement('label');
+	label.textContent = parameter.secret ? `${parameter.name} (secret: never stored)` : parameter.name;
+	const field = document.createElement('input');
+	field.type = parameter.secret ? 'password' : 'text';
+	field.name = parameter.name;
+	field.autocomplete = 'off';
+	label.append(field);
+	return label;
+}
+
+/** One recipe, as an article: its name, steps, owner and creation, the fields it needs, Run, Delete and Export. */
+function recipeView(recipe) {
+	const article = document.createElement('article');
+	article.className = 'recipe';
+	article.dataset.recipeId = recipe.id;
+	const heading = document.createElement('h3');
+	heading.textContent = recipe.name;
+	const about = document.createElement('p');
+	about.className = 'note';
+	about.textContent = `${recipe.steps.length} step${recipe.steps.length === 1 ? '' : 's'}, by ${recipe.owner}, ` +
+	    `created ${new Date(recipe.created).toLocaleString()}`;
+	article.append(heading, about, ...recipe.parameters.filter(parameter => parameter.default === undefined).map(parameterField));
+	/* The values typed; an empty field gives none, so the replay says which parameters it still needs. */
+	const values = () => Object.fromEntries([...article.querySelectorAll('input')].filter(field => field.value !== '')
+	    .map(field => [field.name, field.value]));
+	const exporter = document.createElement('button');
+	exporter.type = 'button';
+	exporter.textContent = 'Export';
+	exporter.addEventListener('click', () => exportRecipe(recipe));
+	const controls = document.createElement('div');
+	controls.append(recipeButton('Run', () => ({ type: 'runRecipe', id: recipe.id, parameters: values() })),
+	    recipeButton('Delete', () => ({ type: 'deleteRecipe', id: recipe.id })), exporter);
+	article.append(controls);
+	return article;
+}
+
+/**
+ * Shows the recipes and what the last request did (an answer without a
+ * list leaves the view as it is). Values typed into their fields survive
+ * the redraw.
+ */
+function renderRecipes(answer) {
+	if (!Array.isArray(answer?.recipes))
+		return;
+	if (answer.notice)
+		$('notice').textContent = answer.notice;
+	const typed = new Map([...document.querySelectorAll('.recipe input')]
+	    .map(field => [`${field.closest('.recipe').dataset.recipeId}\n${field.name}`, field.value]));
+	$('recipes').replaceChildren(...answer.recipes.map(recipeView));
+	$('no-recipes').hidden = answer.recipes.length > 0;
+	for (const field of document.querySelectorAll('.recipe input'))
+		field.value = typed.get(`${field.closest('.recipe').dataset.recipeId}\n${field.name}`) ?? '';
+}
+
 $('new-task').addEventListener('submit', async event => {
 	event.preventDefault();
 	const text = $('task-text').value.trim();
@@ -176,4 +277,11 @@ chrome.runtime.onMessage.addListener(message => {
 		render(message);
 });
 
+/* A recipe kept or deleted elsewhere (a task that ended done, an MCP client) shows at once. */
+chrome.storage.onChanged.addListener((changes, area) => {
+	if (area === 'local' && Object.hasOwn(changes, RECIPES_KEY))
+		ask({ type: 'panelRecipes' }).then(renderRecipes);
+});
+
 render(await ask({ type: 'panelTasks' }));
+renderRecipes(await ask({ type: 'panelRecipes' }));
