@@ -1,17 +1,18 @@
 // End-to-end: recipes exported as Playwright tests (extension/src/recipes/
 // playwright.js) run green under `playwright test` against the fixture site,
 // with the system Chromium (CHROMIUM) and Playwright from npm (pinned in
-// tests/playwright/package.json, installed in the build tree). The recipes
-// are the agents' benchmark tasks, written out in the recipe format: the
-// shop order (links, a text field, a select, a button, across pages), the
-// todo list (typing with Enter, an unnamed checkbox found by its row's
-// text, which is not the first row's) and the library card application
-// (three pages of a form). They also pass on the drifted pages (ids and
-// classes renamed, an element moved to another container: localStorage
-// "drift" = "moved"), and fail where the element they name was renamed
-// ("renamed": the library card's send button). A secret parameter comes
-// from the environment, and the test fails naming the variable when it is
-// not there.
+// tests/playwright/package.json, installed in the build tree). One recipe
+// is recorded by the extension from an MCP client's calls (the todo list);
+// the others are the agents' benchmark tasks, written out in the recipe
+// format: the shop order (links, a text field, a select, a button, across
+// pages), the todo list (typing with Enter, an unnamed checkbox found by
+// its row's text, which is not the first row's) and the library card
+// application (three pages of a form). They also pass on the drifted pages
+// (ids and classes renamed, an element moved to another container:
+// localStorage "drift" = "moved"), and fail where the element they name
+// was renamed ("renamed": the library card's send button). A secret
+// parameter comes from the environment, and the test fails naming the
+// variable when it is not there.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +20,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-import { startFixtureSite } from './fixture-server.mjs';
+import { startBridge } from './harness.mjs';
 import { scaled } from '../timing.mjs';
 import { recipeToPlaywright } from '../extension/src/recipes/playwright.js';
 import { validateRecipe } from '../extension/src/recipes/schema.js';
@@ -73,7 +74,7 @@ function shopOrder(origin) {
 function todoList(origin, { title = 'todo list', item = 'item', secret = false } = {}) {
 	return recipe(origin, title, [
 		{ tool: 'navigate_to', args: { url: 'todos.html' }, expect: { url: `${origin}/todos.html` } },
-		{ tool: 'type_value', target: { role: 'textbox', name: 'What needs to be done?', nth: 0 }, args: { text: `{{${item}}}`, submit: true },
+		{ tool: 'type_value', target: { role: 'textbox', name: '', nth: 0 }, args: { text: `{{${item}}}`, submit: true },
 			expect: { appears: { role: 'checkbox', name: '', context: 'buy milk', nth: 0 } } },
 		{ tool: 'click_element', target: { role: 'checkbox', name: '', context: 'water the plants', nth: 0 }, args: {} },
 		{ tool: 'wait_for', args: { selector: 'li:nth-child(2):has(input:checked)' } },
@@ -133,26 +134,45 @@ function outcomes(results) {
 	return byTitle;
 }
 
+// Records the todo list as an MCP client would (start_recording, the calls,
+// stop_recording); resolves to the recipe the extension saved.
+async function recordTodoList(b) {
+	await b.ok('start_recording');
+	await b.open('todos.html');
+	const state = await b.state();
+	await b.ok('type_value', { ref: state.ref('textbox', ''), text: 'buy milk', submit: true });
+	const water = (await b.state()).data.elements.find(element => element.role === 'checkbox' && element.context === 'water the plants');
+	await b.ok('click_element', { ref: water.ref });
+	const recipe = (await b.ok('stop_recording', { name: 'recorded todo list' })).data.recipe;
+	await b.open('index.html');
+	return recipe;
+}
+
 describe('recipes exported as Playwright tests', () => {
-	let site;
+	let b;
 	let run;
 
 	before(async () => {
 		installPlaywright();
-		site = await startFixtureSite();
+		b = await startBridge();
 		run = `run-${process.pid}`;
 		rmSync(join(DIR, run), { recursive: true, force: true });
 	});
 	after(async () => {
-		await site?.close();
+		await b?.close();
 		if (run !== undefined)
 			rmSync(join(DIR, run), { recursive: true, force: true });
 	});
 
 	test('the three benchmark tasks pass, also on drifted pages where names hold; a renamed element and a missing secret fail, saying so',
 	    { timeout: scaled(300000) }, async () => {
-		const origin = site.origin;
+		const origin = b.site.origin;
+		const recorded = await recordTodoList(b);
+		assert.deepEqual(recorded.steps.map(step => [step.tool, step.target]), [
+			['type_value', { role: 'textbox', name: '', nth: 0 }],
+			['click_element', { role: 'checkbox', name: '', context: 'water the plants', nth: 0 }]]);
 		const specs = {
+			'recorded-todo-list.spec.ts': recorded,
 			'shop-order.spec.ts': shopOrder(origin),
 			'todo-list.spec.ts': todoList(origin),
 			'library-card.spec.ts': libraryCard(origin),
@@ -170,7 +190,7 @@ describe('recipes exported as Playwright tests', () => {
 		const { output, results } = await runPlaywright(run, origin, { RECIPE_SECRET_ITEM: 'buy milk' });
 		const byTitle = outcomes(results);
 		assert.equal(byTitle.size, Object.keys(specs).length, `every test ran:\n${output}`);
-		for (const title of ['shop order', 'todo list', 'library card', 'todo list, secret set'])
+		for (const title of ['recorded todo list', 'shop order', 'todo list', 'library card', 'todo list, secret set'])
 			assert.equal(byTitle.get(`as recorded/${title}`).status, 'passed', `${title}:\n${output}`);
 		for (const title of ['shop order', 'todo list', 'library card'])
 			assert.equal(byTitle.get(`drift moved/${title}`).status, 'passed', `${title} on the drifted pages (names unchanged):\n${output}`);
