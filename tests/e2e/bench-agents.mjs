@@ -19,7 +19,12 @@
 // floor's own calls; each model call is split span by span with the
 // service worker's Resource Timing of its fetch, which also gives the
 // model's time on the wire (the request's first byte sent to the response's
-// last byte received) for the ratio beside the server's own time.
+// last byte received) for the ratio beside the server's own time. Then
+// each task's recipe (the one its last agents run left) is replayed with
+// run_recipe: the model requests meanwhile (counted at the scripted
+// model's server, which the agents stay pointed at), the replay's time
+// beside a floor run's, and replays on the drifted pages (localStorage
+// "drift": "moved", then "renamed"; docs/recipes.md).
 
 import { startBridge } from './harness.mjs';
 import { SHOP_ORDER_STEPS, configureAgents, inExtension, startModelServer } from './agents-harness.mjs';
@@ -28,11 +33,13 @@ import { actionFor, parseState } from '../agents/model-server.mjs';
 const RUNS = Number(process.env.BENCH_RUNS || 5);
 
 // The fixed tasks: the words run_task gets, where it starts, and the
-// scenario the scripted model follows (the same steps the floor calls).
+// scenario the scripted model follows (the same steps the floor calls);
+// renamed: the step a heal asks the model for on the "renamed" pages,
+// whose control the task uses has another name there.
 const TASKS = [
-	{ name: 'shop order', start: 'shop/index.html', steps: SHOP_ORDER_STEPS,
+	{ name: 'shop order', start: 'shop/index.html', steps: SHOP_ORDER_STEPS, renamed: { do: 'click', label: 'Submit order' },
 	    task: 'Order one blue mug for Ada Lovelace, shipping to Canada, and report the order number.' },
-	{ name: 'todo list', start: 'todos.html',
+	{ name: 'todo list', start: 'todos.html', renamed: { do: 'type', label: 'Add a task', text: 'buy milk' },
 	    task: 'Add "buy milk" to the todo list, tick "walk the dog" as done, and report how many items are left.',
 	    steps: [
 		{ do: 'type', label: 'What needs to be done', text: 'buy milk' },
@@ -40,7 +47,7 @@ const TASKS = [
 		{ do: 'click', label: 'walk the dog' },
 		{ do: 'answer', pattern: '[0-9]+ items? left' },
 	    ] },
-	{ name: 'multi-page form', start: 'apply/index.html',
+	{ name: 'multi-page form', start: 'apply/index.html', renamed: { do: 'click', label: 'Submit application' },
 	    task: 'Apply for a library card for Ada Lovelace (ada@example.org, 12 Analytical Row, London, Harbour branch) and report the reference.',
 	    steps: [
 		{ do: 'type', label: 'Full name', text: 'Ada Lovelace' },
@@ -131,7 +138,7 @@ async function agentsRun(b, spec) {
 		await inExtension(b, 'delete globalThis.agentsTrace');
 		await b.ok('manage_tabs', { action: 'close', tab_id: data.tab_id });
 		const log = await model.log();
-		return { wall, start: log[0].time - started, modelMs: log.reduce((sum, entry) => sum + (entry.done - entry.time), 0),
+		return { recipeId: data.recipe_id, wall, start: log[0].time - started, modelMs: log.reduce((sum, entry) => sum + (entry.done - entry.time), 0),
 		    steps: data.steps_taken, usage: data.usage, log, timings, phases: agentPhases(spans, log, timings, wall),
 		    wireMs: timings.reduce((sum, t) => sum + t.responseEnd - t.requestStart, 0) };
 	} finally {
@@ -171,6 +178,69 @@ async function floorRun(b, spec) {
 	return { wall, start, phases };
 }
 
+// Sets (or with null clears) localStorage "drift" on the fixture site's
+// origin, which the three tasks' pages read (tests/e2e/site: "moved", "renamed").
+async function setDrift(b, value) {
+	const { url, tabId } = await b.open('index.html?drift-switch');
+	await b.evaluate(url, value === null ? 'localStorage.removeItem("drift")' : `localStorage.setItem("drift", ${JSON.stringify(value)})`);
+	return tabId;
+}
+
+// Replays a task's recipe with run_recipe (in a new tab, closed after);
+// resolves to its wall time, the model requests the scripted model's server
+// got meanwhile, and the error that stopped it, if one did.
+async function replayRun(b, recipeId, model, { heal = false } = {}) {
+	const requests = (await model.log()).length;
+	const started = Date.now();
+	const result = await b.call('run_recipe', { recipe_id: recipeId, ...(heal ? { heal: true } : {}) }, { timeout: 120000 });
+	const wall = Date.now() - started;
+	if (!result.isError)
+		await b.ok('manage_tabs', { action: 'close', tab_id: result.structuredContent.tab_id });
+	return { wall, modelRequests: (await model.log()).length - requests, error: result.isError ? result.content[0].text : null,
+		healed: result.structuredContent?.healed_steps ?? [] };
+}
+
+// The replays of a task's recipe: RUNS on the pages as recorded, each
+// followed by a floor run, then RUNS on the "moved" pages; then on the
+// "renamed" pages one without heal (it stops), one with heal (the model
+// asked for the renamed step only) and one more of the healed version. The
+// agents are pointed at a scripted model of the task throughout, whose
+// server counts any request a replay makes; for the heal, at one that
+// answers the renamed step.
+async function replayRuns(b, spec, recipeId) {
+	const model = await startModelServer({ steps: spec.steps, usage: 'estimate' });
+	const healer = await startModelServer({ steps: [spec.renamed], usage: 'estimate' });
+	try {
+		await configureAgents(b, { baseUrl: `${model.url}/v1` });
+		const replays = [];
+		const floor = [];
+		await replayRun(b, recipeId, model);
+		for (let i = 0; i < RUNS; i++) {
+			replays.push(await replayRun(b, recipeId, model));
+			floor.push(await floorRun(b, spec));
+		}
+		const moved = [];
+		const renamed = {};
+		await setDrift(b, 'moved');
+		try {
+			for (let i = 0; i < RUNS; i++)
+				moved.push(await replayRun(b, recipeId, model));
+			await setDrift(b, 'renamed');
+			renamed.plain = await replayRun(b, recipeId, model);
+			await configureAgents(b, { baseUrl: `${healer.url}/v1` });
+			renamed.healed = await replayRun(b, recipeId, healer, { heal: true });
+			renamed.after = await replayRun(b, recipeId, healer);
+		} finally {
+			const tabId = await setDrift(b, null);
+			await b.ok('manage_tabs', { action: 'close', tab_id: tabId });
+		}
+		return { replays, floor, moved, renamed };
+	} finally {
+		await model.close();
+		await healer.close();
+	}
+}
+
 // One role's line of the model table, from the requests of one run.
 function roleLine(task, role, entries) {
 	const sum = key => entries.reduce((total, entry) => total + key(entry), 0);
@@ -183,6 +253,12 @@ function roleLine(task, role, entries) {
 
 const b = await startBridge();
 const results = [];
+/* A replay on the pages as recorded must work: the ratio means nothing otherwise. */
+const checkReplays = ({ spec, replay }) => {
+	const failed = replay.replays.find(run => run.error !== null);
+	if (failed !== undefined)
+		throw new Error(`${spec.name}: the replay of its recipe failed: ${failed.error}`);
+};
 try {
 	for (const spec of TASKS) {
 		const agents = [];
@@ -193,7 +269,8 @@ try {
 			agents.push(await agentsRun(b, spec));
 			floor.push(await floorRun(b, spec));
 		}
-		results.push({ spec, agents, floor });
+		results.push({ spec, agents, floor, replay: await replayRuns(b, spec, agents.at(-1).recipeId) });
+		checkReplays(results.at(-1));
 	}
 } finally {
 	await b.close();
@@ -217,6 +294,26 @@ for (const { spec, agents, floor } of results) {
 	    `${median(agents.map(r => r.steps))} | ${median(agents.map(r => r.start))} / ${median(floor.map(r => r.start))} | ${Math.round(median(browser))} | ${Math.round(median(direct))} | ` +
 	    `${median(ratios).toFixed(2)} | ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} | ` +
 	    `${(Math.min(...browser) / Math.min(...direct)).toFixed(2)} | ${median(onWire).toFixed(2)} | ${median(inBrowser).toFixed(2)} |`);
+}
+console.log(`\nReplays of each task's recipe (the one its last agents run left) with run_recipe, no model (${RUNS} replays per task after ` +
+    'a warm-up, each followed by a floor run; medians): model requests during the replays, counted at the scripted model\'s server; ' +
+    'the replay\'s wall time beside the floor\'s (the same actions called directly, with a state read before each); then on the drifted ' +
+    'pages, "moved" (ids and classes renamed, an element moved to another container) and "renamed" (also one control the task uses renamed):\n');
+console.log('| task | model requests | replay ms | floor ms | ratio | ratio spread | moved: replays done | moved: model requests | moved: replay ms | ' +
+    'renamed, no heal | renamed, heal: model requests | healed steps | healed version: model requests |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: |');
+/* How a replay ended, in a few words for the table. */
+const outcome = run => run.error === null ? 'replayed' : `stopped: ${run.error.replace(/\|/g, '\\|').replace(/ The page offers.*$/s, '').slice(0, 120)}`;
+for (const { spec, replay } of results) {
+	const ratios = replay.replays.map((run, i) => run.wall / replay.floor[i].wall);
+	const requests = runs => runs.reduce((sum, run) => sum + run.modelRequests, 0);
+	const moved = replay.moved.filter(run => run.error === null);
+	const { plain, healed, after } = replay.renamed;
+	console.log(`| ${spec.name} | ${requests(replay.replays)} | ${median(replay.replays.map(run => run.wall))} | ${median(replay.floor.map(run => run.wall))} | ` +
+	    `${median(ratios).toFixed(2)} | ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} | ` +
+	    `${moved.length} of ${replay.moved.length} | ${requests(replay.moved)} | ${moved.length > 0 ? median(moved.map(run => run.wall)) : '-'} | ` +
+	    `${outcome(plain)} (${plain.modelRequests} requests) | ${healed.modelRequests} | ${healed.error === null ? healed.healed.join(', ') || 'none' : outcome(healed)} | ` +
+	    `${after.error === null ? after.modelRequests : outcome(after)} |`);
 }
 console.log('\nWhere the time goes (ms per task, the median of the runs per phase; the agents from the extension\'s trace hook ' +
     'and the model server\'s log, the floor from its script\'s calls):\n');
