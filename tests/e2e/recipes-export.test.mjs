@@ -9,10 +9,12 @@
 // its row's text, which is not the first row's) and the library card
 // application (three pages of a form). They also pass on the drifted pages
 // (ids and classes renamed, an element moved to another container:
-// localStorage "drift" = "moved"), and fail where the element they name
-// was renamed ("renamed": the library card's send button). A secret
-// parameter comes from the environment, and the test fails naming the
-// variable when it is not there.
+// localStorage "drift" = "moved"). That an exported locator fails where
+// its element was renamed is left to the unit tests (exact names,
+// extension/test/recipes-playwright.test.mjs): here it could only be seen
+// by waiting out Playwright's action timeout, which a loaded machine
+// scales to minutes. A secret parameter comes from the environment, and
+// the test fails naming the variable when it is not there.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -164,7 +166,7 @@ describe('recipes exported as Playwright tests', () => {
 			rmSync(join(DIR, run), { recursive: true, force: true });
 	});
 
-	test('the three benchmark tasks pass, also on drifted pages where names hold; a renamed element and a missing secret fail, saying so',
+	test('the three benchmark tasks pass, also on drifted pages where names hold; a missing secret fails, saying so',
 	    { timeout: scaled(300000) }, async () => {
 		const origin = b.site.origin;
 		const recorded = await recordTodoList(b);
@@ -181,7 +183,6 @@ describe('recipes exported as Playwright tests', () => {
 			'drift-moved/shop-order.spec.ts': shopOrder(origin),
 			'drift-moved/todo-list.spec.ts': todoList(origin),
 			'drift-moved/library-card.spec.ts': libraryCard(origin),
-			'drift-renamed/library-card.spec.ts': libraryCard(origin),
 		};
 		for (const [file, value] of Object.entries(specs)) {
 			mkdirSync(dirname(join(DIR, run, file)), { recursive: true });
@@ -198,8 +199,5 @@ describe('recipes exported as Playwright tests', () => {
 		const unset = byTitle.get('as recorded/todo list, secret unset');
 		assert.equal(unset.status, 'failed');
 		assert.match(unset.error, /Set RECIPE_ITEM in the environment: the recipe's parameter item is a secret, which recipes never store/);
-		const renamedButton = byTitle.get('drift renamed/library card');
-		assert.equal(renamedButton.status, 'failed', 'the send button is renamed');
-		assert.match(renamedButton.error, /Send application/);
 	});
 });

@@ -2,14 +2,14 @@
 // recipes (tests/e2e/recipes-export.test.mjs writes them beside this file
 // and runs `playwright test`): the Chromium named by CHROMIUM (the system's,
 // as the browser tests use; Playwright's own browsers are never
-// downloaded), headless, one worker, time limits from
+// downloaded), headless, two workers, time limits from
 // RECIPE_TEST_TIMEOUT_MS (a test) and RECIPE_TEST_ACTION_TIMEOUT_MS (an
 // action or expectation; the e2e test scales both by the machine's load),
 // results as JSON in RECIPE_TEST_RESULTS. Tests under a directory
-// drift-moved/ or drift-renamed/ run on the fixture site's drifted pages:
-// their project stores localStorage "drift" for RECIPE_TEST_ORIGIN, which
-// the pages read (tests/e2e/site: the shop's order page, the todo list,
-// the library card application).
+// drift-moved/ run on the fixture site's drifted pages: their project
+// stores localStorage "drift" for RECIPE_TEST_ORIGIN, which the pages
+// read (tests/e2e/site: the shop's order page, the todo list, the library
+// card application).
 
 import { defineConfig } from '@playwright/test';
 
@@ -29,7 +29,7 @@ function drifted(drift) {
 
 export default defineConfig({
 	testMatch: '**/*.spec.ts',
-	workers: 1,
+	workers: 2,
 	retries: 0,
 	timeout: Number(process.env.RECIPE_TEST_TIMEOUT_MS || 30000),
 	expect: { timeout: actionTimeout },
@@ -42,6 +42,5 @@ export default defineConfig({
 	projects: [
 		{ name: 'as recorded', testIgnore: '**/drift-*/**' },
 		drifted('moved'),
-		drifted('renamed'),
 	],
 });
